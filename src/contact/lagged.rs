@@ -1,0 +1,98 @@
+//! The Lagged model (ICF Sec. VI-B, eqs. (29)-(33)) and its regularized variant (eq. (44)).
+//!
+//! `ℓ(v_c) = −N(v_n) + μ γ_n0 ‖v_t‖_s` with the normal impulse lagged in friction:
+//! `γ_n0 = δt f_n(x0, −v_n0)` from the previous step's normal velocity. Separable (eq. (31)):
+//! `γ_n = n(v_n)`, `γ_t = −μ γ_n0 t̂_s`, Hessian `diag(μ γ_n0 P⊥(t̂_s)/(‖v_t‖_s + ε), −n'(v_n))`.
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix3, Vector2, Vector3};
+
+use crate::contact::normal_law::{HuntCrossley, NormalLaw};
+use crate::contact::params::ContactParams;
+use crate::contact::potential::{ContactPotential, PotentialEval};
+use crate::math::soft_norm;
+use crate::scalar::Scalar;
+
+/// One Lagged contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lagged<T: Scalar> {
+    /// The discretized Hunt & Crossley normal law.
+    pub normal: HuntCrossley<T>,
+    /// Friction coefficient μ.
+    pub mu: T,
+    /// Lagged normal impulse `γ_n0 = δt f_n(x0, −v_n0)` (N·s), ICF eq. (29).
+    pub gamma_n0: T,
+    /// Soft-norm regularization ε (m/s): `v_s`, or eq. (44)'s `max(v_s, σ w μ γ_n0)`.
+    pub eps: T,
+}
+
+impl<T: Scalar> Lagged<T> {
+    /// Lagged contact with previous penetration `x0` (m), previous normal velocity `v_n0`
+    /// (m/s) and step `dt` (s); `ε = v_s`.
+    pub fn new(params: &ContactParams<T>, x0: T, v_n0: T, dt: T) -> Self {
+        let normal = HuntCrossley::new(params.stiffness, params.dissipation, x0, dt);
+        let gamma_n0 = dt * normal.force(x0, -v_n0);
+        Lagged {
+            normal,
+            mu: params.mu,
+            gamma_n0,
+            eps: params.stiction_tolerance,
+        }
+    }
+
+    /// Regularized Lagged contact, ICF eq. (44): `ε = max(v_s, σ w μ γ_n0)` with `w` the
+    /// contact's Delassus estimate (1/kg).
+    pub fn regularized(params: &ContactParams<T>, x0: T, v_n0: T, dt: T, w: T) -> Self {
+        let mut contact = Self::new(params, x0, v_n0, dt);
+        contact.eps = contact.eps.max(params.sigma * w * contact.mu * contact.gamma_n0);
+        contact
+    }
+}
+
+impl<T: Scalar> ContactPotential<T> for Lagged<T> {
+    /// ICF eqs. (31), (33).
+    fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
+        let n = self.normal.discrete(v_c.z);
+        let s = soft_norm(&Vector2::new(v_c.x, v_c.y), self.eps);
+        let mu_gn0 = self.mu * self.gamma_n0;
+        let gt = -s.unit * mu_gn0;
+        let Ht = s.hessian * mu_gn0;
+        let mut G = Matrix3::zeros();
+        G.fixed_view_mut::<2, 2>(0, 0).copy_from(&Ht);
+        G[(2, 2)] = -n.impulse_derivative;
+        PotentialEval {
+            cost: -n.antiderivative + mu_gn0 * s.value,
+            gamma: Vector3::new(gt.x, gt.y, n.impulse),
+            G,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::testing::{check_potential, lift_params};
+    use crate::scalar::lit;
+
+    #[test]
+    fn lagged_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
+        for &(x0, v_n0) in &[(1e-6, 0.0), (1e-5, -0.3), (-1e-4, -0.5), (2e-4, 0.01)] {
+            check_potential!(x0, |p, dt| Lagged::new(&lift_params(p), lit(x0), lit(v_n0), dt));
+        }
+    }
+
+    #[test]
+    fn regularized_lagged_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
+        check_potential!(1e-5, |p, dt| Lagged::regularized(&lift_params(p), lit(1e-5), lit(-2.0), dt, lit(50.0)));
+    }
+
+    #[test]
+    fn regularized_tolerance_grows_with_the_lagged_impulse() {
+        let p = ContactParams::<f64>::default();
+        let soft = Lagged::regularized(&p, 1e-3, -2.0, 1e-2, 10.0);
+        let plain = Lagged::new(&p, 1e-3, -2.0, 1e-2);
+        let expected = p.sigma * 10.0 * p.mu * plain.gamma_n0;
+        assert!(expected > p.stiction_tolerance);
+        assert!((soft.eps - expected).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,133 @@
+//! Compliant normal laws `f_n(x, ẋ)` (ICF eq. (5)) and their discrete potentials.
+//!
+//! With `x = x0 + δt ẋ` and `ẋ = −v_n`, the discrete normal impulse is
+//! `n(v_n) = δt f_n(x0 − δt v_n, −v_n)` (eq. (6)) and the potential is `−N(v_n)` with
+//! `N' = n` (eq. (7)). It is convex when `∂f/∂x ≥ 0` and `∂f/∂ẋ ≥ 0` (eq. (8)).
+
+use crate::scalar::{lit, Scalar};
+
+/// Value of the discrete normal potential's antiderivative and its derivatives at `v_n`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NormalEval<T: Scalar> {
+    /// Antiderivative `N(v_n)` (N·s·m/s = J).
+    pub antiderivative: T,
+    /// Impulse `n(v_n) = N'(v_n)` (N·s).
+    pub impulse: T,
+    /// `n'(v_n)` (N·s²/m), ≤ 0 for a convex potential.
+    pub impulse_derivative: T,
+}
+
+/// A compliant normal law within ICF's framework (eq. (5)).
+pub trait NormalLaw<T: Scalar> {
+    /// Force `f_n(x, ẋ)` (N) at penetration `x` (m, > 0 overlapping) and rate `ẋ` (m/s).
+    fn force(&self, x: T, xdot: T) -> T;
+    /// Discrete antiderivative, impulse and impulse derivative at normal velocity `v_n`.
+    fn discrete(&self, v_n: T) -> NormalEval<T>;
+}
+
+/// Linear Hunt & Crossley law `f_n = k x₊ (1 + d ẋ)₊` (ICF eq. (13)), discretized at step
+/// `δt` from previous penetration `x0`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HuntCrossley<T: Scalar> {
+    /// Stiffness k (N/m).
+    pub stiffness: T,
+    /// Dissipation d (s/m).
+    pub dissipation: T,
+    /// Elastic force at the previous step `f0 = k x0` (N); negative for `x0 < 0`.
+    pub f0: T,
+    /// Previous penetration `x0 = −φ0` (m).
+    pub x0: T,
+    /// Time step δt (s).
+    pub dt: T,
+}
+
+impl<T: Scalar> HuntCrossley<T> {
+    /// The law for stiffness `k`, dissipation `d`, previous penetration `x0` and step `dt`.
+    pub fn new(stiffness: T, dissipation: T, x0: T, dt: T) -> Self {
+        HuntCrossley {
+            stiffness,
+            dissipation,
+            f0: stiffness * x0,
+            x0,
+            dt,
+        }
+    }
+
+    /// The velocity `v̂ = min(x0/δt, 1/d)` above which the impulse vanishes (ICF eq. (16)).
+    pub fn v_hat(&self) -> T {
+        let v_elastic = self.x0 / self.dt;
+        // Real-part branch: with d = 0 only the elastic bound exists.
+        if self.dissipation.re() > 0.0 {
+            v_elastic.min(T::one() / self.dissipation)
+        } else {
+            v_elastic
+        }
+    }
+
+    /// `N⁺(v_n; f0)` in the stable form of ICF eq. (15), `Δf = −δt k v_n`.
+    fn antiderivative_plus(&self, v_n: T) -> T {
+        let df = -self.dt * self.stiffness * v_n;
+        let half: T = lit(0.5);
+        let two_thirds: T = lit(2.0 / 3.0);
+        self.dt * (v_n * (self.f0 + half * df) - self.dissipation * v_n * v_n * half * (self.f0 + two_thirds * df))
+    }
+}
+
+impl<T: Scalar> NormalLaw<T> for HuntCrossley<T> {
+    fn force(&self, x: T, xdot: T) -> T {
+        let elastic = (self.stiffness * x).max(T::zero());
+        elastic * (T::one() + self.dissipation * xdot).max(T::zero())
+    }
+
+    /// ICF eqs. (6), (15), (16): for `v_n < v̂`, `n = δt (f0 + Δf)(1 − d v_n)`; above `v̂` the
+    /// impulse is zero and `N = N⁺(v̂)`.
+    fn discrete(&self, v_n: T) -> NormalEval<T> {
+        let v_hat = self.v_hat();
+        // Active piece chosen on the real part; the derivative is that of the active piece.
+        if v_n.re() >= v_hat.re() {
+            return NormalEval {
+                antiderivative: self.antiderivative_plus(v_hat),
+                impulse: T::zero(),
+                impulse_derivative: T::zero(),
+            };
+        }
+        let f = self.f0 - self.dt * self.stiffness * v_n;
+        let damping = T::one() - self.dissipation * v_n;
+        NormalEval {
+            antiderivative: self.antiderivative_plus(v_n),
+            impulse: self.dt * f * damping,
+            impulse_derivative: -self.dt * (self.dt * self.stiffness * damping + self.dissipation * f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_dual::{first_derivative, Dual64};
+
+    #[test]
+    fn impulse_is_derivative_of_antiderivative_on_both_sides_of_v_hat() {
+        for &(x0, d) in &[(1e-4_f64, 500.0_f64), (-2e-4, 10.0), (3e-5, 0.0), (1e-3, 50.0)] {
+            let law = |v: Dual64| HuntCrossley::new(Dual64::from(1e7), Dual64::from(d), Dual64::from(x0), Dual64::from(1e-3)).discrete(v);
+            for i in 0..41 {
+                let v = -0.4 + 0.02 * i as f64;
+                let (_, dn) = first_derivative(|v| law(v).antiderivative, v);
+                let (_, dimp) = first_derivative(|v| law(v).impulse, v);
+                let e = law(Dual64::from(v));
+                assert!((dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()), "x0 {x0} v {v}");
+                assert!((dimp - e.impulse_derivative.re).abs() <= 1e-9 * (1.0 + dimp.abs()));
+                assert!(e.impulse.re >= 0.0 && e.impulse_derivative.re <= 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn discrete_impulse_is_force_at_the_implicit_state() {
+        let law = HuntCrossley::<f64>::new(1e7, 500.0, 1e-6, 1e-3);
+        let v_n = -1e-4;
+        let n = law.discrete(v_n).impulse;
+        let expected = 1e-3 * law.force(1e-6 - 1e-3 * v_n, -v_n);
+        assert!((n - expected).abs() < 1e-15);
+    }
+}

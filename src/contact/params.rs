@@ -1,0 +1,165 @@
+//! Contact parameters per geometry pair, their defaults and combination rules.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+use crate::scalar::{lit, Scalar};
+
+/// Which convex approximation of contact the step uses (ICF Table I).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Approximation {
+    /// Lagged normal force in friction (ICF Sec. VI-B): consistent, no gliding. Default.
+    #[default]
+    Lagged,
+    /// Lagged with the impulse-dependent stiction tolerance of ICF eq. (44).
+    RegularizedLagged,
+    /// Similar model (ICF Sec. VI-C): strongly coupled, glides at `μ δt ‖v_t‖`.
+    Similar,
+    /// SAP (Castro et al. 2022): linear dissipation `τ_d`, glides at `μ (δt + τ_d) ‖v_t‖`.
+    Sap,
+}
+
+impl Approximation {
+    /// All approximations, in documentation order.
+    pub const ALL: [Approximation; 4] = [
+        Approximation::Lagged,
+        Approximation::RegularizedLagged,
+        Approximation::Similar,
+        Approximation::Sap,
+    ];
+
+    /// The command-line / problem-file name (`lagged`, `regularized-lagged`, `similar`, `sap`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Approximation::Lagged => "lagged",
+            Approximation::RegularizedLagged => "regularized-lagged",
+            Approximation::Similar => "similar",
+            Approximation::Sap => "sap",
+        }
+    }
+}
+
+impl fmt::Display for Approximation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Approximation {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Approximation::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| Error::invalid("approximation", s, "expected one of lagged, regularized-lagged, similar, sap"))
+    }
+}
+
+/// Parameters of one contact pair.
+///
+/// Defaults ([`ContactParams::default`]): μ = 0.5, k = 1e6 N/m, d = 10 s/m,
+/// τ_d = 1e-3 s, v_s = 1e-4 m/s, σ = 1e-3.
+///
+/// Each contact *point* carries the pair's stiffness `k`: a box resting on four corners sinks
+/// `m g / (4 k)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactParams<T: Scalar> {
+    /// Coulomb friction coefficient μ (dimensionless).
+    pub mu: T,
+    /// Linear stiffness k (N/m), ICF eq. (13).
+    pub stiffness: T,
+    /// Hunt & Crossley dissipation d (s/m), ICF eq. (13); Lagged and Similar.
+    pub dissipation: T,
+    /// SAP's linear dissipation relaxation time τ_d (s).
+    pub relaxation_time: T,
+    /// Stiction tolerance v_s (m/s), the soft-norm ε of ICF eq. (18); Lagged and Similar.
+    pub stiction_tolerance: T,
+    /// SAP's / regularized Lagged's dimensionless friction regularization σ (ICF eq. (44)).
+    pub sigma: T,
+}
+
+impl<T: Scalar> Default for ContactParams<T> {
+    fn default() -> Self {
+        ContactParams {
+            mu: lit(0.5),
+            stiffness: lit(1e6),
+            dissipation: lit(10.0),
+            relaxation_time: lit(1e-3),
+            stiction_tolerance: lit(1e-4),
+            sigma: lit(1e-3),
+        }
+    }
+}
+
+impl<T: Scalar> ContactParams<T> {
+    /// Checks ranges: μ ≥ 0, k > 0, d ≥ 0, τ_d ≥ 0, v_s > 0, σ > 0, all finite.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the first offending parameter.
+    pub fn validate(&self) -> Result<()> {
+        let checks = [
+            ("friction", self.mu.re(), self.mu.re() >= 0.0),
+            ("stiffness", self.stiffness.re(), self.stiffness.re() > 0.0),
+            ("dissipation", self.dissipation.re(), self.dissipation.re() >= 0.0),
+            ("relaxation_time", self.relaxation_time.re(), self.relaxation_time.re() >= 0.0),
+            ("stiction_tolerance", self.stiction_tolerance.re(), self.stiction_tolerance.re() > 0.0),
+            ("sigma", self.sigma.re(), self.sigma.re() > 0.0),
+        ];
+        for (name, value, ok) in checks {
+            if !(ok && value.is_finite()) {
+                return Err(Error::invalid(name, value, "out of range (see ContactParams docs)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Combines the parameters of two geometries as Drake does: friction
+    /// `μ = 2 μ_a μ_b / (μ_a + μ_b)`, stiffness in series `k = k_a k_b / (k_a + k_b)`,
+    /// dissipation weighted by compliance `d = (k_b d_a + k_a d_b) / (k_a + k_b)`, relaxation
+    /// times added `τ_d = τ_a + τ_b`; stiction tolerance and σ take the smaller (tighter) value.
+    pub fn combine(a: &Self, b: &Self) -> Self {
+        let mu = if (a.mu + b.mu).re() > 0.0 {
+            lit::<T>(2.0) * a.mu * b.mu / (a.mu + b.mu)
+        } else {
+            T::zero()
+        };
+        let ks = a.stiffness + b.stiffness;
+        ContactParams {
+            mu,
+            stiffness: a.stiffness * b.stiffness / ks,
+            dissipation: (b.stiffness * a.dissipation + a.stiffness * b.dissipation) / ks,
+            relaxation_time: a.relaxation_time + b.relaxation_time,
+            stiction_tolerance: a.stiction_tolerance.min(b.stiction_tolerance),
+            sigma: a.sigma.min(b.sigma),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combination_of_equal_materials() {
+        let a = ContactParams::<f64> {
+            mu: 0.6,
+            stiffness: 2e6,
+            dissipation: 4.0,
+            ..Default::default()
+        };
+        let c = ContactParams::combine(&a, &a);
+        assert!((c.mu - 0.6).abs() < 1e-15);
+        assert!((c.stiffness - 1e6).abs() < 1e-6);
+        assert!((c.dissipation - 4.0).abs() < 1e-15);
+        assert!((c.relaxation_time - 2e-3).abs() < 1e-15);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for a in Approximation::ALL {
+            assert_eq!(a.name().parse::<Approximation>().unwrap(), a);
+        }
+        assert!("anitescu".parse::<Approximation>().is_err());
+    }
+}

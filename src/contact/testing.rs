@@ -1,0 +1,130 @@
+//! Shared checks for contact potentials: impulse = −gradient of the cost (hyper-duals),
+//! Hessian = hyper-dual second derivative, Hessian symmetric positive semi-definite, on many
+//! random contact velocities and on the clamp `v̂`.
+
+use nalgebra::{Matrix3, Vector3};
+use num_dual::HyperDual64;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::contact::params::ContactParams;
+use crate::contact::potential::ContactPotential;
+use crate::scalar::{lit, Scalar};
+
+/// Relative tolerance on impulse vs gradient: both come from the same closed forms, so only
+/// round-off separates them.
+const GRADIENT_TOL: f64 = 1e-9;
+/// Relative tolerance on Hessian vs hyper-dual second derivative.
+const HESSIAN_TOL: f64 = 1e-8;
+/// Smallest eigenvalue allowed, relative to ‖G‖ (round-off of a PSD matrix).
+const PSD_TOL: f64 = 1e-10;
+
+/// Parameter sets spanning soft/stiff contact, with and without dissipation, low and
+/// Painlevé-high friction, two time steps.
+fn parameter_sets() -> Vec<(ContactParams<f64>, f64)> {
+    let mut sets = Vec::new();
+    for &k in &[1e3, 1e7] {
+        for &d in &[0.0, 500.0] {
+            for &mu in &[0.3, 2.3] {
+                for &dt in &[1e-3, 1e-2] {
+                    let p = ContactParams {
+                        mu,
+                        stiffness: k,
+                        dissipation: d,
+                        relaxation_time: if d > 0.0 { 1e-3 } else { 0.0 },
+                        stiction_tolerance: 1e-4,
+                        sigma: 1e-3,
+                    };
+                    sets.push((p, dt));
+                }
+            }
+        }
+    }
+    sets
+}
+
+/// Lifts f64 parameters into `T`.
+pub fn lift_params<T: Scalar>(p: &ContactParams<f64>) -> ContactParams<T> {
+    ContactParams {
+        mu: lit(p.mu),
+        stiffness: lit(p.stiffness),
+        dissipation: lit(p.dissipation),
+        relaxation_time: lit(p.relaxation_time),
+        stiction_tolerance: lit(p.stiction_tolerance),
+        sigma: lit(p.sigma),
+    }
+}
+
+/// Runs [`check_potential_on_random_velocities`] with one constructor expression written once
+/// and instantiated for `f64` and `HyperDual64`: `check_potential!(x0, |p, dt| expr)`, where
+/// `p: &ContactParams<f64>` and `dt` is the step in the scalar type.
+macro_rules! check_potential {
+    ($x0:expr, |$p:ident, $dt:ident| $make:expr) => {
+        $crate::contact::testing::check_potential_on_random_velocities(
+            $x0,
+            |$p: &$crate::contact::ContactParams<f64>, $dt: f64| $make,
+            |$p: &$crate::contact::ContactParams<f64>, $dt: num_dual::HyperDual64| $make,
+        )
+    };
+}
+pub(crate) use check_potential;
+
+/// Checks a potential on every parameter set at ~150 random contact velocities each, plus
+/// the clamp velocities `v̂ = x0/δt`, `x0/(δt + τ_d)`, `1/d` and `v_t = 0` exactly.
+pub fn check_potential_on_random_velocities<P, Q>(
+    x0: f64,
+    make_f64: impl Fn(&ContactParams<f64>, f64) -> P,
+    make_hd: impl Fn(&ContactParams<f64>, HyperDual64) -> Q,
+) where
+    P: ContactPotential<f64>,
+    Q: ContactPotential<HyperDual64>,
+{
+    let mut rng = StdRng::seed_from_u64(7);
+    for (params, dt) in parameter_sets() {
+        let mut edges = vec![x0 / dt, x0 / (dt + params.relaxation_time)];
+        if params.dissipation > 0.0 {
+            edges.push(1.0 / params.dissipation);
+        }
+        let mut samples: Vec<Vector3<f64>> = Vec::new();
+        for &e in &edges {
+            samples.push(Vector3::new(0.0, 0.0, e));
+            samples.push(Vector3::new(0.3, -0.1, e));
+            samples.push(Vector3::new(1e-5, 2e-5, e * (1.0 - 1e-9) - 1e-12));
+        }
+        for _ in 0..150 {
+            let mag = |rng: &mut StdRng| {
+                let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
+                sign * 10f64.powf(rng.random_range(-7.0..0.5))
+            };
+            let base = edges[rng.random_range(0..edges.len())];
+            let t1 = mag(&mut rng);
+            let t2 = if rng.random::<f64>() < 0.1 { 0.0 } else { mag(&mut rng) };
+            samples.push(Vector3::new(t1, t2, base + mag(&mut rng)));
+        }
+        let p64 = make_f64(&params, dt);
+        let phd = make_hd(&params, HyperDual64::from(dt));
+        for v in &samples {
+            let e = p64.eval(v);
+            let mut grad = Vector3::zeros();
+            let mut hess = Matrix3::zeros();
+            for i in 0..3 {
+                for j in 0..3 {
+                    let vh = Vector3::from_fn(|k, _| {
+                        HyperDual64::new(v[k], if k == i { 1.0 } else { 0.0 }, if k == j { 1.0 } else { 0.0 }, 0.0)
+                    });
+                    let c = phd.eval(&vh).cost;
+                    assert!((c.re - e.cost).abs() <= 1e-12 * (1.0 + e.cost.abs()), "cost differs between f64 and hyper-dual");
+                    grad[i] = c.eps1;
+                    hess[(i, j)] = c.eps1eps2;
+                }
+            }
+            let ctx = format!("params {params:?} dt {dt} x0 {x0} v_c {v:?}: γ {:?} G {:?}", e.gamma, e.G);
+            assert!(e.gamma.iter().chain(e.G.iter()).all(|x| x.is_finite()), "non-finite at {ctx}");
+            assert!((e.gamma + grad).norm() <= GRADIENT_TOL * (1.0 + e.gamma.norm()), "γ ≠ −∇ℓ ({grad:?}) at {ctx}");
+            assert!((e.G - hess).norm() <= HESSIAN_TOL * (1.0 + e.G.norm()), "G ≠ ∇²ℓ ({hess:?}) at {ctx}");
+            assert!((e.G - e.G.transpose()).norm() <= 1e-12 * (1.0 + e.G.norm()), "G not symmetric at {ctx}");
+            let min_eig = e.G.symmetric_eigenvalues().min();
+            assert!(min_eig >= -PSD_TOL * e.G.norm(), "G not PSD (λ_min {min_eig}) at {ctx}");
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The crate's error type: every failure carries the context needed to act on it.
+
+use std::path::PathBuf;
+
+use crate::solver::SolverStats;
+
+/// Everything that can go wrong in stiction.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A problem file could not be read or did not describe a valid problem.
+    #[error("{path}: field `{field}`: expected {expected}, found {found}")]
+    ProblemFile {
+        /// The file that was read.
+        path: PathBuf,
+        /// Dotted path of the offending field (`body[1].mass`), or `(file)`.
+        field: String,
+        /// What a valid value looks like.
+        expected: String,
+        /// What was found instead.
+        found: String,
+    },
+    /// A model or solver parameter is out of its valid range.
+    #[error("invalid parameter `{name}` = {value}: {reason}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: String,
+        /// Offending value, printed.
+        value: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// Two sizes that must agree do not.
+    #[error("dimension mismatch for {what}: expected {expected}, found {found}")]
+    DimensionMismatch {
+        /// What was being sized.
+        what: String,
+        /// Expected size.
+        expected: usize,
+        /// Given size.
+        found: usize,
+    },
+    /// A Cholesky factorization met a non-positive pivot.
+    #[error("matrix is not positive definite (pivot {index})")]
+    NotPositiveDefinite {
+        /// Index of the failing pivot.
+        index: usize,
+    },
+    /// The convex solver did not reach its tolerance.
+    #[error("contact solver did not converge: {stats}")]
+    NotConverged {
+        /// Statistics of the failed solve.
+        stats: SolverStats,
+    },
+    /// A non-finite value appeared.
+    #[error("non-finite value in {stage}: {stats}")]
+    NonFinite {
+        /// Where it was detected.
+        stage: String,
+        /// Statistics of the solve at that point.
+        stats: SolverStats,
+    },
+    /// A geometry pair that the narrow phase cannot handle.
+    #[error("unsupported geometry pair: {a} vs {b}")]
+    UnsupportedPair {
+        /// First shape kind.
+        a: String,
+        /// Second shape kind.
+        b: String,
+    },
+    /// An output file could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File or folder involved.
+        path: PathBuf,
+        /// The underlying I/O error.
+        source: std::io::Error,
+    },
+    /// Plot rendering failed.
+    #[error("plot {path}: {message}")]
+    Plot {
+        /// Figure file.
+        path: PathBuf,
+        /// Backend message.
+        message: String,
+    },
+}
+
+/// Result with [`Error`] by default.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn invalid(name: &str, value: impl std::fmt::Display, reason: &str) -> Self {
+        Error::InvalidParameter {
+            name: name.to_string(),
+            value: value.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Joint kinds: the joint transform `X_JM(q)`, motion subspace `S` (constant in the child
+//! frame M) and the kinematic map `q̇ = N(q) v`.
+//!
+//! Conventions (child frame M is the body frame):
+//! - revolute: `q = θ` (rad), `v = θ̇`, rotation about the unit `axis` of J;
+//! - prismatic: `q = d` (m), `v = ḋ`, translation along `axis`;
+//! - planar: `q = (x, y, θ)` in J's xy-plane, `v = (v_x, v_y, ω_z)` with the linear part
+//!   expressed in the body frame, so `ẋ = R(θ) (v_x, v_y)`;
+//! - free: `q = (p_JB (3), quaternion w, x, y, z)`, `v = (ω_B (3), v_B (3))`, both in the
+//!   body frame, `ṗ = R v_B`, `q̇uat = ½ quat ⊗ (0, ω_B)`;
+//! - fixed: no coordinates.
+#![allow(non_snake_case)]
+
+use nalgebra::{DVectorView, Matrix3, Quaternion, Vector3, Vector6};
+
+use crate::math::{integrate_quaternion, rotation_from_quaternion, Pose};
+use crate::scalar::Scalar;
+
+/// The kind of a joint, with its axis where it has one (unit vector in the joint frame J).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointKind {
+    /// Welds the body to its parent.
+    Fixed,
+    /// One rotational degree of freedom about `axis`.
+    Revolute {
+        /// Unit axis in the joint frame.
+        axis: Vector3<f64>,
+    },
+    /// One translational degree of freedom along `axis`.
+    Prismatic {
+        /// Unit axis in the joint frame.
+        axis: Vector3<f64>,
+    },
+    /// Translation in the joint's xy-plane and rotation about its z-axis.
+    Planar,
+    /// Six degrees of freedom with a unit quaternion.
+    Free,
+}
+
+impl JointKind {
+    /// Number of position coordinates.
+    pub fn nq(&self) -> usize {
+        match self {
+            JointKind::Fixed => 0,
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => 1,
+            JointKind::Planar => 3,
+            JointKind::Free => 7,
+        }
+    }
+
+    /// Number of velocity coordinates.
+    pub fn nv(&self) -> usize {
+        match self {
+            JointKind::Fixed => 0,
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => 1,
+            JointKind::Planar => 3,
+            JointKind::Free => 6,
+        }
+    }
+
+    /// A short lowercase name (`"revolute"`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            JointKind::Fixed => "fixed",
+            JointKind::Revolute { .. } => "revolute",
+            JointKind::Prismatic { .. } => "prismatic",
+            JointKind::Planar => "planar",
+            JointKind::Free => "free",
+        }
+    }
+
+    /// Motion subspace columns `S` (6 × nv), spatial (ω; v) in the child frame.
+    pub fn motion_subspace<T: Scalar>(&self) -> Vec<Vector6<T>> {
+        let c = |a: [f64; 6]| Vector6::from_iterator(a.iter().map(|&x| crate::scalar::lit(x)));
+        match self {
+            JointKind::Fixed => vec![],
+            JointKind::Revolute { axis } => vec![c([axis.x, axis.y, axis.z, 0., 0., 0.])],
+            JointKind::Prismatic { axis } => vec![c([0., 0., 0., axis.x, axis.y, axis.z])],
+            JointKind::Planar => vec![
+                c([0., 0., 0., 1., 0., 0.]),
+                c([0., 0., 0., 0., 1., 0.]),
+                c([0., 0., 1., 0., 0., 0.]),
+            ],
+            JointKind::Free => (0..6)
+                .map(|i| {
+                    let mut e = [0.; 6];
+                    e[i] = 1.;
+                    c(e)
+                })
+                .collect(),
+        }
+    }
+
+    /// Joint transform `X_JM(q)` for this joint's coordinates `q` (length nq).
+    pub fn transform<T: Scalar>(&self, q: DVectorView<T>) -> Pose<T> {
+        match self {
+            JointKind::Fixed => Pose::identity(),
+            JointKind::Revolute { axis } => Pose {
+                R: axis_angle::<T>(axis, q[0]),
+                p: Vector3::zeros(),
+            },
+            JointKind::Prismatic { axis } => {
+                Pose::translation(axis.map(crate::scalar::lit::<T>) * q[0])
+            }
+            JointKind::Planar => Pose {
+                R: axis_angle::<T>(&Vector3::z(), q[2]),
+                p: Vector3::new(q[0], q[1], T::zero()),
+            },
+            JointKind::Free => Pose {
+                R: rotation_from_quaternion(&Quaternion::new(q[3], q[4], q[5], q[6])),
+                p: Vector3::new(q[0], q[1], q[2]),
+            },
+        }
+    }
+
+    /// Symplectic-Euler position update `q⁺ = q + δt N(q) v` for this joint, with the
+    /// quaternion renormalized (DESIGN step 4). `q`, `v` are this joint's coordinates.
+    pub fn integrate<T: Scalar>(&self, q: DVectorView<T>, v: DVectorView<T>, dt: T) -> Vec<T> {
+        match self {
+            JointKind::Fixed => vec![],
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => vec![q[0] + dt * v[0]],
+            JointKind::Planar => {
+                let (s, c) = q[2].sin_cos();
+                vec![
+                    q[0] + dt * (c * v[0] - s * v[1]),
+                    q[1] + dt * (s * v[0] + c * v[1]),
+                    q[2] + dt * v[2],
+                ]
+            }
+            JointKind::Free => {
+                let quat = Quaternion::new(q[3], q[4], q[5], q[6]);
+                let R = rotation_from_quaternion(&quat);
+                let w_B = Vector3::new(v[0], v[1], v[2]);
+                let p = Vector3::new(q[0], q[1], q[2]) + R * Vector3::new(v[3], v[4], v[5]) * dt;
+                let quat = integrate_quaternion(&quat, &w_B, dt);
+                vec![p.x, p.y, p.z, quat.w, quat.i, quat.j, quat.k]
+            }
+        }
+    }
+}
+
+/// Rotation matrix for a unit `axis` and an angle (rad), Rodrigues' formula.
+pub fn axis_angle<T: Scalar>(axis: &Vector3<f64>, angle: T) -> Matrix3<T> {
+    let a = axis.map(crate::scalar::lit::<T>);
+    let K = crate::math::skew(&a);
+    let (s, c) = angle.sin_cos();
+    Matrix3::identity() + K * s + K * K * (T::one() - c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+    use nalgebra::DVector;
+
+    #[test]
+    fn revolute_transform_is_a_rotation_about_its_axis() {
+        let axis = Vector3::new(1.0, 2.0, 2.0) / 3.0;
+        let j = JointKind::Revolute { axis };
+        let q = DVector::from_vec(vec![0.7]);
+        let X = j.transform::<f64>(q.rows(0, 1));
+        let expected = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), 0.7);
+        assert_relative_eq!(X.R, *expected.matrix(), epsilon = 1e-14);
+        assert_relative_eq!(X.R * axis, axis, epsilon = 1e-14);
+    }
+
+    #[test]
+    fn planar_update_moves_along_body_axes() {
+        let j = JointKind::Planar;
+        let q = DVector::from_vec(vec![0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+        let v = DVector::from_vec(vec![1.0, 0.0, 0.0]);
+        let q1 = j.integrate(q.rows(0, 3), v.rows(0, 3), 0.1);
+        assert_relative_eq!(q1[0], 0.0, epsilon = 1e-15);
+        assert_relative_eq!(q1[1], 0.1, epsilon = 1e-15);
+    }
+}

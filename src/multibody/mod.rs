@@ -1,0 +1,28 @@
+//! Rigid multibody systems in joint coordinates, generic over the scalar.
+//!
+//! A [`MultibodyModel`] is a forest of kinematic trees: body `i` hangs from its parent
+//! (another body or the world) through joint `i` (fixed, revolute, prismatic, planar or
+//! free). Generalized positions `q` (nq) and velocities `v` (nv) relate through
+//! `q̇ = N(q) v` (ICF Sec. III). Dynamics follow Featherstone (RBDA): mass matrix by the
+//! composite rigid body algorithm (CRBA, RBDA Sec. 6.2), bias forces `C(q,v)v − τ_g(q)` by
+//! the recursive Newton-Euler algorithm (RNEA, RBDA Sec. 5.3), and the free-motion velocity
+//! of DESIGN step 1: `A (v* − v0) = δt (B u − c(q0, v0) − D v0)`, `A = M(q0) + δt D`.
+//!
+//! Bodies with prescribed motion ([`PrescribedBody`], a conveyor belt) carry geometry but no
+//! degrees of freedom; their velocity enters contact velocities as a bias.
+//!
+//! Files: `joint.rs` (joint kinds and their kinematics), `model.rs` (the model and its
+//! builder), `kinematics.rs` (poses, body velocities and Jacobians), `dynamics.rs` (CRBA,
+//! RNEA, free motion, position update), `prescribed.rs` (kinematic bodies).
+
+pub mod dynamics;
+pub mod joint;
+pub mod kinematics;
+pub mod model;
+pub mod prescribed;
+
+pub use dynamics::{bias_forces, free_motion_velocity, integrate_positions, mass_matrix};
+pub use joint::JointKind;
+pub use kinematics::{forward_kinematics, MultibodyData};
+pub use model::{Body, BodyId, Joint, MultibodyModel};
+pub use prescribed::{PrescribedBody, PrescribedMotion};

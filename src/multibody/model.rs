@@ -1,0 +1,312 @@
+//! The multibody model: bodies, joints, trees, damping, actuation and gravity.
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix3, Vector3};
+
+use crate::error::{Error, Result};
+use crate::math::{Pose, SpatialInertia};
+use crate::multibody::joint::JointKind;
+use crate::multibody::prescribed::PrescribedBody;
+use crate::scalar::{lit, Scalar};
+
+/// Which body a geometry or contact refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyId {
+    /// The fixed world.
+    World,
+    /// A body of the multibody tree, by index.
+    Body(usize),
+    /// A body with prescribed motion, by index.
+    Prescribed(usize),
+}
+
+/// A rigid body.
+#[derive(Clone, Debug)]
+pub struct Body<T: Scalar> {
+    /// Unique name.
+    pub name: String,
+    /// Mass, centre of mass and rotational inertia about the centre of mass (body frame).
+    pub inertia: SpatialInertia<T>,
+}
+
+/// The joint connecting a body to its parent.
+#[derive(Clone, Debug)]
+pub struct Joint<T: Scalar> {
+    /// Kind and axis.
+    pub kind: JointKind,
+    /// Parent body index, `None` for the world.
+    pub parent: Option<usize>,
+    /// Placement `X_PJ` of the joint frame J in the parent frame (the world frame for roots).
+    pub X_PJ: Pose<T>,
+    /// Viscous damping per joint velocity (N·s/m or N·m·s/rad), length nv of the joint;
+    /// treated implicitly, in `A = M + δt D`.
+    pub damping: Vec<T>,
+    /// Offset of this joint's coordinates in `q`.
+    pub q_start: usize,
+    /// Offset of this joint's velocities in `v`.
+    pub v_start: usize,
+}
+
+/// A kinematic forest of rigid bodies in joint coordinates, generic over the scalar.
+///
+/// Bodies are stored parents-first: body `i`'s parent has an index below `i`.
+#[derive(Clone, Debug)]
+pub struct MultibodyModel<T: Scalar> {
+    /// Bodies, parents first.
+    pub bodies: Vec<Body<T>>,
+    /// `joints[i]` connects `bodies[i]` to its parent.
+    pub joints: Vec<Joint<T>>,
+    /// Bodies whose motion is a given function of time.
+    pub prescribed: Vec<PrescribedBody>,
+    /// Gravity in the world frame (m/s²).
+    pub gravity: Vector3<T>,
+    /// Actuated velocity indices: column `j` of the actuation matrix `B` (nv × nu) is the unit
+    /// vector of velocity `actuators[j]`.
+    pub actuators: Vec<usize>,
+    nq: usize,
+    nv: usize,
+}
+
+impl<T: Scalar> MultibodyModel<T> {
+    /// An empty model with the given gravity (m/s², world frame).
+    pub fn new(gravity: Vector3<T>) -> Self {
+        MultibodyModel {
+            bodies: Vec::new(),
+            joints: Vec::new(),
+            prescribed: Vec::new(),
+            gravity,
+            actuators: Vec::new(),
+            nq: 0,
+            nv: 0,
+        }
+    }
+
+    /// Number of generalized positions.
+    pub fn nq(&self) -> usize {
+        self.nq
+    }
+
+    /// Number of generalized velocities.
+    pub fn nv(&self) -> usize {
+        self.nv
+    }
+
+    /// Number of actuators (columns of `B`).
+    pub fn nu(&self) -> usize {
+        self.actuators.len()
+    }
+
+    /// Index of the body called `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+
+    /// Resolves a name to a body: `"world"`, a tree body, or a prescribed body.
+    pub fn find(&self, name: &str) -> Option<BodyId> {
+        if name == "world" {
+            return Some(BodyId::World);
+        }
+        if let Some(i) = self.body_index(name) {
+            return Some(BodyId::Body(i));
+        }
+        self.prescribed
+            .iter()
+            .position(|b| b.name == name)
+            .map(BodyId::Prescribed)
+    }
+
+    /// The name of a body reference.
+    pub fn name_of(&self, id: BodyId) -> &str {
+        match id {
+            BodyId::World => "world",
+            BodyId::Body(i) => &self.bodies[i].name,
+            BodyId::Prescribed(i) => &self.prescribed[i].name,
+        }
+    }
+
+    /// Adds a body hanging from `parent` (`None`: the world) through a joint of `kind` placed
+    /// at `X_PJ` in the parent frame, with per-velocity `damping`. Returns the body index.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a duplicate or reserved name, a non-positive or
+    /// non-finite mass, an inertia that is not symmetric positive definite, an unknown parent,
+    /// a non-unit axis, or negative damping; [`Error::DimensionMismatch`] for a damping vector
+    /// of the wrong length.
+    pub fn add_body(
+        &mut self,
+        name: &str,
+        inertia: SpatialInertia<T>,
+        parent: Option<usize>,
+        kind: JointKind,
+        X_PJ: Pose<T>,
+        damping: Vec<T>,
+    ) -> Result<usize> {
+        if name == "world" || self.find(name).is_some() {
+            return Err(Error::invalid("body.name", name, "names must be unique and not `world`"));
+        }
+        validate_inertia(name, &inertia)?;
+        if let Some(p) = parent {
+            if p >= self.bodies.len() {
+                return Err(Error::invalid("joint.parent", p, "parent must be added before child"));
+            }
+        }
+        if let JointKind::Revolute { axis } | JointKind::Prismatic { axis } = kind {
+            if !((axis.norm() - 1.0).abs() < 1e-9) {
+                return Err(Error::invalid("joint.axis", format!("{axis:?}"), "axis must be a unit vector"));
+            }
+        }
+        if damping.len() != kind.nv() {
+            return Err(Error::DimensionMismatch {
+                what: format!("damping of joint of body `{name}`"),
+                expected: kind.nv(),
+                found: damping.len(),
+            });
+        }
+        if damping.iter().any(|d| !(d.re() >= 0.0)) {
+            return Err(Error::invalid("joint.damping", format!("{:?}", damping.iter().map(|d| d.re()).collect::<Vec<_>>()), "damping must be finite and ≥ 0"));
+        }
+        self.bodies.push(Body {
+            name: name.to_string(),
+            inertia,
+        });
+        self.joints.push(Joint {
+            kind,
+            parent,
+            X_PJ,
+            damping,
+            q_start: self.nq,
+            v_start: self.nv,
+        });
+        self.nq += kind.nq();
+        self.nv += kind.nv();
+        Ok(self.bodies.len() - 1)
+    }
+
+    /// Adds a body with prescribed motion. Returns its index among prescribed bodies.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a duplicate name.
+    pub fn add_prescribed(&mut self, body: PrescribedBody) -> Result<usize> {
+        if body.name == "world" || self.find(&body.name).is_some() {
+            return Err(Error::invalid("body.name", &body.name, "names must be unique and not `world`"));
+        }
+        self.prescribed.push(body);
+        Ok(self.prescribed.len() - 1)
+    }
+
+    /// Declares velocity `index` actuated; returns the actuator index (column of `B`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `index ≥ nv`.
+    pub fn add_actuator(&mut self, index: usize) -> Result<usize> {
+        if index >= self.nv {
+            return Err(Error::invalid("actuator", index, "velocity index out of range"));
+        }
+        self.actuators.push(index);
+        Ok(self.actuators.len() - 1)
+    }
+
+    /// Body indices of the tree roots' descendants grouped per tree: `tree_of[i]` is the root
+    /// ancestor of body `i`.
+    pub fn tree_roots(&self) -> Vec<usize> {
+        let mut root = vec![0; self.bodies.len()];
+        for (i, j) in self.joints.iter().enumerate() {
+            root[i] = match j.parent {
+                None => i,
+                Some(p) => root[p],
+            };
+        }
+        root
+    }
+
+    /// The neutral configuration: zero joint coordinates, identity quaternions.
+    pub fn neutral_configuration(&self) -> nalgebra::DVector<T> {
+        let mut q = nalgebra::DVector::zeros(self.nq);
+        for j in &self.joints {
+            if j.kind == JointKind::Free {
+                q[j.q_start + 3] = T::one();
+            }
+        }
+        q
+    }
+
+    /// This model with scalars converted through their real part (e.g. dual → f64).
+    pub fn cast<U: Scalar>(&self) -> MultibodyModel<U> {
+        let c = |x: &T| lit::<U>(x.re());
+        MultibodyModel {
+            bodies: self
+                .bodies
+                .iter()
+                .map(|b| Body {
+                    name: b.name.clone(),
+                    inertia: SpatialInertia {
+                        mass: c(&b.inertia.mass),
+                        com: b.inertia.com.map(|x| c(&x)),
+                        inertia_com: b.inertia.inertia_com.map(|x| c(&x)),
+                    },
+                })
+                .collect(),
+            joints: self
+                .joints
+                .iter()
+                .map(|j| Joint {
+                    kind: j.kind,
+                    parent: j.parent,
+                    X_PJ: j.X_PJ.cast(),
+                    damping: j.damping.iter().map(c).collect(),
+                    q_start: j.q_start,
+                    v_start: j.v_start,
+                })
+                .collect(),
+            prescribed: self.prescribed.clone(),
+            gravity: self.gravity.map(|x| c(&x)),
+            actuators: self.actuators.clone(),
+            nq: self.nq,
+            nv: self.nv,
+        }
+    }
+}
+
+fn validate_inertia<T: Scalar>(name: &str, inertia: &SpatialInertia<T>) -> Result<()> {
+    let m = inertia.mass.re();
+    if !(m > 0.0 && m.is_finite()) {
+        return Err(Error::invalid(&format!("body `{name}` mass"), m, "mass must be positive and finite (kg)"));
+    }
+    let I: Matrix3<f64> = inertia.inertia_com.map(|x| x.re());
+    let sym = (I - I.transpose()).norm() <= 1e-12 * I.norm().max(1.0);
+    let finite = I.iter().chain(inertia.com.map(|x| x.re()).iter()).all(|x| x.is_finite());
+    if !(finite && sym && I.cholesky().is_some()) {
+        return Err(Error::invalid(
+            &format!("body `{name}` inertia"),
+            format!("{:?}", I.as_slice()),
+            "rotational inertia must be finite, symmetric and positive definite (kg·m²)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ball() -> SpatialInertia<f64> {
+        SpatialInertia {
+            mass: 1.0,
+            com: Vector3::zeros(),
+            inertia_com: Matrix3::identity() * 0.01,
+        }
+    }
+
+    #[test]
+    fn rejects_bad_bodies() {
+        let mut m = MultibodyModel::<f64>::new(Vector3::new(0.0, 0.0, -9.81));
+        let mut bad = ball();
+        bad.mass = -1.0;
+        assert!(m.add_body("a", bad, None, JointKind::Free, Pose::identity(), vec![0.0; 6]).is_err());
+        assert!(m.add_body("a", ball(), Some(3), JointKind::Free, Pose::identity(), vec![0.0; 6]).is_err());
+        assert!(m.add_body("a", ball(), None, JointKind::Free, Pose::identity(), vec![0.0; 2]).is_err());
+        m.add_body("a", ball(), None, JointKind::Free, Pose::identity(), vec![0.0; 6]).unwrap();
+        assert!(m.add_body("a", ball(), None, JointKind::Free, Pose::identity(), vec![0.0; 6]).is_err());
+        assert_eq!((m.nq(), m.nv()), (7, 6));
+    }
+}
