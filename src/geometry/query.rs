@@ -1,0 +1,244 @@
+//! One geometric query per step (DESIGN step 2): every geometry pair within the margin, with
+//! witness points, normal, signed distance and the active feature pair. f64 only, parry3d-f64.
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix3, Vector3};
+use parry3d_f64::bounding_volume::BoundingVolume;
+use parry3d_f64::math::{Pose as ParryPose, Vector as PVec};
+use parry3d_f64::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
+use parry3d_f64::shape::{Ball, Capsule, ConvexPolyhedron, Cuboid, Cylinder, HalfSpace, SharedShape};
+
+use crate::error::{Error, Result};
+use crate::geometry::shape::{Geometry, Shape};
+use crate::math::Pose;
+use crate::multibody::model::BodyId;
+
+/// The active feature pair of a contact, in the geometries' own frames (f64): enough to
+/// re-evaluate the signed distance of this pair at other poses or sizes without a new query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ActiveFeature {
+    /// Witness point on geometry A, A's frame (m).
+    pub p_AoPa_A: Vector3<f64>,
+    /// Witness point on geometry B, B's frame (m).
+    pub p_BoPb_B: Vector3<f64>,
+    /// Contact normal (from A to B), A's frame.
+    pub nhat_A: Vector3<f64>,
+    /// parry's packed feature id on A (vertex, edge or face).
+    pub feature_a: u32,
+    /// parry's packed feature id on B.
+    pub feature_b: u32,
+}
+
+/// One contact point found by the query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GeometricContact {
+    /// Index of geometry A.
+    pub geometry_a: usize,
+    /// Index of geometry B (forces are reported on B).
+    pub geometry_b: usize,
+    /// Witness point on A, world frame (m).
+    pub p_WPa: Vector3<f64>,
+    /// Witness point on B, world frame (m).
+    pub p_WPb: Vector3<f64>,
+    /// Unit normal from A to B, world frame.
+    pub nhat_W: Vector3<f64>,
+    /// Signed distance φ (m), negative when overlapping.
+    pub phi: f64,
+    /// The active feature pair.
+    pub feature: ActiveFeature,
+}
+
+/// Rotation taking parry's y-aligned cylinder to our z-aligned one.
+fn y_to_z() -> Matrix3<f64> {
+    Matrix3::new(1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0)
+}
+
+fn v(p: &Vector3<f64>) -> PVec {
+    PVec::new(p.x, p.y, p.z)
+}
+
+fn nv(p: PVec) -> Vector3<f64> {
+    Vector3::new(p.x, p.y, p.z)
+}
+
+/// The parry shape of a [`Shape`] and its frame offset `R_GS` (parry frame S in G).
+pub(crate) fn to_parry_shape(shape: &Shape) -> Option<(SharedShape, Matrix3<f64>)> {
+    let id = Matrix3::identity();
+    Some(match shape {
+        Shape::Sphere { radius } => (SharedShape::new(Ball::new(*radius)), id),
+        Shape::Box { half_extents } => (SharedShape::new(Cuboid::new(v(half_extents))), id),
+        Shape::Capsule { radius, half_length } => (SharedShape::new(Capsule::new_z(*half_length, *radius)), id),
+        Shape::Cylinder { radius, half_length } => (SharedShape::new(Cylinder::new(*half_length, *radius)), y_to_z()),
+        Shape::HalfSpace => (SharedShape::new(HalfSpace::new(PVec::Z)), id),
+        Shape::ConvexMesh { vertices } => {
+            let pts: Vec<PVec> = vertices.iter().map(v).collect();
+            (SharedShape::new(ConvexPolyhedron::from_convex_hull(&pts)?), id)
+        }
+    })
+}
+
+fn to_parry_pose(X: &Pose<f64>) -> ParryPose {
+    let m = parry3d_f64::glamx::DMat3::from_cols(v(&X.R.column(0).into_owned()), v(&X.R.column(1).into_owned()), v(&X.R.column(2).into_owned()));
+    ParryPose::from_parts(v(&X.p), parry3d_f64::glamx::DQuat::from_mat3(&m))
+}
+
+/// The geometries of a scene with their parry shapes, built once.
+pub struct CollisionScene {
+    geometries: Vec<Geometry>,
+    shapes: Vec<(SharedShape, Matrix3<f64>)>,
+}
+
+impl CollisionScene {
+    /// Builds parry shapes for `geometries`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an invalid shape.
+    pub fn new(geometries: Vec<Geometry>) -> Result<Self> {
+        let mut shapes = Vec::with_capacity(geometries.len());
+        for g in &geometries {
+            g.shape.validate().map_err(|e| Error::invalid(&format!("geometry `{}`", g.name), g.shape.kind(), &e.to_string()))?;
+            shapes.push(to_parry_shape(&g.shape).expect("invariant: validated shape has a parry shape"));
+        }
+        Ok(CollisionScene { geometries, shapes })
+    }
+
+    /// The geometries.
+    pub fn geometries(&self) -> &[Geometry] {
+        &self.geometries
+    }
+}
+
+/// Whether geometries on these two bodies can touch: not the same body, and at least one of
+/// them a body of the tree.
+fn can_collide(a: BodyId, b: BodyId) -> bool {
+    a != b && (matches!(a, BodyId::Body(_)) || matches!(b, BodyId::Body(_)))
+}
+
+/// Finds every contact point between geometries closer than `margin` (m), given each
+/// geometry's world pose `X_WG` (one per geometry). Pairs are ordered so that A is the
+/// world / prescribed geometry when there is one, otherwise the lower index; the normal
+/// points from A to B.
+///
+/// # Errors
+/// [`Error::UnsupportedPair`] if parry has no narrow phase for a pair.
+pub fn find_contacts(scene: &CollisionScene, X_WG: &[Pose<f64>], margin: f64) -> Result<Vec<GeometricContact>> {
+    let n = scene.geometries.len();
+    let poses: Vec<ParryPose> = (0..n)
+        .map(|i| to_parry_pose(&X_WG[i].compose(&Pose { R: scene.shapes[i].1, p: Vector3::zeros() })))
+        .collect();
+    let aabbs: Vec<_> = (0..n).map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin)).collect();
+    let dispatcher = DefaultQueryDispatcher;
+    let mut out = Vec::new();
+    let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let (gi, gj) = (&scene.geometries[i], &scene.geometries[j]);
+            if !can_collide(gi.body, gj.body) || !aabbs[i].intersects(&aabbs[j]) {
+                continue;
+            }
+            let (a, b) = if matches!(gj.body, BodyId::Body(_)) { (i, j) } else { (j, i) };
+            manifolds.clear();
+            let mut workspace: Option<ContactManifoldsWorkspace> = None;
+            let pos12 = poses[a].inv_mul(&poses[b]);
+            dispatcher
+                .contact_manifolds(&pos12, scene.shapes[a].0.as_ref(), scene.shapes[b].0.as_ref(), margin, &mut manifolds, &mut workspace)
+                .map_err(|_| Error::UnsupportedPair {
+                    a: scene.geometries[a].shape.kind().to_string(),
+                    b: scene.geometries[b].shape.kind().to_string(),
+                })?;
+            let (R_GaSa, R_GbSb) = (scene.shapes[a].1, scene.shapes[b].1);
+            for m in &manifolds {
+                let n_Sa = nv(m.local_n1);
+                for c in &m.points {
+                    if c.dist >= margin {
+                        continue;
+                    }
+                    let (p_Sa, p_Sb) = (nv(c.local_p1), nv(c.local_p2));
+                    out.push(GeometricContact {
+                        geometry_a: a,
+                        geometry_b: b,
+                        p_WPa: nv(poses[a].transform_point(c.local_p1)),
+                        p_WPb: nv(poses[b].transform_point(c.local_p2)),
+                        nhat_W: nv(poses[a].transform_vector(m.local_n1)).normalize(),
+                        phi: c.dist,
+                        feature: ActiveFeature {
+                            p_AoPa_A: R_GaSa * p_Sa,
+                            p_BoPb_B: R_GbSb * p_Sb,
+                            nhat_A: R_GaSa * n_Sa,
+                            feature_a: c.fid1.0,
+                            feature_b: c.fid2.0,
+                        },
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::ContactParams;
+
+    fn geometry(name: &str, body: BodyId, shape: Shape) -> Geometry {
+        Geometry {
+            name: name.into(),
+            body,
+            X_BG: Pose::identity(),
+            shape,
+            contact: ContactParams::default(),
+        }
+    }
+
+    fn ground_and(shape: Shape, X: Pose<f64>) -> Vec<GeometricContact> {
+        let scene = CollisionScene::new(vec![geometry("ground", BodyId::World, Shape::HalfSpace), geometry("b", BodyId::Body(0), shape)]).unwrap();
+        find_contacts(&scene, &[Pose::identity(), X], 0.01).unwrap()
+    }
+
+    #[test]
+    fn sphere_above_ground_within_margin() {
+        let c = ground_and(Shape::Sphere { radius: 0.1 }, Pose::translation(Vector3::new(0.3, 0.0, 0.105)));
+        assert_eq!(c.len(), 1);
+        assert!((c[0].phi - 0.005).abs() < 1e-12);
+        assert!((c[0].nhat_W - Vector3::z()).norm() < 1e-12);
+        assert!((c[0].p_WPb - Vector3::new(0.3, 0.0, 0.005)).norm() < 1e-12);
+        assert_eq!((c[0].geometry_a, c[0].geometry_b), (0, 1));
+        assert!(ground_and(Shape::Sphere { radius: 0.1 }, Pose::translation(Vector3::new(0.0, 0.0, 0.2))).is_empty());
+    }
+
+    #[test]
+    fn flat_box_on_ground_has_four_corner_contacts() {
+        let h = Vector3::new(0.025, 0.025, 0.025);
+        let c = ground_and(Shape::Box { half_extents: h }, Pose::translation(Vector3::new(0.0, 0.0, 0.0249)));
+        assert_eq!(c.len(), 4, "{c:#?}");
+        for k in &c {
+            assert!((k.phi + 1e-4).abs() < 1e-12);
+            assert!((k.p_WPb.xy().abs() - h.xy()).norm() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn cylinder_lying_on_ground_touches_along_its_length() {
+        // Axis along x: rotate z onto x.
+        let R = *nalgebra::Rotation3::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2).matrix();
+        let c = ground_and(Shape::Cylinder { radius: 0.05, half_length: 0.2 }, Pose { R, p: Vector3::new(0.0, 0.0, 0.0499) });
+        assert!(c.len() >= 2, "{c:#?}");
+        for k in &c {
+            assert!((k.phi + 1e-4).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn capsule_tip_and_convex_mesh() {
+        let c = ground_and(Shape::Capsule { radius: 0.005, half_length: 0.245 }, Pose::translation(Vector3::new(0.0, 0.0, 0.25)));
+        assert_eq!(c.len(), 1);
+        assert!((c[0].phi).abs() < 1e-12);
+        let tet = Shape::ConvexMesh {
+            vertices: vec![Vector3::new(0.0, 0.0, 0.0), Vector3::new(0.1, 0.0, 0.1), Vector3::new(0.0, 0.1, 0.1), Vector3::new(-0.1, -0.1, 0.1)],
+        };
+        let c = ground_and(tet, Pose::translation(Vector3::new(0.0, 0.0, -0.001)));
+        assert_eq!(c.len(), 1);
+        assert!((c[0].phi + 0.001).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,157 @@
+//! Shapes and geometries. Sizes are in metres; capsules and cylinders are aligned with the
+//! geometry frame's z-axis (Drake's convention); a half-space occupies `z ≤ 0` of its frame
+//! (outward normal +z).
+
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix3, Vector3};
+
+use crate::contact::ContactParams;
+use crate::error::{Error, Result};
+use crate::math::Pose;
+use crate::multibody::model::BodyId;
+
+/// A collision shape.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// Sphere of `radius` (m).
+    Sphere {
+        /// Radius (m).
+        radius: f64,
+    },
+    /// Box with `half_extents` (m) along the frame axes.
+    Box {
+        /// Half side lengths (m).
+        half_extents: Vector3<f64>,
+    },
+    /// Capsule: a segment of length `2 half_length` along z swept by a sphere of `radius`.
+    Capsule {
+        /// Radius (m).
+        radius: f64,
+        /// Half length of the core segment (m).
+        half_length: f64,
+    },
+    /// Cylinder of `radius` and length `2 half_length` along z.
+    Cylinder {
+        /// Radius (m).
+        radius: f64,
+        /// Half length (m).
+        half_length: f64,
+    },
+    /// The half-space `z ≤ 0` of the geometry frame.
+    HalfSpace,
+    /// Convex hull of `vertices` (m, geometry frame).
+    ConvexMesh {
+        /// Vertices of the hull.
+        vertices: Vec<Vector3<f64>>,
+    },
+}
+
+impl Shape {
+    /// A short lowercase name (`"sphere"`, `"half-space"`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Shape::Sphere { .. } => "sphere",
+            Shape::Box { .. } => "box",
+            Shape::Capsule { .. } => "capsule",
+            Shape::Cylinder { .. } => "cylinder",
+            Shape::HalfSpace => "half-space",
+            Shape::ConvexMesh { .. } => "convex-mesh",
+        }
+    }
+
+    /// Checks sizes: positive and finite; a convex mesh needs four non-coplanar vertices.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the offending size.
+    pub fn validate(&self) -> Result<()> {
+        let positive = |name: &str, x: f64| {
+            if x > 0.0 && x.is_finite() {
+                Ok(())
+            } else {
+                Err(Error::invalid(name, x, "must be positive and finite (m)"))
+            }
+        };
+        match self {
+            Shape::Sphere { radius } => positive("radius", *radius),
+            Shape::Box { half_extents } => half_extents.iter().try_for_each(|&h| positive("size", h)),
+            Shape::Capsule { radius, half_length } | Shape::Cylinder { radius, half_length } => {
+                positive("radius", *radius)?;
+                positive("length", *half_length)
+            }
+            Shape::HalfSpace => Ok(()),
+            Shape::ConvexMesh { vertices } => {
+                if vertices.len() < 4 || vertices.iter().any(|v| !v.iter().all(|x| x.is_finite())) {
+                    return Err(Error::invalid("vertices", vertices.len(), "a convex mesh needs at least 4 finite vertices"));
+                }
+                if crate::geometry::query::to_parry_shape(self).is_none() {
+                    return Err(Error::invalid("vertices", vertices.len(), "vertices are degenerate (coplanar); no convex hull"));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rotational inertia (kg·m², about the centre of the shape, shape axes) of a solid of
+    /// uniform density with total `mass` (kg). `None` for a half-space and a convex mesh.
+    pub fn solid_inertia(&self, mass: f64) -> Option<Matrix3<f64>> {
+        let d = |x: f64, y: f64, z: f64| Some(Matrix3::from_diagonal(&Vector3::new(x, y, z)));
+        match self {
+            Shape::Sphere { radius } => {
+                let i = 0.4 * mass * radius * radius;
+                d(i, i, i)
+            }
+            Shape::Box { half_extents: h } => {
+                let (x, y, z) = (4.0 * h.x * h.x, 4.0 * h.y * h.y, 4.0 * h.z * h.z);
+                d(mass * (y + z) / 12.0, mass * (x + z) / 12.0, mass * (x + y) / 12.0)
+            }
+            Shape::Cylinder { radius, half_length } => {
+                let l = 2.0 * half_length;
+                let t = mass * (3.0 * radius * radius + l * l) / 12.0;
+                d(t, t, 0.5 * mass * radius * radius)
+            }
+            Shape::Capsule { radius, half_length } => {
+                // Cylinder of length 2h plus two hemispheres, uniform density.
+                let (r, h) = (*radius, *half_length);
+                let v_cyl = std::f64::consts::PI * r * r * 2.0 * h;
+                let v_sph = 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+                let rho = mass / (v_cyl + v_sph);
+                let (mc, ms) = (rho * v_cyl, rho * v_sph);
+                let axial = 0.5 * mc * r * r + 0.4 * ms * r * r;
+                let trans = mc * (3.0 * r * r + 4.0 * h * h) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r);
+                d(trans, trans, axial)
+            }
+            Shape::HalfSpace | Shape::ConvexMesh { .. } => None,
+        }
+    }
+}
+
+/// A shape attached to a body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    /// Unique name.
+    pub name: String,
+    /// The body it moves with.
+    pub body: BodyId,
+    /// Pose `X_BG` of the geometry frame in the body frame.
+    pub X_BG: Pose<f64>,
+    /// The shape.
+    pub shape: Shape,
+    /// Contact parameters of this geometry; a pair combines both geometries' parameters
+    /// ([`ContactParams::combine`]).
+    pub contact: ContactParams<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solid_inertias() {
+        let s = Shape::Sphere { radius: 0.025 }.solid_inertia(0.5).unwrap();
+        assert!((s[(0, 0)] - 0.4 * 0.5 * 0.025 * 0.025).abs() < 1e-18);
+        let b = Shape::Box { half_extents: Vector3::new(0.025, 0.025, 0.025) }.solid_inertia(1.0).unwrap();
+        assert!((b[(2, 2)] - 1.0 * 2.0 * 0.05 * 0.05 / 12.0).abs() < 1e-18);
+        assert!(Shape::Sphere { radius: -1.0 }.validate().is_err());
+    }
+}

@@ -1,0 +1,26 @@
+//! The convex contact problem and its Newton solver (ICF eq. (2); ICF ext. Sec. X).
+//!
+//! `v = argmin ℓ(v) = ½‖v − v*‖²_A + Σ_i ℓ_i(J_i v + b_i)`: strictly convex, unique.
+//! Its optimality condition is momentum balance `A(v − v*) = Σ J_iᵀ γ_i` (ICF eq. (1)).
+//!
+//! Newton iterations solve `H Δv = −∇ℓ`, `H = A + Σ J_iᵀ G_i J_i`, then an exact line search
+//! on the convex `α ↦ ℓ(v + αΔv)` (safeguarded Newton-Raphson with bracketing and
+//! bisection). Convergence follows SAP: with `D = diag(A)^{-1/2}`, stop when
+//! `‖D ∇ℓ‖ ≤ ε_a + ε_r max(‖D A v‖, ‖D Jᵀγ‖)`, or when the cost stops decreasing at round-off.
+//! Failure to converge, a non-finite value or an indefinite Hessian is an error carrying the
+//! statistics.
+//!
+//! Files: `problem.rs` (the problem and its residual, generic), `params.rs`, `stats.rs`,
+//! `newton.rs` (the f64 Newton loop), `line_search.rs`, `linalg/` (the factorization seam).
+
+pub mod line_search;
+pub mod linalg;
+pub mod newton;
+pub mod params;
+pub mod problem;
+pub mod stats;
+
+pub use newton::{solve, ConvexSolution};
+pub use params::SolverParams;
+pub use problem::ConvexProblem;
+pub use stats::{ConvergenceCriterion, SolverStats};

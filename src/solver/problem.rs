@@ -1,0 +1,62 @@
+//! The convex problem of one step, generic over the scalar.
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
+
+use crate::contact::ContactPool;
+use crate::scalar::Scalar;
+
+/// `min_v ½‖v − v*‖²_A + Σ_i ℓ_i(J_i v + b_i)` (ICF eq. (2)).
+#[derive(Clone, Debug)]
+pub struct ConvexProblem<T: Scalar> {
+    /// `A = M + δt D` (nv × nv), symmetric positive definite.
+    pub A: DMatrix<T>,
+    /// Free-motion velocities v* (nv).
+    pub v_star: DVector<T>,
+    /// Contact Jacobians `J_i` (3 × nv each, contact frame rows t1, t2, n).
+    pub J: Vec<Matrix3xX<T>>,
+    /// Contact velocity biases `b_i` (m/s, contact frame), from prescribed motion.
+    pub b: Vec<Vector3<T>>,
+    /// The contact potentials.
+    pub contacts: ContactPool<T>,
+}
+
+impl<T: Scalar> ConvexProblem<T> {
+    /// Number of velocities.
+    pub fn nv(&self) -> usize {
+        self.v_star.len()
+    }
+
+    /// Number of contacts.
+    pub fn nc(&self) -> usize {
+        self.J.len()
+    }
+
+    /// Contact velocity `v_c,i = J_i v + b_i` (m/s).
+    pub fn contact_velocity(&self, i: usize, v: &DVector<T>) -> Vector3<T> {
+        &self.J[i] * v + self.b[i]
+    }
+
+    /// Cost ℓ(v) (J).
+    pub fn cost(&self, v: &DVector<T>) -> T {
+        let dv = v - &self.v_star;
+        let half: T = crate::scalar::lit(0.5);
+        let mut ell = dv.dot(&(&self.A * &dv)) * half;
+        for i in 0..self.nc() {
+            ell += self.contacts.eval(i, &self.contact_velocity(i, v)).cost;
+        }
+        ell
+    }
+
+    /// Momentum residual `r(v) = A(v − v*) − Σ J_iᵀ γ_i(J_i v + b_i)` (N·s) = ∇ℓ(v): zero at
+    /// the solution (ICF eq. (1)). Written generically so that parameter derivatives
+    /// `∂r/∂θ` come from dual numbers.
+    pub fn residual(&self, v: &DVector<T>) -> DVector<T> {
+        let mut r = &self.A * (v - &self.v_star);
+        for i in 0..self.nc() {
+            let gamma = self.contacts.eval(i, &self.contact_velocity(i, v)).gamma;
+            r -= self.J[i].transpose() * gamma;
+        }
+        r
+    }
+}

@@ -1,0 +1,44 @@
+//! Per-solve statistics.
+
+use std::fmt;
+
+/// Which criterion stopped a successful solve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ConvergenceCriterion {
+    /// Not converged (only seen inside errors).
+    #[default]
+    None,
+    /// SAP's optimality criterion on `‖D ∇ℓ‖`.
+    Optimality,
+    /// The cost stopped decreasing at round-off level.
+    CostStagnation,
+}
+
+/// Statistics of one convex solve.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolverStats {
+    /// Newton iterations performed.
+    pub iterations: usize,
+    /// Line-search iterations summed over Newton iterations.
+    pub line_search_iterations: usize,
+    /// Final scaled gradient norm `‖D ∇ℓ‖`.
+    pub residual: f64,
+    /// The right-hand side of the optimality criterion at the end.
+    pub tolerance: f64,
+    /// Number of contacts `nc`.
+    pub contacts: usize,
+    /// Final cost ℓ.
+    pub cost: f64,
+    /// What stopped the iterations.
+    pub criterion: ConvergenceCriterion,
+}
+
+impl fmt::Display for SolverStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} iterations, {} line-search iterations, residual {:.3e} (tolerance {:.3e}), {} contacts, cost {:.6e}",
+            self.iterations, self.line_search_iterations, self.residual, self.tolerance, self.contacts, self.cost
+        )
+    }
+}
