@@ -7,5 +7,8 @@ pub mod error;
 pub mod geometry;
 pub mod math;
 pub mod multibody;
+pub mod problem;
 pub mod scalar;
+pub mod simulate;
 pub mod solver;
+pub mod step;

@@ -12,6 +12,7 @@
 //! - [`sap`]: SAP's regularized cone projection (eq. (19); Castro et al., arXiv 2110.10107).
 //! - [`params`]: per-pair parameters μ, k, d, τ_d, v_s with defaults and combination rules.
 //! - [`potential`]: the [`ContactPotential`] trait and the per-approximation pools.
+//! - [`point`]: contact frame, Jacobian `J_i`, bias `b_i` and parameters of one contact.
 //! - [`inverse_dynamics`]: SAP's analytic inverse dynamics, an independent check.
 //!
 //! Regularized friction uses the soft norm `‖v_t‖_s` of ICF Appendix A ([`crate::math::soft`]).
@@ -20,6 +21,7 @@ pub mod inverse_dynamics;
 pub mod lagged;
 pub mod normal_law;
 pub mod params;
+pub mod point;
 pub mod potential;
 pub mod sap;
 pub mod similar;
@@ -27,6 +29,7 @@ pub mod similar;
 pub use lagged::Lagged;
 pub use normal_law::{HuntCrossley, NormalEval, NormalLaw};
 pub use params::{Approximation, ContactParams};
+pub use point::{contact_frame, ContactPoint};
 pub use potential::{ContactPool, ContactPotential, PotentialEval};
 pub use sap::Sap;
 pub use similar::Similar;

@@ -179,7 +179,6 @@ pub fn find_contacts(scene: &CollisionScene, X_WG: &[Pose<f64>], margin: f64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::ContactParams;
 
     fn geometry(name: &str, body: BodyId, shape: Shape) -> Geometry {
         Geometry {
@@ -187,7 +186,7 @@ mod tests {
             body,
             X_BG: Pose::identity(),
             shape,
-            contact: ContactParams::default(),
+            contact: None,
         }
     }
 

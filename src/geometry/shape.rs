@@ -137,9 +137,10 @@ pub struct Geometry {
     pub X_BG: Pose<f64>,
     /// The shape.
     pub shape: Shape,
-    /// Contact parameters of this geometry; a pair combines both geometries' parameters
-    /// ([`ContactParams::combine`]).
-    pub contact: ContactParams<f64>,
+    /// Contact parameters of this geometry, if it has its own. A pair where both geometries
+    /// have parameters combines them ([`ContactParams::combine`]); where one has, it uses
+    /// those; where neither has, the scene's default ([`crate::step::StepSettings::contact`]).
+    pub contact: Option<ContactParams<f64>>,
 }
 
 #[cfg(test)]

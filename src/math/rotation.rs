@@ -24,17 +24,17 @@ pub fn rotation_from_quaternion<T: Scalar>(q: &Quaternion<T>) -> Matrix3<T> {
     )
 }
 
-/// Time derivative of a unit quaternion for body-frame angular velocity `ω_B` (rad/s):
-/// `q̇ = ½ q ⊗ (0, ω_B)`.
-pub fn quaternion_rate<T: Scalar>(q: &Quaternion<T>, w_B: &Vector3<T>) -> Quaternion<T> {
+/// Time derivative of the unit quaternion `q_WB` for angular velocity `ω_W` (rad/s) expressed
+/// in the parent (world) frame: `q̇ = ½ (0, ω_W) ⊗ q`.
+pub fn quaternion_rate<T: Scalar>(q: &Quaternion<T>, w_W: &Vector3<T>) -> Quaternion<T> {
     let half: T = lit(0.5);
-    (q * Quaternion::from_parts(T::zero(), *w_B)) * half
+    (Quaternion::from_parts(T::zero(), *w_W) * q) * half
 }
 
-/// Symplectic-Euler quaternion update `q⁺ = normalize(q + δt · ½ q ⊗ (0, ω_B))`
+/// Symplectic-Euler quaternion update `q⁺ = normalize(q + δt · ½ (0, ω_W) ⊗ q)`
 /// (DESIGN step 4, `q = q0 + δt N(q0) v` with renormalization).
-pub fn integrate_quaternion<T: Scalar>(q: &Quaternion<T>, w_B: &Vector3<T>, dt: T) -> Quaternion<T> {
-    let q_next = q + quaternion_rate(q, w_B) * dt;
+pub fn integrate_quaternion<T: Scalar>(q: &Quaternion<T>, w_W: &Vector3<T>, dt: T) -> Quaternion<T> {
+    let q_next = q + quaternion_rate(q, w_W) * dt;
     let norm = q_next.coords.norm();
     Quaternion::from(q_next.coords / norm)
 }
@@ -65,7 +65,7 @@ mod tests {
         for _ in 0..n {
             q = integrate_quaternion(&q, &w, t / n as f64);
         }
-        let exact = q0 * UnitQuaternion::from_scaled_axis(w * t);
+        let exact = UnitQuaternion::from_scaled_axis(w * t) * q0;
         assert!((UnitQuaternion::from_quaternion(q).angle_to(&exact)) < 1e-4);
         assert_relative_eq!(q.norm(), 1.0, epsilon = 1e-14);
     }

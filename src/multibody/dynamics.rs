@@ -71,7 +71,7 @@ pub fn inverse_dynamics<T: Scalar>(
             None => a_world,
             Some(p) => a[p],
         };
-        a[i] = data.Xup[i] * a_parent + Sqdd + crm(&data.V[i]) * Sqd;
+        a[i] = data.Xup[i] * a_parent + Sqdd + data.c_J[i] + crm(&data.V[i]) * Sqd;
         let I = model.bodies[i].inertia.matrix();
         f[i] = I * a[i] + crf(&data.V[i]) * (I * data.V[i]);
     }

@@ -4,11 +4,17 @@
 //! Conventions (child frame M is the body frame):
 //! - revolute: `q = θ` (rad), `v = θ̇`, rotation about the unit `axis` of J;
 //! - prismatic: `q = d` (m), `v = ḋ`, translation along `axis`;
-//! - planar: `q = (x, y, θ)` in J's xy-plane, `v = (v_x, v_y, ω_z)` with the linear part
-//!   expressed in the body frame, so `ẋ = R(θ) (v_x, v_y)`;
-//! - free: `q = (p_JB (3), quaternion w, x, y, z)`, `v = (ω_B (3), v_B (3))`, both in the
-//!   body frame, `ṗ = R v_B`, `q̇uat = ½ quat ⊗ (0, ω_B)`;
+//! - planar: `q = (x, y, θ)` in J's xy-plane, `v = q̇ = (ẋ, ẏ, θ̇)` (parent frame);
+//! - free: `q = (p_JB (3), quaternion w, x, y, z)`, `v = (ω_J (3), v_J (3))`: angular velocity
+//!   and velocity of the body origin, both expressed in the parent's joint frame J (as Drake's
+//!   quaternion floating mobilizer), `ṗ = v_J`, `q̇uat = ½ (0, ω_J) ⊗ quat`;
 //! - fixed: no coordinates.
+//!
+//! Planar and free joints have parent-frame velocities, so their motion subspace in the child
+//! frame, `S(q) = blockdiag(Rᵀ, Rᵀ)` (columns as used), depends on `q`, and the joint adds the
+//! bias acceleration `Ṡ v = (0, −ω_B × v_B)` (RBDA Sec. 4.4, `c_J`). Parent-frame linear
+//! velocities keep the gyroscopic term `ω × v` out of the explicit free motion: with body-frame
+//! velocities it would inflate `‖v‖` by `sqrt(1 + (ω δt)²)` every step of a rolling body.
 #![allow(non_snake_case)]
 
 use nalgebra::{DVectorView, Matrix3, Quaternion, Vector3, Vector6};
@@ -69,25 +75,43 @@ impl JointKind {
         }
     }
 
-    /// Motion subspace columns `S` (6 × nv), spatial (ω; v) in the child frame.
-    pub fn motion_subspace<T: Scalar>(&self) -> Vec<Vector6<T>> {
+    /// Motion subspace columns `S(q)` (6 × nv), spatial (ω; v) in the child frame, for the
+    /// joint transform `X_JM` at the joint's current `q`.
+    pub fn motion_subspace<T: Scalar>(&self, X_JM: &Pose<T>) -> Vec<Vector6<T>> {
         let c = |a: [f64; 6]| Vector6::from_iterator(a.iter().map(|&x| crate::scalar::lit(x)));
+        let Rt = X_JM.R.transpose();
+        let angular = |k: usize| {
+            let mut s = Vector6::zeros();
+            s.fixed_rows_mut::<3>(0).copy_from(&Rt.column(k));
+            s
+        };
+        let linear = |k: usize| {
+            let mut s = Vector6::zeros();
+            s.fixed_rows_mut::<3>(3).copy_from(&Rt.column(k));
+            s
+        };
         match self {
             JointKind::Fixed => vec![],
             JointKind::Revolute { axis } => vec![c([axis.x, axis.y, axis.z, 0., 0., 0.])],
             JointKind::Prismatic { axis } => vec![c([0., 0., 0., axis.x, axis.y, axis.z])],
-            JointKind::Planar => vec![
-                c([0., 0., 0., 1., 0., 0.]),
-                c([0., 0., 0., 0., 1., 0.]),
-                c([0., 0., 1., 0., 0., 0.]),
-            ],
-            JointKind::Free => (0..6)
-                .map(|i| {
-                    let mut e = [0.; 6];
-                    e[i] = 1.;
-                    c(e)
-                })
-                .collect(),
+            JointKind::Planar => vec![linear(0), linear(1), angular(2)],
+            JointKind::Free => vec![angular(0), angular(1), angular(2), linear(0), linear(1), linear(2)],
+        }
+    }
+
+    /// Bias acceleration `c_J = Ṡ v` of the joint (child frame), given the joint's spatial
+    /// velocity `V_J = S v = (ω_B; v_B)`: `(0; −ω_B × v_B)` for planar and free joints, zero
+    /// for the others.
+    pub fn bias_acceleration<T: Scalar>(&self, V_J: &Vector6<T>) -> Vector6<T> {
+        match self {
+            JointKind::Planar | JointKind::Free => {
+                let w = V_J.fixed_rows::<3>(0).into_owned();
+                let v = V_J.fixed_rows::<3>(3).into_owned();
+                let mut c = Vector6::zeros();
+                c.fixed_rows_mut::<3>(3).copy_from(&(-w.cross(&v)));
+                c
+            }
+            _ => Vector6::zeros(),
         }
     }
 
@@ -119,20 +143,12 @@ impl JointKind {
         match self {
             JointKind::Fixed => vec![],
             JointKind::Revolute { .. } | JointKind::Prismatic { .. } => vec![q[0] + dt * v[0]],
-            JointKind::Planar => {
-                let (s, c) = q[2].sin_cos();
-                vec![
-                    q[0] + dt * (c * v[0] - s * v[1]),
-                    q[1] + dt * (s * v[0] + c * v[1]),
-                    q[2] + dt * v[2],
-                ]
-            }
+            JointKind::Planar => vec![q[0] + dt * v[0], q[1] + dt * v[1], q[2] + dt * v[2]],
             JointKind::Free => {
                 let quat = Quaternion::new(q[3], q[4], q[5], q[6]);
-                let R = rotation_from_quaternion(&quat);
-                let w_B = Vector3::new(v[0], v[1], v[2]);
-                let p = Vector3::new(q[0], q[1], q[2]) + R * Vector3::new(v[3], v[4], v[5]) * dt;
-                let quat = integrate_quaternion(&quat, &w_B, dt);
+                let w_J = Vector3::new(v[0], v[1], v[2]);
+                let p = Vector3::new(q[0], q[1], q[2]) + Vector3::new(v[3], v[4], v[5]) * dt;
+                let quat = integrate_quaternion(&quat, &w_J, dt);
                 vec![p.x, p.y, p.z, quat.w, quat.i, quat.j, quat.k]
             }
         }
@@ -165,12 +181,15 @@ mod tests {
     }
 
     #[test]
-    fn planar_update_moves_along_body_axes() {
+    fn planar_velocities_are_in_the_parent_frame() {
         let j = JointKind::Planar;
         let q = DVector::from_vec(vec![0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+        let X = j.transform::<f64>(q.rows(0, 3));
+        let S = j.motion_subspace(&X);
+        // ẋ = 1 in the parent frame is −y in the body frame rotated by 90°.
+        assert_relative_eq!(S[0], Vector6::new(0.0, 0.0, 0.0, 0.0, -1.0, 0.0), epsilon = 1e-15);
         let v = DVector::from_vec(vec![1.0, 0.0, 0.0]);
         let q1 = j.integrate(q.rows(0, 3), v.rows(0, 3), 0.1);
-        assert_relative_eq!(q1[0], 0.0, epsilon = 1e-15);
-        assert_relative_eq!(q1[1], 0.1, epsilon = 1e-15);
+        assert_relative_eq!(q1[0], 0.1, epsilon = 1e-15);
     }
 }

@@ -17,6 +17,8 @@ pub struct MultibodyData<T: Scalar> {
     pub Xup: Vec<Matrix6<T>>,
     /// Motion subspace columns of each body's joint, body coordinates.
     pub S: Vec<Vec<Vector6<T>>>,
+    /// Joint bias accelerations `c_J = Ṡ v` (body coordinates).
+    pub c_J: Vec<Vector6<T>>,
     /// Spatial velocity `(ω_B; v_B)` of each body in body coordinates (rad/s, m/s).
     pub V: Vec<Vector6<T>>,
     /// Body Jacobians `V_B = J_B v` (6 × nv each), body coordinates.
@@ -30,7 +32,8 @@ impl<T: Scalar> MultibodyData<T> {
         MultibodyData {
             X_WB: vec![Pose::identity(); nb],
             Xup: vec![Matrix6::identity(); nb],
-            S: model.joints.iter().map(|j| j.kind.motion_subspace()).collect(),
+            S: model.joints.iter().map(|j| vec![Vector6::zeros(); j.kind.nv()]).collect(),
+            c_J: vec![Vector6::zeros(); nb],
             V: vec![Vector6::zeros(); nb],
             J_B: vec![DMatrix::zeros(6, model.nv()); nb],
         }
@@ -49,10 +52,12 @@ pub fn forward_kinematics<T: Scalar>(
         let X_JM = joint.kind.transform(q.rows(joint.q_start, nq));
         let X_PB = joint.X_PJ.compose(&X_JM);
         data.Xup[i] = X_PB.motion_to_child();
+        data.S[i] = joint.kind.motion_subspace(&X_JM);
         let mut V = Vector6::zeros();
         for (k, s) in data.S[i].iter().enumerate() {
             V += s * v[joint.v_start + k];
         }
+        data.c_J[i] = joint.kind.bias_acceleration(&V);
         match joint.parent {
             None => {
                 data.X_WB[i] = X_PB;

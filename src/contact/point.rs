@@ -1,0 +1,68 @@
+//! Contact points: frame, Jacobian and parameters of one contact (DESIGN step 2).
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix3, Matrix3xX, Vector3};
+
+use crate::contact::ContactParams;
+use crate::geometry::ActiveFeature;
+use crate::multibody::model::BodyId;
+use crate::scalar::Scalar;
+
+/// One contact of a step: where it is, how it moves with `v`, and its parameters.
+///
+/// The contact frame C has its z-axis along the normal `n̂` (from A to B); the contact
+/// velocity `v_c = J v + b` is the velocity of B relative to A at the contact point, expressed
+/// in C, so `v_n > 0` when the bodies separate. Impulses γ in C act on B (−γ on A).
+#[derive(Clone, Debug)]
+pub struct ContactPoint<T: Scalar> {
+    /// Geometry index of A.
+    pub geometry_a: usize,
+    /// Geometry index of B.
+    pub geometry_b: usize,
+    /// Body of A.
+    pub body_a: BodyId,
+    /// Body of B.
+    pub body_b: BodyId,
+    /// Contact point, world frame (m): midway between the witness points.
+    pub p_WC: Vector3<T>,
+    /// Orientation `R_WC` of the contact frame (columns t̂1, t̂2, n̂).
+    pub R_WC: Matrix3<T>,
+    /// Signed distance at the start of the step φ0 (m); the penetration is `x0 = −φ0`.
+    pub phi0: T,
+    /// Contact Jacobian `J_i` (3 × nv).
+    pub J: Matrix3xX<T>,
+    /// Velocity bias `b_i` (m/s, frame C) from prescribed motion at the end of the step.
+    pub b: Vector3<T>,
+    /// Normal velocity at the start of the step `v_n0` (m/s), for the Lagged model.
+    pub v_n0: T,
+    /// Combined pair parameters.
+    pub params: ContactParams<T>,
+    /// The active feature pair found by the geometric query.
+    pub feature: ActiveFeature,
+}
+
+/// A right-handed orthonormal frame `[t̂1, t̂2, n̂]` with z along the unit normal `n̂`:
+/// `t̂1` is the world x-axis (or y-axis when n̂ is nearly along x) made orthogonal to n̂, so a
+/// ground contact with n̂ = +z gets the world axes.
+pub fn contact_frame<T: Scalar>(nhat: &Vector3<T>) -> Matrix3<T> {
+    let e = if nhat.x.re().abs() < 0.9 { Vector3::x() } else { Vector3::y() };
+    let t1 = (e - nhat * nhat.dot(&e)).normalize();
+    let t2 = nhat.cross(&t1);
+    Matrix3::from_columns(&[t1, t2, *nhat])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_is_orthonormal_and_right_handed() {
+        for n in [Vector3::<f64>::z(), Vector3::new(0.99, 0.1, 0.0).normalize(), Vector3::new(-0.3, 0.5, -0.8).normalize()] {
+            let R = contact_frame(&n);
+            assert!((R.transpose() * R - Matrix3::identity()).norm() < 1e-14);
+            assert!((R.determinant() - 1.0).abs() < 1e-14);
+            assert!((R.column(2) - n).norm() < 1e-15);
+        }
+        assert!((contact_frame(&Vector3::<f64>::z()) - Matrix3::identity()).norm() < 1e-15);
+    }
+}

@@ -1,0 +1,165 @@
+//! serde structures of a problem file (see `problems/README.md`).
+
+use serde::Deserialize;
+
+/// A whole problem file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProblemFile {
+    /// One-line description shown by `stiction list`.
+    #[serde(default)]
+    pub description: String,
+    /// Time stepping.
+    pub simulation: SimulationSpec,
+    /// Newton solver settings.
+    #[serde(default)]
+    pub solver: SolverSpec,
+    /// Default contact parameters for pairs whose geometries give none.
+    #[serde(default)]
+    pub contact: ContactSpec,
+    /// Bodies.
+    #[serde(default, rename = "body")]
+    pub bodies: Vec<BodySpec>,
+    /// Geometries.
+    #[serde(default, rename = "geometry")]
+    pub geometries: Vec<GeometrySpec>,
+}
+
+/// `[simulation]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Time step δt (s).
+    pub dt: f64,
+    /// Duration (s).
+    pub duration: f64,
+    /// `lagged` (default), `regularized-lagged`, `similar` or `sap`.
+    #[serde(default)]
+    pub approximation: Option<String>,
+    /// Contact margin (m), default 0.01.
+    #[serde(default)]
+    pub margin: Option<f64>,
+    /// Gravity (m/s²), default [0, 0, −9.81].
+    #[serde(default)]
+    pub gravity: Option<[f64; 3]>,
+}
+
+/// `[solver]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSpec {
+    /// Relative tolerance ε_r (default 1e-5).
+    pub relative_tolerance: Option<f64>,
+    /// Newton iteration limit (default 100).
+    pub max_iterations: Option<usize>,
+}
+
+/// Contact parameters; every field optional.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSpec {
+    /// μ.
+    pub friction: Option<f64>,
+    /// k (N/m).
+    pub stiffness: Option<f64>,
+    /// d (s/m).
+    pub dissipation: Option<f64>,
+    /// τ_d (s).
+    pub relaxation_time: Option<f64>,
+    /// v_s (m/s).
+    pub stiction_tolerance: Option<f64>,
+    /// σ.
+    pub sigma: Option<f64>,
+}
+
+/// Prescribed motion of a body.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum MotionSpec {
+    /// Constant velocity (m/s, world).
+    ConstantVelocity {
+        /// Velocity.
+        velocity: [f64; 3],
+    },
+    /// `amplitude · sin(2π frequency t + phase) · direction`.
+    Sinusoid {
+        /// Direction (normalized on load).
+        direction: [f64; 3],
+        /// Amplitude (m).
+        amplitude: f64,
+        /// Frequency (Hz).
+        frequency: f64,
+        /// Phase (rad).
+        #[serde(default)]
+        phase: f64,
+    },
+}
+
+/// `[[body]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Unique name.
+    pub name: String,
+    /// Mass (kg); required unless `prescribed`.
+    pub mass: Option<f64>,
+    /// Principal moments about the centre of mass (kg·m²); default: the solid inertia of the
+    /// body's first geometry.
+    pub inertia: Option<[f64; 3]>,
+    /// Centre of mass in the body frame (m), default origin.
+    pub com: Option<[f64; 3]>,
+    /// `free` (default), `planar`, `revolute`, `prismatic` or `fixed`.
+    pub joint: Option<String>,
+    /// Parent body name (default `world`).
+    pub parent: Option<String>,
+    /// Joint axis (revolute, prismatic), joint frame.
+    pub axis: Option<[f64; 3]>,
+    /// Joint frame position in the parent frame (m).
+    pub origin: Option<[f64; 3]>,
+    /// Joint frame orientation in the parent frame, roll-pitch-yaw (degrees).
+    pub origin_rpy_deg: Option<[f64; 3]>,
+    /// Joint damping per velocity.
+    pub damping: Option<Vec<f64>>,
+    /// Free / prescribed: initial position (m).
+    pub position: Option<[f64; 3]>,
+    /// Free / prescribed: initial orientation as a quaternion `[w, x, y, z]`.
+    pub quaternion: Option<[f64; 4]>,
+    /// Free / prescribed: initial orientation as roll-pitch-yaw (degrees).
+    pub rpy_deg: Option<[f64; 3]>,
+    /// Free: initial velocity of the body origin (m/s, parent frame).
+    pub velocity: Option<[f64; 3]>,
+    /// Free: initial angular velocity (rad/s, parent frame).
+    pub angular_velocity: Option<[f64; 3]>,
+    /// Other joints: initial coordinates.
+    pub q0: Option<Vec<f64>>,
+    /// Other joints: initial velocities.
+    pub v0: Option<Vec<f64>>,
+    /// Prescribed motion: the body is kinematic.
+    pub prescribed: Option<MotionSpec>,
+}
+
+/// `[[geometry]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometrySpec {
+    /// Unique name.
+    pub name: String,
+    /// Body name (default `world`).
+    pub body: Option<String>,
+    /// `sphere`, `box`, `capsule`, `cylinder`, `half-space`, `convex-mesh`.
+    pub shape: String,
+    /// Sphere, capsule, cylinder radius (m).
+    pub radius: Option<f64>,
+    /// Box side lengths (m).
+    pub size: Option<[f64; 3]>,
+    /// Capsule core length / cylinder length (m).
+    pub length: Option<f64>,
+    /// Convex mesh vertices (m).
+    pub vertices: Option<Vec<[f64; 3]>>,
+    /// Position in the body frame (m).
+    pub position: Option<[f64; 3]>,
+    /// Orientation in the body frame, roll-pitch-yaw (degrees).
+    pub rpy_deg: Option<[f64; 3]>,
+    /// Contact parameters of this geometry.
+    pub contact: Option<ContactSpec>,
+}

@@ -1,0 +1,355 @@
+//! The time step (ICF eqs. (1)-(4); DESIGN "The step"):
+//!
+//! 1. free motion `A (v* − v0) = δt k(q0, v0, u)`, `A = M(q0) + δt D`;
+//! 2. one geometric query at `q0`: every pair with `φ0 < δ_margin` becomes a contact with frame
+//!    C, `x0 = −φ0` and Jacobian `J_i` (`v_c,i = J_i v + b_i`);
+//! 3. the convex solve `v = argmin ½‖v − v*‖²_A + Σ ℓ_i(J_i v + b_i)`;
+//! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
+
+use crate::contact::{contact_frame, Approximation, ContactParams, ContactPoint, ContactPool, Lagged, Sap, Similar};
+use crate::error::{Error, Result};
+use crate::geometry::query::{find_contacts, CollisionScene};
+use crate::geometry::Geometry;
+use crate::math::Pose;
+use crate::multibody::kinematics::{point_jacobian, MultibodyData};
+use crate::multibody::model::{BodyId, MultibodyModel};
+use crate::multibody::{free_motion_velocity, integrate_positions};
+use crate::scalar::{lit, Scalar};
+use crate::solver::{self, ConvexProblem, SolverParams, SolverStats};
+
+/// Default contact margin δ_margin (m): pairs closer than this become (speculative) contacts.
+pub const DEFAULT_MARGIN: f64 = 0.01;
+
+/// Settings of the time stepper.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepSettings {
+    /// Time step δt (s).
+    pub dt: f64,
+    /// Contact approximation (default Lagged).
+    pub approximation: Approximation,
+    /// Contact margin δ_margin (m), default [`DEFAULT_MARGIN`].
+    pub margin: f64,
+    /// Newton solver parameters.
+    pub solver: SolverParams,
+    /// Contact parameters of pairs whose geometries have none of their own.
+    pub contact: ContactParams<f64>,
+}
+
+impl Default for StepSettings {
+    fn default() -> Self {
+        StepSettings {
+            dt: 1e-3,
+            approximation: Approximation::Lagged,
+            margin: DEFAULT_MARGIN,
+            solver: SolverParams::default(),
+            contact: ContactParams::default(),
+        }
+    }
+}
+
+impl StepSettings {
+    /// Checks δt > 0, margin ≥ 0 (both finite) and the default contact parameters.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`].
+    pub fn validate(&self) -> Result<()> {
+        if !(self.dt > 0.0 && self.dt.is_finite()) {
+            return Err(Error::invalid("dt", self.dt, "time step must be positive and finite (s)"));
+        }
+        if !(self.margin >= 0.0 && self.margin.is_finite()) {
+            return Err(Error::invalid("margin", self.margin, "margin must be ≥ 0 and finite (m)"));
+        }
+        self.contact.validate()
+    }
+}
+
+/// The state of the system at time `t`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// Time (s).
+    pub t: f64,
+    /// Generalized positions (nq).
+    pub q: DVector<f64>,
+    /// Generalized velocities (nv).
+    pub v: DVector<f64>,
+}
+
+/// What one contact did during a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactResult {
+    /// Body A.
+    pub body_a: BodyId,
+    /// Body B (forces are on B).
+    pub body_b: BodyId,
+    /// Geometry indices (A, B).
+    pub geometries: (usize, usize),
+    /// Contact point, world frame (m).
+    pub point: Vector3<f64>,
+    /// Normal from A to B, world frame.
+    pub normal: Vector3<f64>,
+    /// Impulse γ in the contact frame (N·s, on B).
+    pub impulse: Vector3<f64>,
+    /// Force on B, world frame (N): `R_WC γ / δt`.
+    pub force: Vector3<f64>,
+    /// Normal force `γ_n/δt` (N).
+    pub normal_force: f64,
+    /// Tangential force magnitude `‖γ_t‖/δt` (N).
+    pub tangential_force: f64,
+    /// Slip speed `‖v_t‖` at the end of the step (m/s).
+    pub slip: f64,
+    /// Normal velocity `v_n` at the end of the step (m/s, > 0 separating).
+    pub normal_velocity: f64,
+    /// Penetration at the end of the step `x0 − δt v_n` (m, > 0 overlapping).
+    pub penetration: f64,
+}
+
+/// Report of one step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// Solver statistics.
+    pub stats: SolverStats,
+    /// Per-contact results.
+    pub contacts: Vec<ContactResult>,
+}
+
+/// The assembled convex problem of a step with its contacts, before solving.
+#[derive(Clone, Debug)]
+pub struct StepProblem<T: Scalar> {
+    /// The convex problem.
+    pub problem: ConvexProblem<T>,
+    /// The contacts, in the order of the problem's pool.
+    pub contacts: Vec<ContactPoint<T>>,
+}
+
+/// A scene ready to step: the model, its collision geometry and the step settings.
+pub struct Simulator {
+    /// The multibody model.
+    pub model: MultibodyModel<f64>,
+    /// Step settings.
+    pub settings: StepSettings,
+    collision: CollisionScene,
+    data: MultibodyData<f64>,
+}
+
+impl Simulator {
+    /// A simulator for `model` with `geometries`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for invalid settings, shapes or contact parameters, or a
+    /// geometry attached to a body index that does not exist.
+    pub fn new(model: MultibodyModel<f64>, geometries: Vec<Geometry>, settings: StepSettings) -> Result<Self> {
+        settings.validate()?;
+        for g in &geometries {
+            let exists = match g.body {
+                BodyId::World => true,
+                BodyId::Body(i) => i < model.bodies.len(),
+                BodyId::Prescribed(i) => i < model.prescribed.len(),
+            };
+            if !exists {
+                return Err(Error::invalid(&format!("geometry `{}` body", g.name), format!("{:?}", g.body), "no such body"));
+            }
+            if let Some(c) = &g.contact {
+                c.validate().map_err(|e| Error::invalid(&format!("geometry `{}` contact", g.name), "", &e.to_string()))?;
+            }
+        }
+        let data = MultibodyData::new(&model);
+        Ok(Simulator {
+            model,
+            settings,
+            collision: CollisionScene::new(geometries)?,
+            data,
+        })
+    }
+
+    /// The geometries.
+    pub fn geometries(&self) -> &[Geometry] {
+        self.collision.geometries()
+    }
+
+    /// Assembles the convex problem of the step from `state` with actuation `u` (nu):
+    /// free motion, one geometric query, contact points and potentials (steps 1-2).
+    ///
+    /// # Errors
+    /// Size mismatches, non-finite states, an unsupported geometry pair.
+    pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
+        if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
+            return Err(Error::invalid("state", "non-finite", "positions, velocities and time must be finite"));
+        }
+        let dt = self.settings.dt;
+        let (v_star, A) = free_motion_velocity(&self.model, &mut self.data, &state.q, &state.v, u, dt)?;
+        let X_WG = geometry_poses(&self.model, &self.data, self.collision.geometries(), state.t);
+        let found = find_contacts(&self.collision, &X_WG, self.settings.margin)?;
+        let geometries = self.collision.geometries();
+        let mut contacts = Vec::with_capacity(found.len());
+        for c in &found {
+            let (ga, gb) = (&geometries[c.geometry_a], &geometries[c.geometry_b]);
+            let p_WC = (c.p_WPa + c.p_WPb) * 0.5;
+            let R_WC = contact_frame(&c.nhat_W);
+            let J_W = body_point_jacobian(&self.data, gb.body, &p_WC, self.model.nv()) - body_point_jacobian(&self.data, ga.body, &p_WC, self.model.nv());
+            let J = Matrix3xX::from_column_slice(&(R_WC.transpose() * J_W).as_slice().to_vec());
+            let rel = |t: f64| prescribed_point_velocity(&self.model, gb.body, &p_WC, t) - prescribed_point_velocity(&self.model, ga.body, &p_WC, t);
+            let b = R_WC.transpose() * rel(state.t + dt);
+            let v_n0 = (&J * &state.v + R_WC.transpose() * rel(state.t)).z;
+            contacts.push(ContactPoint {
+                geometry_a: c.geometry_a,
+                geometry_b: c.geometry_b,
+                body_a: ga.body,
+                body_b: gb.body,
+                p_WC,
+                R_WC,
+                phi0: c.phi,
+                J,
+                b,
+                v_n0,
+                params: match (&ga.contact, &gb.contact) {
+                    (Some(a), Some(b)) => ContactParams::combine(a, b),
+                    (Some(p), None) | (None, Some(p)) => *p,
+                    (None, None) => self.settings.contact,
+                },
+                feature: c.feature,
+            });
+        }
+        let pool = make_pool(self.settings.approximation, &contacts, &A, lit(dt))?;
+        Ok(StepProblem {
+            problem: ConvexProblem {
+                A,
+                v_star,
+                J: contacts.iter().map(|c| c.J.clone()).collect(),
+                b: contacts.iter().map(|c| c.b).collect(),
+                contacts: pool,
+            },
+            contacts,
+        })
+    }
+
+    /// Advances `state` by one step with actuation `u` (nu).
+    ///
+    /// # Errors
+    /// Everything [`Simulator::assemble`] and [`solver::solve`] can return; the state is not
+    /// advanced on error.
+    pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
+        let dt = self.settings.dt;
+        let StepProblem { problem, contacts } = self.assemble(state, u)?;
+        let solution = solver::solve(&problem, &state.v, &self.settings.solver)?;
+        let q = integrate_positions(&self.model, &state.q, &solution.v, dt);
+        if !q.iter().all(|x| x.is_finite()) {
+            return Err(Error::NonFinite {
+                stage: "position update".into(),
+                stats: solution.stats,
+            });
+        }
+        let results = contacts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let (gamma, v_c) = (solution.gamma[i], solution.v_c[i]);
+                ContactResult {
+                    body_a: c.body_a,
+                    body_b: c.body_b,
+                    geometries: (c.geometry_a, c.geometry_b),
+                    point: c.p_WC,
+                    normal: c.R_WC.column(2).into_owned(),
+                    impulse: gamma,
+                    force: c.R_WC * gamma / dt,
+                    normal_force: gamma.z / dt,
+                    tangential_force: gamma.xy().norm() / dt,
+                    slip: v_c.xy().norm(),
+                    normal_velocity: v_c.z,
+                    penetration: -c.phi0 - dt * v_c.z,
+                }
+            })
+            .collect();
+        let next = State {
+            t: state.t + dt,
+            q,
+            v: solution.v,
+        };
+        Ok((
+            next,
+            StepReport {
+                stats: solution.stats,
+                contacts: results,
+            },
+        ))
+    }
+}
+
+/// World poses `X_WG` of all geometries at time `t` (bodies from `data`, prescribed bodies
+/// from their motion).
+pub fn geometry_poses(model: &MultibodyModel<f64>, data: &MultibodyData<f64>, geometries: &[Geometry], t: f64) -> Vec<Pose<f64>> {
+    geometries
+        .iter()
+        .map(|g| {
+            let X_WB = match g.body {
+                BodyId::World => Pose::identity(),
+                BodyId::Body(i) => data.X_WB[i],
+                BodyId::Prescribed(i) => model.prescribed[i].pose(t),
+            };
+            X_WB.compose(&g.X_BG)
+        })
+        .collect()
+}
+
+/// Point Jacobian (3 × nv, world) of `body` at `p_W`; zero for the world and prescribed bodies.
+fn body_point_jacobian<T: Scalar>(data: &MultibodyData<T>, body: BodyId, p_W: &Vector3<T>, nv: usize) -> DMatrix<T> {
+    match body {
+        BodyId::Body(i) => {
+            let J = point_jacobian(data, i, p_W);
+            DMatrix::from_column_slice(3, nv, J.as_slice())
+        }
+        _ => DMatrix::zeros(3, nv),
+    }
+}
+
+/// Velocity (m/s, world) at `p_W` of a prescribed body at time `t`; zero for other bodies.
+fn prescribed_point_velocity(model: &MultibodyModel<f64>, body: BodyId, p_W: &Vector3<f64>, t: f64) -> Vector3<f64> {
+    match body {
+        BodyId::Prescribed(i) => {
+            let (w, v) = model.prescribed[i].velocity(t);
+            v + w.cross(&(p_W - model.prescribed[i].pose(t).p))
+        }
+        _ => Vector3::zeros(),
+    }
+}
+
+/// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
+/// block-diagonal over trees, so this is the per-tree estimate.
+pub fn delassus_estimates<T: Scalar>(A: &DMatrix<T>, J: &[&Matrix3xX<T>]) -> Result<Vec<T>> {
+    let chol = A.clone().cholesky().ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    Ok(J
+        .iter()
+        .map(|Ji| {
+            let AinvJt = chol.solve(&Ji.transpose());
+            let W = *Ji * AinvJt;
+            W.norm() / lit::<T>(3.0)
+        })
+        .collect())
+}
+
+/// Builds the potentials of `contacts` for the chosen approximation (ICF Sec. VI).
+///
+/// # Errors
+/// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
+pub fn make_pool<T: Scalar>(approximation: Approximation, contacts: &[ContactPoint<T>], A: &DMatrix<T>, dt: T) -> Result<ContactPool<T>> {
+    let needs_w = matches!(approximation, Approximation::Sap | Approximation::RegularizedLagged);
+    let w = if needs_w {
+        delassus_estimates(A, &contacts.iter().map(|c| &c.J).collect::<Vec<_>>())?
+    } else {
+        vec![T::zero(); contacts.len()]
+    };
+    Ok(match approximation {
+        Approximation::Lagged => ContactPool::Lagged(contacts.iter().map(|c| Lagged::new(&c.params, -c.phi0, c.v_n0, dt)).collect()),
+        Approximation::RegularizedLagged => ContactPool::Lagged(
+            contacts
+                .iter()
+                .zip(&w)
+                .map(|(c, &w)| Lagged::regularized(&c.params, -c.phi0, c.v_n0, dt, w))
+                .collect(),
+        ),
+        Approximation::Similar => ContactPool::Similar(contacts.iter().map(|c| Similar::new(&c.params, -c.phi0, dt)).collect()),
+        Approximation::Sap => ContactPool::Sap(contacts.iter().zip(&w).map(|(c, &w)| Sap::new(&c.params, -c.phi0, dt, w)).collect()),
+    })
+}
