@@ -7,7 +7,7 @@ fn main() {
     if let Some(d) = args.get(3) { p.simulator.settings.dt = d.parse().unwrap(); }
     let t0 = std::time::Instant::now();
     let rec = run(&mut p.simulator, &p.initial_state, p.duration, |_, _| {}).unwrap();
-    let every = (rec.reports.len() / 40).max(1);
+    let every = std::env::var("EVERY").ok().and_then(|s| s.parse().ok()).unwrap_or((rec.reports.len() / 40).max(1));
     for (k, r) in rec.reports.iter().enumerate() {
         if k % every == 0 || k < 3 {
             let s = &rec.states[k+1];

@@ -217,6 +217,7 @@ impl Simulator {
             problem: ConvexProblem {
                 A,
                 v_star,
+                v0: state.v.clone(),
                 J: contacts.iter().map(|c| c.J.clone()).collect(),
                 b: contacts.iter().map(|c| c.b).collect(),
                 contacts: pool,

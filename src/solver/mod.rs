@@ -6,7 +6,10 @@
 //! Newton iterations solve `H Δv = −∇ℓ`, `H = A + Σ J_iᵀ G_i J_i`, then an exact line search
 //! on the convex `α ↦ ℓ(v + αΔv)` (safeguarded Newton-Raphson with bracketing and
 //! bisection). Convergence follows SAP: with `D = diag(A)^{-1/2}`, stop when
-//! `‖D ∇ℓ‖ ≤ ε_a + ε_r max(‖D A v‖, ‖D Jᵀγ‖)`, or when the cost stops decreasing at round-off.
+//! `‖D ∇ℓ‖ ≤ ε_a + ε_r max(‖D p‖, ‖D Jᵀγ‖)`, or when the cost stops decreasing at round-off.
+//! SAP takes the momentum `p = A v`; we take the momentum change of the step
+//! `p = A (v − v0)`, so the tolerance does not loosen with a body's speed (a rod sliding at
+//! 10 m/s would otherwise skip gravity's `m g δt` at small δt) and is Galilean invariant.
 //! Failure to converge, a non-finite value or an indefinite Hessian is an error carrying the
 //! statistics.
 //!

@@ -42,8 +42,9 @@ pub fn solve(problem: &ConvexProblem<f64>, v_guess: &DVector<f64>, params: &Solv
     let mut previous_cost = f64::INFINITY;
     loop {
         // Gradient ∇ℓ = A(v − v*) − Jᵀγ and Hessian H = A + Σ J_iᵀ G_i J_i.
-        let p = &problem.A * &v;
-        let mut grad = &p - &problem.A * &problem.v_star;
+        let Av = &problem.A * &v;
+        let mut grad = &Av - &problem.A * &problem.v_star;
+        let p = &Av - &problem.A * &problem.v0;
         let mut jc = DVector::zeros(problem.nv());
         let mut H: DMatrix<f64> = problem.A.clone();
         let mut cost = 0.5 * (&v - &problem.v_star).dot(&(&grad));
@@ -117,6 +118,7 @@ mod tests {
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3) * m,
             v_star: DVector::from_vec(vec![0.0, 0.0, -g * dt]),
+            v0: DVector::zeros(3),
             J: vec![Matrix3xX::identity(3)],
             b: vec![Vector3::zeros()],
             contacts: ContactPool::Lagged(vec![Lagged::new(&p, x0, 0.0, dt)]),
@@ -134,6 +136,7 @@ mod tests {
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3),
             v_star: DVector::from_vec(vec![1.0, 0.0, -3.0]),
+            v0: DVector::zeros(3),
             J: vec![Matrix3xX::identity(3)],
             b: vec![Vector3::zeros()],
             contacts: ContactPool::Lagged(vec![Lagged::new(&p, 1e-3, -1.0, 1e-3)]),

@@ -13,6 +13,9 @@ pub struct ConvexProblem<T: Scalar> {
     pub A: DMatrix<T>,
     /// Free-motion velocities v* (nv).
     pub v_star: DVector<T>,
+    /// Velocities at the start of the step v0 (nv): the convergence criterion measures
+    /// momentum relative to them.
+    pub v0: DVector<T>,
     /// Contact Jacobians `J_i` (3 × nv each, contact frame rows t1, t2, n).
     pub J: Vec<Matrix3xX<T>>,
     /// Contact velocity biases `b_i` (m/s, contact frame), from prescribed motion.

@@ -1,0 +1,277 @@
+//! CSV tables of a rollout, written into an output folder.
+//!
+//! All tables are comma separated with one header row and no spaces. Numbers are written at
+//! full precision: the shortest text that reads back to the same `f64`, in plain decimal for
+//! `10⁻⁴ ≤ |x| < 10¹⁵` and zero, in scientific notation (`1.5e-7`) otherwise. Units are SI,
+//! vectors are in the world frame W.
+//!
+//! - [`TRAJECTORY`] (`trajectory.csv`): one row per recorded state (steps + 1, from t = 0):
+//!   `t` (s), then for every body (tree bodies, then prescribed bodies, see
+//!   [`body_names`]) the 13 columns `BODY.px BODY.py BODY.pz` (position of the body origin, m),
+//!   `BODY.qw BODY.qx BODY.qy BODY.qz` (orientation `R_WB`, sign-continuous),
+//!   `BODY.vx BODY.vy BODY.vz` (velocity of the body origin, m/s),
+//!   `BODY.wx BODY.wy BODY.wz` (angular velocity, rad/s).
+//! - [`CONTACTS`] (`contacts.csv`): one row per contact per step,
+//!   `t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,slip,penetration`: time at the end of the step
+//!   (s), the two bodies by name, contact point (m), unit normal from A to B, normal force and
+//!   tangential force magnitude on B (N), slip speed `‖v_t‖` (m/s) and penetration at the end
+//!   of the step (m, > 0 overlapping).
+//! - [`STATS`] (`stats.csv`): one row per step, `t,iterations,ls_iterations,contacts,residual`:
+//!   time at the end of the step (s), Newton iterations, line-search iterations summed over
+//!   them, number of contacts and the final scaled gradient norm `‖D ∇ℓ‖`.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::report::{body_names, body_states};
+use crate::simulate::Recording;
+use crate::step::Simulator;
+
+/// File name of the trajectory table.
+pub const TRAJECTORY: &str = "trajectory.csv";
+/// File name of the contact table.
+pub const CONTACTS: &str = "contacts.csv";
+/// File name of the solver statistics table.
+pub const STATS: &str = "stats.csv";
+
+/// Header of [`CONTACTS`].
+pub const CONTACTS_HEADER: &str = "t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,slip,penetration";
+/// Header of [`STATS`].
+pub const STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual";
+
+/// Suffixes of the 13 per-body columns of [`TRAJECTORY`], in order.
+pub const BODY_COLUMNS: [&str; 13] = [
+    "px", "py", "pz", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
+];
+
+/// Writes [`TRAJECTORY`], [`CONTACTS`] and [`STATS`] into the existing folder `dir`,
+/// replacing files of the same names; returns their paths in that order.
+///
+/// # Errors
+/// [`Error::Io`] naming the file that could not be created or written.
+pub fn write_tables(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<[PathBuf; 3]> {
+    Ok([
+        write_trajectory(recording, sim, dir)?,
+        write_contacts(recording, sim, dir)?,
+        write_stats(recording, dir)?,
+    ])
+}
+
+/// Writes `dir/trajectory.csv` (format in the module docs) and returns its path.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_trajectory(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<PathBuf> {
+    let names = body_names(&sim.model);
+    let rows = body_states(recording, &sim.model);
+    write_file(dir, TRAJECTORY, |w| {
+        write!(w, "t")?;
+        for name in &names {
+            for column in BODY_COLUMNS {
+                write!(w, ",{name}.{column}")?;
+            }
+        }
+        writeln!(w)?;
+        for (state, bodies) in recording.states.iter().zip(&rows) {
+            write!(w, "{}", Num(state.t))?;
+            for b in bodies {
+                let q = b.q_WB.quaternion();
+                let values = [b.p_WB.as_slice(), &[q.w, q.i, q.j, q.k], b.v_WB.as_slice(), b.w_WB.as_slice()];
+                for x in values.concat() {
+                    write!(w, ",{}", Num(x))?;
+                }
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes `dir/contacts.csv` (format in the module docs) and returns its path.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_contacts(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<PathBuf> {
+    write_file(dir, CONTACTS, |w| {
+        writeln!(w, "{CONTACTS_HEADER}")?;
+        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+            for c in &report.contacts {
+                write!(w, "{},{},{}", Num(end.t), sim.model.name_of(c.body_a), sim.model.name_of(c.body_b))?;
+                let values = [c.point.as_slice(), c.normal.as_slice(), &[c.normal_force, c.tangential_force, c.slip, c.penetration]];
+                for x in values.concat() {
+                    write!(w, ",{}", Num(x))?;
+                }
+                writeln!(w)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes `dir/stats.csv` (format in the module docs) and returns its path.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_stats(recording: &Recording, dir: &Path) -> Result<PathBuf> {
+    write_file(dir, STATS, |w| {
+        writeln!(w, "{STATS_HEADER}")?;
+        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+            let s = &report.stats;
+            writeln!(
+                w,
+                "{},{},{},{},{}",
+                Num(end.t),
+                s.iterations,
+                s.line_search_iterations,
+                s.contacts,
+                Num(s.residual)
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// Creates `dir/name`, lets `body` fill it through a buffer and flushes it.
+fn write_file(dir: &Path, name: &str, body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<PathBuf> {
+    let path = dir.join(name);
+    let io_error = |source| Error::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut w = BufWriter::new(File::create(&path).map_err(io_error)?);
+    body(&mut w).and_then(|()| w.flush()).map_err(io_error)?;
+    Ok(path)
+}
+
+/// An `f64` printed at full precision (shortest round-trip text), plain or scientific.
+struct Num(f64);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || (1e-4..1e15).contains(&a) || !a.is_finite() {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::parse_problem;
+    use crate::simulate::run;
+
+    /// A 1 kg box resting on a belt that moves at 0.1 m/s: one tree body, one prescribed body,
+    /// four corner contacts per step.
+    const BOX_ON_BELT: &str = r#"
+        description = "box on a moving belt"
+        [simulation]
+        dt = 1e-3
+        duration = 0.005
+        [contact]
+        friction = 0.5
+        stiffness = 1e7
+        [[body]]
+        name = "belt"
+        prescribed = { type = "constant-velocity", velocity = [0.1, 0.0, 0.0] }
+        [[body]]
+        name = "box"
+        mass = 1.0
+        position = [0.0, 0.0, 0.025]
+        [[geometry]]
+        name = "box"
+        body = "box"
+        shape = "box"
+        size = [0.05, 0.05, 0.05]
+        [[geometry]]
+        name = "belt"
+        body = "belt"
+        shape = "half-space"
+    "#;
+
+    /// A fresh, empty folder under the system temp dir, unique per test and process.
+    fn temp_folder(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stiction-report-{}-{test}", std::process::id()));
+        // A leftover from an aborted run of the same process id is stale.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn read_lines(path: &Path) -> Vec<String> {
+        std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn tables_have_exact_headers_and_one_row_per_record() {
+        let mut problem = parse_problem(BOX_ON_BELT, Path::new("box-on-belt.toml")).unwrap();
+        let rec = run(&mut problem.simulator, &problem.initial_state, problem.duration, |_, _| {}).unwrap();
+        let steps = rec.reports.len();
+        assert_eq!(steps, 5);
+        let dir = temp_folder("tables");
+        let [trajectory, contacts, stats] = write_tables(&rec, &problem.simulator, &dir).unwrap();
+
+        let lines = read_lines(&trajectory);
+        let expected_header = "t,\
+            box.px,box.py,box.pz,box.qw,box.qx,box.qy,box.qz,box.vx,box.vy,box.vz,box.wx,box.wy,box.wz,\
+            belt.px,belt.py,belt.pz,belt.qw,belt.qx,belt.qy,belt.qz,belt.vx,belt.vy,belt.vz,belt.wx,belt.wy,belt.wz";
+        assert_eq!(lines[0], expected_header);
+        assert_eq!(lines.len(), 1 + steps + 1);
+        assert!(lines.iter().all(|l| l.split(',').count() == 1 + 2 * 13));
+        // Row 0 is the initial state: box at rest at z = 0.025 with the identity orientation;
+        // the belt at its initial pose moving at 0.1 m/s.
+        let row0: Vec<f64> = lines[1].split(',').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(row0[..8], [0.0, 0.0, 0.0, 0.025, 1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(row0[14 + 7], 0.1);
+        // The last row's time reads back exactly as the recorded f64.
+        let last: f64 = lines[steps + 1].split(',').next().unwrap().parse().unwrap();
+        assert_eq!(last, rec.states[steps].t);
+
+        let lines = read_lines(&contacts);
+        assert_eq!(lines[0], CONTACTS_HEADER);
+        let num_contacts: usize = rec.reports.iter().map(|r| r.contacts.len()).sum();
+        assert_eq!(num_contacts, 4 * steps, "four corners per step");
+        assert_eq!(lines.len(), 1 + num_contacts);
+        assert!(lines[1..].iter().all(|l| l.split(',').count() == 13));
+        assert!(lines[1].starts_with(&format!("{},belt,box,", Num(rec.states[1].t))));
+
+        let lines = read_lines(&stats);
+        assert_eq!(lines[0], STATS_HEADER);
+        assert_eq!(lines.len(), 1 + steps);
+        assert!(lines[1..].iter().all(|l| l.split(',').nth(3) == Some("4")));
+
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn missing_folder_is_an_io_error_naming_the_file() {
+        let problem = parse_problem(BOX_ON_BELT, Path::new("box-on-belt.toml")).unwrap();
+        let rec = Recording {
+            states: vec![problem.initial_state.clone()],
+            reports: vec![],
+        };
+        let base = temp_folder("missing");
+        let dir = base.join("does-not-exist");
+        match write_trajectory(&rec, &problem.simulator, &dir) {
+            Err(Error::Io { path, .. }) => assert_eq!(path, dir.join(TRAJECTORY)),
+            other => panic!("expected an I/O error, got {other:?}"),
+        }
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn numbers_round_trip() {
+        for x in [0.0, -0.0, 0.1, 0.30000000000000004, 1e-4, 9.99e-5, 1.5e-12, -2.5e20, 1e15, 123456.789] {
+            let text = Num(x).to_string();
+            assert_eq!(text.parse::<f64>().unwrap(), x, "{text}");
+            assert!(!text.contains(' '));
+        }
+        assert_eq!(Num(1.5e-7).to_string(), "1.5e-7");
+        assert_eq!(Num(0.002).to_string(), "0.002");
+    }
+}

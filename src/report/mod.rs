@@ -1,0 +1,92 @@
+//! Reports of a rollout: world-frame body states, CSV tables and figures.
+//!
+//! A [`Recording`] holds generalized states `(q, v)` (nq, nv) at `t = 0, δt, 2δt, …` and one
+//! [`StepReport`](crate::step::StepReport) per step. This module turns them into what a person
+//! reads:
+//!
+//! - [`body_states`]: for every body and every recorded state, the pose `X_WB` and the
+//!   velocities `(ω_WB, v_WBo)` in the world frame, from forward kinematics for tree bodies
+//!   and from the prescribed motion for prescribed bodies;
+//! - [`csv`]: `trajectory.csv`, `contacts.csv` and `stats.csv`;
+//! - [`plot`]: PNG (and SVG) figures of contact velocities, contact forces and positions, after
+//!   ICF Figs. 2 and 5.
+//!
+//! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
+//! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
+//!
+//! Files: `csv.rs` (the three tables), `plot.rs` (the figures; the only place plotters is used).
+#![allow(non_snake_case)]
+
+pub mod csv;
+pub mod plot;
+
+use nalgebra::{UnitQuaternion, Vector3};
+
+use crate::multibody::kinematics::body_velocity_world;
+use crate::multibody::{forward_kinematics, MultibodyData, MultibodyModel};
+use crate::simulate::Recording;
+
+/// Pose and velocity of one body at one instant, world frame W.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyState {
+    /// Position `p_WBo` of the body frame origin (m).
+    pub p_WB: Vector3<f64>,
+    /// Orientation `R_WB` as a unit quaternion. Along a trajectory its sign is kept continuous
+    /// (`q` and `−q` are the same rotation): each quaternion has a non-negative dot product with
+    /// the one before it, and the first has `w ≥ 0`.
+    pub q_WB: UnitQuaternion<f64>,
+    /// Velocity `v_WBo` of the body frame origin (m/s).
+    pub v_WB: Vector3<f64>,
+    /// Angular velocity `ω_WB` (rad/s).
+    pub w_WB: Vector3<f64>,
+}
+
+/// Names of all bodies: tree bodies first, then prescribed bodies (nb + n_prescribed).
+pub fn body_names(model: &MultibodyModel<f64>) -> Vec<&str> {
+    model
+        .bodies
+        .iter()
+        .map(|b| b.name.as_str())
+        .chain(model.prescribed.iter().map(|b| b.name.as_str()))
+        .collect()
+}
+
+/// World-frame states of every body at every recorded state: `out[k][b]` is body `b` (in the
+/// order of [`body_names`]) at `recording.states[k]` (steps + 1 rows of nb + n_prescribed).
+pub fn body_states(recording: &Recording, model: &MultibodyModel<f64>) -> Vec<Vec<BodyState>> {
+    let mut data = MultibodyData::new(model);
+    let num_bodies = model.bodies.len() + model.prescribed.len();
+    // The identity as the "previous" quaternion makes the first row's w non-negative.
+    let mut previous = vec![UnitQuaternion::identity(); num_bodies];
+    recording
+        .states
+        .iter()
+        .map(|state| {
+            forward_kinematics(model, &mut data, &state.q, &state.v);
+            let tree = (0..model.bodies.len()).map(|i| {
+                let (w_WB, v_WB) = body_velocity_world(&data, i);
+                (data.X_WB[i], w_WB, v_WB)
+            });
+            let prescribed = model.prescribed.iter().map(|b| {
+                let (w_WB, v_WB) = b.velocity(state.t);
+                (b.pose(state.t), w_WB, v_WB)
+            });
+            tree.chain(prescribed)
+                .zip(previous.iter_mut())
+                .map(|((X_WB, w_WB, v_WB), previous)| {
+                    let mut q_WB = UnitQuaternion::from_matrix(&X_WB.R);
+                    if q_WB.coords.dot(&previous.coords) < 0.0 {
+                        q_WB = UnitQuaternion::new_unchecked(-q_WB.into_inner());
+                    }
+                    *previous = q_WB;
+                    BodyState {
+                        p_WB: X_WB.p,
+                        q_WB,
+                        v_WB,
+                        w_WB,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}

@@ -1,0 +1,281 @@
+//! Figures of a rollout, after ICF Figs. 2 and 5. This is the only place plotters is used.
+//!
+//! Three figures, written as PNG and, on request, SVG:
+//!
+//! - `contact_velocity`: per pair of bodies in contact and per step, the largest slip speed
+//!   `max_i ‖v_t,i‖` (m/s) of the pair's contacts (top) and the normal velocity `v_n` (m/s,
+//!   > 0 separating) of the contact carrying the largest normal force (bottom). Lines break
+//!   where the pair has no contact. Lagged keeps `v_n = 0` while sliding; Similar and SAP
+//!   glide (ICF Fig. 2).
+//! - `contact_force`: the total normal force `Σ f_n` and total tangential force `Σ ‖f_t‖` (N)
+//!   over all contacts, per step.
+//! - `positions`: the x (top) and z (bottom) coordinates (m) of the origin of every tree body.
+//!
+//! Time (s) is on the horizontal axis, at the end of each step. Every panel is drawn by one
+//! routine from a list of named series; each figure's title names the problem, the contact
+//! approximation and δt.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::multibody::model::BodyId;
+use crate::report::body_states;
+use crate::simulate::Recording;
+use crate::step::Simulator;
+
+/// Image file formats of the figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// Raster image (`.png`), 1024 px wide.
+    Png,
+    /// Vector image (`.svg`).
+    Svg,
+}
+
+impl ImageFormat {
+    /// The file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Svg => "svg",
+        }
+    }
+}
+
+/// Smallest vertical span of a panel (in its unit): a series constant to round-off (Lagged's
+/// `v_n` while sliding) shows as a flat line rather than as magnified noise.
+const MIN_SPAN: f64 = 1e-9;
+
+/// Draws the three figures of `recording` into the existing folder `dir`, once per format in
+/// `formats`, replacing files of the same names; `name` (the problem's) heads every title.
+/// Returns the paths written, figure by figure.
+///
+/// # Errors
+/// [`Error::Plot`] naming the figure that could not be drawn or written.
+pub fn write_plots(
+    recording: &Recording,
+    sim: &Simulator,
+    name: &str,
+    dir: &Path,
+    formats: &[ImageFormat],
+) -> Result<Vec<PathBuf>> {
+    let title = format!(
+        "{name}: {}, δt = {} s",
+        sim.settings.approximation, sim.settings.dt
+    );
+    let t_end = recording.states.last().map_or(0.0, |s| s.t);
+    let time = 0.0..t_end.max(sim.settings.dt);
+    let figures = [
+        contact_velocity(recording, sim),
+        contact_force(recording),
+        positions(recording, sim),
+    ];
+    let mut paths = Vec::new();
+    for figure in &figures {
+        for &format in formats {
+            paths.push(save(figure, &title, &time, dir, format)?);
+        }
+    }
+    Ok(paths)
+}
+
+/// A named curve; a new segment starts wherever the data has a gap.
+struct Series {
+    name: String,
+    segments: Vec<Vec<(f64, f64)>>,
+}
+
+impl Series {
+    fn new(name: String) -> Self {
+        Series {
+            name,
+            segments: Vec::new(),
+        }
+    }
+
+    /// Appends `point`, continuing the last segment if `continues`, else starting a new one.
+    fn push(&mut self, point: (f64, f64), continues: bool) {
+        match self.segments.last_mut() {
+            Some(segment) if continues => segment.push(point),
+            _ => self.segments.push(vec![point]),
+        }
+    }
+}
+
+/// One chart: a vertical-axis label with its unit and the series drawn in it.
+struct Panel {
+    y_label: &'static str,
+    series: Vec<Series>,
+}
+
+/// A figure: panels stacked vertically, saved as `stem.png` / `stem.svg`.
+struct Figure {
+    stem: &'static str,
+    panels: [Panel; 2],
+}
+
+/// Slip and normal velocity per body pair (see the module docs).
+fn contact_velocity(recording: &Recording, sim: &Simulator) -> Figure {
+    // Pairs in order of first contact, each with its two series and the last step it was seen.
+    let mut pairs: Vec<((BodyId, BodyId), Series, Series, usize)> = Vec::new();
+    for (k, (report, end)) in recording.reports.iter().zip(&recording.states[1..]).enumerate() {
+        for c in &report.contacts {
+            let key = (c.body_a, c.body_b);
+            if !pairs.iter().any(|p| p.0 == key) {
+                let name = format!("{} – {}", sim.model.name_of(c.body_a), sim.model.name_of(c.body_b));
+                pairs.push((key, Series::new(name.clone()), Series::new(name), usize::MAX));
+            }
+        }
+        for (key, slip, normal, last) in &mut pairs {
+            let contacts = report.contacts.iter().filter(|c| (c.body_a, c.body_b) == *key);
+            let max_slip = contacts.clone().map(|c| c.slip).reduce(f64::max);
+            let loaded = contacts.max_by(|a, b| a.normal_force.total_cmp(&b.normal_force));
+            if let (Some(max_slip), Some(loaded)) = (max_slip, loaded) {
+                let continues = last.wrapping_add(1) == k;
+                slip.push((end.t, max_slip), continues);
+                normal.push((end.t, loaded.normal_velocity), continues);
+                *last = k;
+            }
+        }
+    }
+    let (slip, normal) = pairs.into_iter().map(|(_, s, n, _)| (s, n)).unzip();
+    Figure {
+        stem: "contact_velocity",
+        panels: [
+            Panel {
+                y_label: "max slip speed ‖v_t‖ (m/s)",
+                series: slip,
+            },
+            Panel {
+                y_label: "normal velocity v_n (m/s)",
+                series: normal,
+            },
+        ],
+    }
+}
+
+/// Total normal and tangential force per step.
+fn contact_force(recording: &Recording) -> Figure {
+    let mut normal = Series::new("Σ f_n".into());
+    let mut tangential = Series::new("Σ ‖f_t‖".into());
+    for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+        let sum = |f: fn(&crate::step::ContactResult) -> f64| report.contacts.iter().map(f).sum::<f64>();
+        normal.push((end.t, sum(|c| c.normal_force)), true);
+        tangential.push((end.t, sum(|c| c.tangential_force)), true);
+    }
+    Figure {
+        stem: "contact_force",
+        panels: [
+            Panel {
+                y_label: "normal force (N)",
+                series: vec![normal],
+            },
+            Panel {
+                y_label: "tangential force (N)",
+                series: vec![tangential],
+            },
+        ],
+    }
+}
+
+/// x and z of every tree body's origin.
+fn positions(recording: &Recording, sim: &Simulator) -> Figure {
+    let states = body_states(recording, &sim.model);
+    let coordinate = |axis: usize| {
+        sim.model
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(b, body)| Series {
+                name: body.name.clone(),
+                segments: vec![recording.states.iter().zip(&states).map(|(s, row)| (s.t, row[b].p_WB[axis])).collect()],
+            })
+            .collect()
+    };
+    Figure {
+        stem: "positions",
+        panels: [
+            Panel {
+                y_label: "x (m)",
+                series: coordinate(0),
+            },
+            Panel {
+                y_label: "z (m)",
+                series: coordinate(2),
+            },
+        ],
+    }
+}
+
+/// Writes `figure` as `dir/stem.ext` and returns the path.
+fn save(figure: &Figure, title: &str, time: &Range<f64>, dir: &Path, format: ImageFormat) -> Result<PathBuf> {
+    let path = dir.join(format!("{}.{}", figure.stem, format.extension()));
+    let size = (1024, 60 + 360 * figure.panels.len() as u32);
+    let drawn = match format {
+        ImageFormat::Png => draw(BitMapBackend::new(&path, size).into_drawing_area(), figure, title, time).map_err(|e| e.to_string()),
+        ImageFormat::Svg => draw(SVGBackend::new(&path, size).into_drawing_area(), figure, title, time).map_err(|e| e.to_string()),
+    };
+    drawn.map_err(|message| Error::Plot {
+        path: path.clone(),
+        message,
+    })?;
+    Ok(path)
+}
+
+/// Draws `figure` under `title` on `root`, one panel per row, time on the horizontal axes.
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    figure: &Figure,
+    title: &str,
+    time: &Range<f64>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let root = root.titled(title, ("sans-serif", 24))?;
+    for (area, panel) in root.split_evenly((figure.panels.len(), 1)).iter().zip(&figure.panels) {
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(90)
+            .build_cartesian_2d(time.clone(), value_range(panel))?;
+        chart
+            .configure_mesh()
+            .x_desc("time t (s)")
+            .y_desc(panel.y_label)
+            .axis_desc_style(("sans-serif", 18))
+            .draw()?;
+        for (i, series) in panel.series.iter().enumerate() {
+            let style = Palette99::pick(i).stroke_width(2);
+            chart
+                .draw_series(series.segments.iter().map(|segment| PathElement::new(segment.clone(), style)))?
+                .label(series.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+        }
+        if !panel.series.is_empty() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font(("sans-serif", 16))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()?;
+        }
+    }
+    root.present()
+}
+
+/// The vertical range of `panel`: its finite values padded by 5 %, at least [`MIN_SPAN`]
+/// wide; `[-1, 1]` when it has none.
+fn value_range(panel: &Panel) -> Range<f64> {
+    let values = panel.series.iter().flat_map(|s| s.segments.iter().flatten()).map(|p| p.1).filter(|y| y.is_finite());
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    if lo > hi {
+        return -1.0..1.0;
+    }
+    let mid = 0.5 * (lo + hi);
+    let half = 0.5 * (hi - lo).max(MIN_SPAN) * 1.05;
+    mid - half..mid + half
+}
