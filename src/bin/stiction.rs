@@ -59,10 +59,10 @@ struct SimulateArgs {
         .try_map(|name| name.parse::<Approximation>()))]
     approximation: Option<Approximation>,
     /// Time step (s), replacing the problem file's.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     dt: Option<f64>,
     /// Simulated duration (s), replacing the problem file's.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Also draw contact_velocity, contact_force and positions figures (PNG).
     #[arg(long)]
@@ -104,7 +104,11 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     settings.validate()?;
     if let Some(duration) = args.duration {
         if !(duration > 0.0 && duration.is_finite()) {
-            return Err(Error::invalid("duration", duration, "the simulated duration must be positive and finite (s)"));
+            return Err(Error::invalid(
+                "duration",
+                duration,
+                "the simulated duration must be positive and finite (s)",
+            ));
         }
         problem.duration = duration;
     }
@@ -122,11 +126,16 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
             .expect("invariant: the progress template is valid"),
     );
     let start = Instant::now();
-    let recording = run(&mut problem.simulator, &problem.initial_state, problem.duration, |state, _| {
-        progress.inc(1);
-        let rate = state.t / start.elapsed().as_secs_f64();
-        progress.set_message(format!("t = {:.4} s, {rate:.3} simulated s per s", state.t));
-    });
+    let recording = run(
+        &mut problem.simulator,
+        &problem.initial_state,
+        problem.duration,
+        |state, _| {
+            progress.inc(1);
+            let rate = state.t / start.elapsed().as_secs_f64();
+            progress.set_message(format!("t = {:.4} s, {rate:.3} simulated s per s", state.t));
+        },
+    );
     progress.finish_and_clear();
     let recording = recording?;
     let wall = start.elapsed();
@@ -138,13 +147,24 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         } else {
             &[plot::ImageFormat::Png]
         };
-        written.extend(plot::write_plots(&recording, &problem.simulator, &problem.name, &args.out, formats)?);
+        written.extend(plot::write_plots(
+            &recording,
+            &problem.simulator,
+            &problem.name,
+            &args.out,
+            formats,
+        )?);
     }
 
     if !args.quiet {
         let steps = recording.reports.len();
         let iterations: usize = recording.reports.iter().map(|r| r.stats.iterations).sum();
-        let max_iterations = recording.reports.iter().map(|r| r.stats.iterations).max().unwrap_or(0);
+        let max_iterations = recording
+            .reports
+            .iter()
+            .map(|r| r.stats.iterations)
+            .max()
+            .unwrap_or(0);
         let t_end = recording.states.last().map_or(0.0, |s| s.t);
         println!(
             "{} ({}, δt = {dt} s): {steps} steps to t = {t_end:.6} s in {:.3} s wall time",
@@ -197,7 +217,11 @@ fn list(dir: &Path) -> Result<()> {
         }
     }
     files.sort();
-    let width = files.iter().map(|f| f.display().to_string().len()).max().unwrap_or(0);
+    let width = files
+        .iter()
+        .map(|f| f.display().to_string().len())
+        .max()
+        .unwrap_or(0);
     let mut first_error = None;
     for path in files {
         match load_problem(&path) {

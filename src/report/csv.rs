@@ -79,7 +79,12 @@ pub fn write_trajectory(recording: &Recording, sim: &Simulator, dir: &Path) -> R
             write!(w, "{}", Num(state.t))?;
             for b in bodies {
                 let q = b.q_WB.quaternion();
-                let values = [b.p_WB.as_slice(), &[q.w, q.i, q.j, q.k], b.v_WB.as_slice(), b.w_WB.as_slice()];
+                let values = [
+                    b.p_WB.as_slice(),
+                    &[q.w, q.i, q.j, q.k],
+                    b.v_WB.as_slice(),
+                    b.w_WB.as_slice(),
+                ];
                 for x in values.concat() {
                     write!(w, ",{}", Num(x))?;
                 }
@@ -99,8 +104,18 @@ pub fn write_contacts(recording: &Recording, sim: &Simulator, dir: &Path) -> Res
         writeln!(w, "{CONTACTS_HEADER}")?;
         for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
             for c in &report.contacts {
-                write!(w, "{},{},{}", Num(end.t), sim.model.name_of(c.body_a), sim.model.name_of(c.body_b))?;
-                let values = [c.point.as_slice(), c.normal.as_slice(), &[c.normal_force, c.tangential_force, c.slip, c.penetration]];
+                write!(
+                    w,
+                    "{},{},{}",
+                    Num(end.t),
+                    sim.model.name_of(c.body_a),
+                    sim.model.name_of(c.body_b)
+                )?;
+                let values = [
+                    c.point.as_slice(),
+                    c.normal.as_slice(),
+                    &[c.normal_force, c.tangential_force, c.slip, c.penetration],
+                ];
                 for x in values.concat() {
                     write!(w, ",{}", Num(x))?;
                 }
@@ -135,7 +150,11 @@ pub fn write_stats(recording: &Recording, dir: &Path) -> Result<PathBuf> {
 }
 
 /// Creates `dir/name`, lets `body` fill it through a buffer and flushes it.
-fn write_file(dir: &Path, name: &str, body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<PathBuf> {
+fn write_file(
+    dir: &Path,
+    name: &str,
+    body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> Result<PathBuf> {
     let path = dir.join(name);
     let io_error = |source| Error::Io {
         path: path.clone(),
@@ -196,7 +215,8 @@ mod tests {
 
     /// A fresh, empty folder under the system temp dir, unique per test and process.
     fn temp_folder(test: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("stiction-report-{}-{test}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("stiction-report-{}-{test}", std::process::id()));
         // A leftover from an aborted run of the same process id is stale.
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -204,13 +224,23 @@ mod tests {
     }
 
     fn read_lines(path: &Path) -> Vec<String> {
-        std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     #[test]
     fn tables_have_exact_headers_and_one_row_per_record() {
         let mut problem = parse_problem(BOX_ON_BELT, Path::new("box-on-belt.toml")).unwrap();
-        let rec = run(&mut problem.simulator, &problem.initial_state, problem.duration, |_, _| {}).unwrap();
+        let rec = run(
+            &mut problem.simulator,
+            &problem.initial_state,
+            problem.duration,
+            |_, _| {},
+        )
+        .unwrap();
         let steps = rec.reports.len();
         assert_eq!(steps, 5);
         let dir = temp_folder("tables");
@@ -266,7 +296,18 @@ mod tests {
 
     #[test]
     fn numbers_round_trip() {
-        for x in [0.0, -0.0, 0.1, 0.30000000000000004, 1e-4, 9.99e-5, 1.5e-12, -2.5e20, 1e15, 123456.789] {
+        for x in [
+            0.0,
+            -0.0,
+            0.1,
+            0.30000000000000004,
+            1e-4,
+            9.99e-5,
+            1.5e-12,
+            -2.5e20,
+            1e15,
+            123456.789,
+        ] {
             let text = Num(x).to_string();
             assert_eq!(text.parse::<f64>().unwrap(), x, "{text}");
             assert!(!text.contains(' '));

@@ -4,9 +4,9 @@
 //!
 //! - `contact_velocity`: per pair of bodies in contact and per step, the largest slip speed
 //!   `max_i ‖v_t,i‖` (m/s) of the pair's contacts (top) and the normal velocity `v_n` (m/s,
-//!   > 0 separating) of the contact carrying the largest normal force (bottom). Lines break
-//!   where the pair has no contact. Lagged keeps `v_n = 0` while sliding; Similar and SAP
-//!   glide (ICF Fig. 2).
+//!   positive when separating) of the contact carrying the largest normal force (bottom).
+//!   Lines break where the pair has no contact. Lagged keeps `v_n = 0` while sliding; Similar
+//!   and SAP glide (ICF Fig. 2).
 //! - `contact_force`: the total normal force `Σ f_n` and total tangential force `Σ ‖f_t‖` (N)
 //!   over all contacts, per step.
 //! - `positions`: the x (top) and z (bottom) coordinates (m) of the origin of every tree body.
@@ -122,16 +122,33 @@ struct Figure {
 fn contact_velocity(recording: &Recording, sim: &Simulator) -> Figure {
     // Pairs in order of first contact, each with its two series and the last step it was seen.
     let mut pairs: Vec<((BodyId, BodyId), Series, Series, usize)> = Vec::new();
-    for (k, (report, end)) in recording.reports.iter().zip(&recording.states[1..]).enumerate() {
+    for (k, (report, end)) in recording
+        .reports
+        .iter()
+        .zip(&recording.states[1..])
+        .enumerate()
+    {
         for c in &report.contacts {
             let key = (c.body_a, c.body_b);
             if !pairs.iter().any(|p| p.0 == key) {
-                let name = format!("{} – {}", sim.model.name_of(c.body_a), sim.model.name_of(c.body_b));
-                pairs.push((key, Series::new(name.clone()), Series::new(name), usize::MAX));
+                let name = format!(
+                    "{} – {}",
+                    sim.model.name_of(c.body_a),
+                    sim.model.name_of(c.body_b)
+                );
+                pairs.push((
+                    key,
+                    Series::new(name.clone()),
+                    Series::new(name),
+                    usize::MAX,
+                ));
             }
         }
         for (key, slip, normal, last) in &mut pairs {
-            let contacts = report.contacts.iter().filter(|c| (c.body_a, c.body_b) == *key);
+            let contacts = report
+                .contacts
+                .iter()
+                .filter(|c| (c.body_a, c.body_b) == *key);
             let max_slip = contacts.clone().map(|c| c.slip).reduce(f64::max);
             let loaded = contacts.max_by(|a, b| a.normal_force.total_cmp(&b.normal_force));
             if let (Some(max_slip), Some(loaded)) = (max_slip, loaded) {
@@ -163,7 +180,8 @@ fn contact_force(recording: &Recording) -> Figure {
     let mut normal = Series::new("Σ f_n".into());
     let mut tangential = Series::new("Σ ‖f_t‖".into());
     for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
-        let sum = |f: fn(&crate::step::ContactResult) -> f64| report.contacts.iter().map(f).sum::<f64>();
+        let sum =
+            |f: fn(&crate::step::ContactResult) -> f64| report.contacts.iter().map(f).sum::<f64>();
         normal.push((end.t, sum(|c| c.normal_force)), true);
         tangential.push((end.t, sum(|c| c.tangential_force)), true);
     }
@@ -192,7 +210,12 @@ fn positions(recording: &Recording, sim: &Simulator) -> Figure {
             .enumerate()
             .map(|(b, body)| Series {
                 name: body.name.clone(),
-                segments: vec![recording.states.iter().zip(&states).map(|(s, row)| (s.t, row[b].p_WB[axis])).collect()],
+                segments: vec![recording
+                    .states
+                    .iter()
+                    .zip(&states)
+                    .map(|(s, row)| (s.t, row[b].p_WB[axis]))
+                    .collect()],
             })
             .collect()
     };
@@ -212,12 +235,30 @@ fn positions(recording: &Recording, sim: &Simulator) -> Figure {
 }
 
 /// Writes `figure` as `dir/stem.ext` and returns the path.
-fn save(figure: &Figure, title: &str, time: &Range<f64>, dir: &Path, format: ImageFormat) -> Result<PathBuf> {
+fn save(
+    figure: &Figure,
+    title: &str,
+    time: &Range<f64>,
+    dir: &Path,
+    format: ImageFormat,
+) -> Result<PathBuf> {
     let path = dir.join(format!("{}.{}", figure.stem, format.extension()));
     let size = (1024, 60 + 360 * figure.panels.len() as u32);
     let drawn = match format {
-        ImageFormat::Png => draw(BitMapBackend::new(&path, size).into_drawing_area(), figure, title, time).map_err(|e| e.to_string()),
-        ImageFormat::Svg => draw(SVGBackend::new(&path, size).into_drawing_area(), figure, title, time).map_err(|e| e.to_string()),
+        ImageFormat::Png => draw(
+            BitMapBackend::new(&path, size).into_drawing_area(),
+            figure,
+            title,
+            time,
+        )
+        .map_err(|e| e.to_string()),
+        ImageFormat::Svg => draw(
+            SVGBackend::new(&path, size).into_drawing_area(),
+            figure,
+            title,
+            time,
+        )
+        .map_err(|e| e.to_string()),
     };
     drawn.map_err(|message| Error::Plot {
         path: path.clone(),
@@ -235,22 +276,37 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 24))?;
-    for (area, panel) in root.split_evenly((figure.panels.len(), 1)).iter().zip(&figure.panels) {
+    for (area, panel) in root
+        .split_evenly((figure.panels.len(), 1))
+        .iter()
+        .zip(&figure.panels)
+    {
+        let values = value_range(panel);
+        // Enough decimals to tell apart ticks about a tenth of the range apart.
+        let decimals = (-(0.1 * (values.end - values.start)).log10())
+            .ceil()
+            .max(0.0) as usize;
         let mut chart = ChartBuilder::on(area)
             .margin(12)
             .x_label_area_size(45)
-            .y_label_area_size(90)
-            .build_cartesian_2d(time.clone(), value_range(panel))?;
+            .y_label_area_size(110)
+            .build_cartesian_2d(time.clone(), values)?;
         chart
             .configure_mesh()
             .x_desc("time t (s)")
             .y_desc(panel.y_label)
+            .y_label_formatter(&|y| format!("{y:.decimals$}"))
             .axis_desc_style(("sans-serif", 18))
             .draw()?;
         for (i, series) in panel.series.iter().enumerate() {
             let style = Palette99::pick(i).stroke_width(2);
             chart
-                .draw_series(series.segments.iter().map(|segment| PathElement::new(segment.clone(), style)))?
+                .draw_series(
+                    series
+                        .segments
+                        .iter()
+                        .map(|segment| PathElement::new(segment.clone(), style)),
+                )?
                 .label(series.name.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
         }
@@ -270,8 +326,15 @@ fn draw<DB: DrawingBackend>(
 /// The vertical range of `panel`: its finite values padded by 5 %, at least [`MIN_SPAN`]
 /// wide; `[-1, 1]` when it has none.
 fn value_range(panel: &Panel) -> Range<f64> {
-    let values = panel.series.iter().flat_map(|s| s.segments.iter().flatten()).map(|p| p.1).filter(|y| y.is_finite());
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let values = panel
+        .series
+        .iter()
+        .flat_map(|s| s.segments.iter().flatten())
+        .map(|p| p.1)
+        .filter(|y| y.is_finite());
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
     if lo > hi {
         return -1.0..1.0;
     }
