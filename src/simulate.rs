@@ -25,7 +25,12 @@ pub fn num_steps(duration: f64, dt: f64) -> usize {
 ///
 /// # Errors
 /// The first step error, unchanged (it carries the solver statistics).
-pub fn run(sim: &mut Simulator, initial: &State, duration: f64, mut on_step: impl FnMut(&State, &StepReport)) -> Result<Recording> {
+pub fn run(
+    sim: &mut Simulator,
+    initial: &State,
+    duration: f64,
+    mut on_step: impl FnMut(&State, &StepReport),
+) -> Result<Recording> {
     let steps = num_steps(duration, sim.settings.dt);
     let u = DVector::zeros(sim.model.nu());
     let mut rec = Recording {
@@ -34,7 +39,10 @@ pub fn run(sim: &mut Simulator, initial: &State, duration: f64, mut on_step: imp
     };
     rec.states.push(initial.clone());
     for _ in 0..steps {
-        let (next, report) = sim.step(rec.states.last().expect("invariant: initial state pushed"), &u)?;
+        let (next, report) = sim.step(
+            rec.states.last().expect("invariant: initial state pushed"),
+            &u,
+        )?;
         on_step(&next, &report);
         rec.states.push(next);
         rec.reports.push(report);

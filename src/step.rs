@@ -9,7 +9,9 @@
 
 use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 
-use crate::contact::{contact_frame, Approximation, ContactParams, ContactPoint, ContactPool, Lagged, Sap, Similar};
+use crate::contact::{
+    contact_frame, Approximation, ContactParams, ContactPoint, ContactPool, Lagged, Sap, Similar,
+};
 use crate::error::{Error, Result};
 use crate::geometry::query::{find_contacts, CollisionScene};
 use crate::geometry::Geometry;
@@ -57,10 +59,18 @@ impl StepSettings {
     /// [`Error::InvalidParameter`].
     pub fn validate(&self) -> Result<()> {
         if !(self.dt > 0.0 && self.dt.is_finite()) {
-            return Err(Error::invalid("dt", self.dt, "time step must be positive and finite (s)"));
+            return Err(Error::invalid(
+                "dt",
+                self.dt,
+                "time step must be positive and finite (s)",
+            ));
         }
         if !(self.margin >= 0.0 && self.margin.is_finite()) {
-            return Err(Error::invalid("margin", self.margin, "margin must be ≥ 0 and finite (m)"));
+            return Err(Error::invalid(
+                "margin",
+                self.margin,
+                "margin must be ≥ 0 and finite (m)",
+            ));
         }
         self.contact.validate()
     }
@@ -140,7 +150,11 @@ impl Simulator {
     /// # Errors
     /// [`Error::InvalidParameter`] for invalid settings, shapes or contact parameters, or a
     /// geometry attached to a body index that does not exist.
-    pub fn new(model: MultibodyModel<f64>, geometries: Vec<Geometry>, settings: StepSettings) -> Result<Self> {
+    pub fn new(
+        model: MultibodyModel<f64>,
+        geometries: Vec<Geometry>,
+        settings: StepSettings,
+    ) -> Result<Self> {
         settings.validate()?;
         for g in &geometries {
             let exists = match g.body {
@@ -149,10 +163,20 @@ impl Simulator {
                 BodyId::Prescribed(i) => i < model.prescribed.len(),
             };
             if !exists {
-                return Err(Error::invalid(&format!("geometry `{}` body", g.name), format!("{:?}", g.body), "no such body"));
+                return Err(Error::invalid(
+                    &format!("geometry `{}` body", g.name),
+                    format!("{:?}", g.body),
+                    "no such body",
+                ));
             }
             if let Some(c) = &g.contact {
-                c.validate().map_err(|e| Error::invalid(&format!("geometry `{}` contact", g.name), "", &e.to_string()))?;
+                c.validate().map_err(|e| {
+                    Error::invalid(
+                        &format!("geometry `{}` contact", g.name),
+                        "",
+                        &e.to_string(),
+                    )
+                })?;
             }
         }
         let data = MultibodyData::new(&model);
@@ -176,21 +200,35 @@ impl Simulator {
     /// Size mismatches, non-finite states, an unsupported geometry pair.
     pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
         if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
-            return Err(Error::invalid("state", "non-finite", "positions, velocities and time must be finite"));
+            return Err(Error::invalid(
+                "state",
+                "non-finite",
+                "positions, velocities and time must be finite",
+            ));
         }
         let dt = self.settings.dt;
-        let (v_star, A) = free_motion_velocity(&self.model, &mut self.data, &state.q, &state.v, u, dt)?;
-        let X_WG = geometry_poses(&self.model, &self.data, self.collision.geometries(), state.t);
+        let (v_star, A) =
+            free_motion_velocity(&self.model, &mut self.data, &state.q, &state.v, u, dt)?;
+        let X_WG = geometry_poses(
+            &self.model,
+            &self.data,
+            self.collision.geometries(),
+            state.t,
+        );
         let found = find_contacts(&self.collision, &X_WG, self.settings.margin)?;
         let geometries = self.collision.geometries();
         let mut contacts = Vec::with_capacity(found.len());
         for c in &found {
             let (ga, gb) = (&geometries[c.geometry_a], &geometries[c.geometry_b]);
-            let p_WC = (c.p_WPa + c.p_WPb) * 0.5;
+            let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
             let R_WC = contact_frame(&c.nhat_W);
-            let J_W = body_point_jacobian(&self.data, gb.body, &p_WC, self.model.nv()) - body_point_jacobian(&self.data, ga.body, &p_WC, self.model.nv());
+            let J_W = body_point_jacobian(&self.data, gb.body, &p_WC, self.model.nv())
+                - body_point_jacobian(&self.data, ga.body, &p_WC, self.model.nv());
             let J = Matrix3xX::from_column_slice(&(R_WC.transpose() * J_W).as_slice().to_vec());
-            let rel = |t: f64| prescribed_point_velocity(&self.model, gb.body, &p_WC, t) - prescribed_point_velocity(&self.model, ga.body, &p_WC, t);
+            let rel = |t: f64| {
+                prescribed_point_velocity(&self.model, gb.body, &p_WC, t)
+                    - prescribed_point_velocity(&self.model, ga.body, &p_WC, t)
+            };
             let b = R_WC.transpose() * rel(state.t + dt);
             let v_n0 = (&J * &state.v + R_WC.transpose() * rel(state.t)).z;
             contacts.push(ContactPoint {
@@ -280,7 +318,12 @@ impl Simulator {
 
 /// World poses `X_WG` of all geometries at time `t` (bodies from `data`, prescribed bodies
 /// from their motion).
-pub fn geometry_poses(model: &MultibodyModel<f64>, data: &MultibodyData<f64>, geometries: &[Geometry], t: f64) -> Vec<Pose<f64>> {
+pub fn geometry_poses(
+    model: &MultibodyModel<f64>,
+    data: &MultibodyData<f64>,
+    geometries: &[Geometry],
+    t: f64,
+) -> Vec<Pose<f64>> {
     geometries
         .iter()
         .map(|g| {
@@ -294,8 +337,27 @@ pub fn geometry_poses(model: &MultibodyModel<f64>, data: &MultibodyData<f64>, ge
         .collect()
 }
 
+/// Where a contact's force acts (m, world): on the surface of B (its witness point) when A is
+/// the world or a prescribed body, midway between the witness points for two tree bodies.
+///
+/// On a static or prescribed A the force acts on B's material surface, so friction has B's own
+/// moment arm even while SAP or Similar glide at a gap `φ > 0` (ICF eq. (41)); a midpoint would
+/// lengthen the arm by `φ/2` and break the conservation of angular momentum about the contact
+/// point (a sliding sphere would roll faster than 5/7 of its touchdown speed).
+pub fn contact_point(body_a: BodyId, p_WPa: Vector3<f64>, p_WPb: Vector3<f64>) -> Vector3<f64> {
+    match body_a {
+        BodyId::Body(_) => (p_WPa + p_WPb) * 0.5,
+        BodyId::World | BodyId::Prescribed(_) => p_WPb,
+    }
+}
+
 /// Point Jacobian (3 × nv, world) of `body` at `p_W`; zero for the world and prescribed bodies.
-fn body_point_jacobian<T: Scalar>(data: &MultibodyData<T>, body: BodyId, p_W: &Vector3<T>, nv: usize) -> DMatrix<T> {
+fn body_point_jacobian<T: Scalar>(
+    data: &MultibodyData<T>,
+    body: BodyId,
+    p_W: &Vector3<T>,
+    nv: usize,
+) -> DMatrix<T> {
     match body {
         BodyId::Body(i) => {
             let J = point_jacobian(data, i, p_W);
@@ -306,7 +368,12 @@ fn body_point_jacobian<T: Scalar>(data: &MultibodyData<T>, body: BodyId, p_W: &V
 }
 
 /// Velocity (m/s, world) at `p_W` of a prescribed body at time `t`; zero for other bodies.
-fn prescribed_point_velocity(model: &MultibodyModel<f64>, body: BodyId, p_W: &Vector3<f64>, t: f64) -> Vector3<f64> {
+fn prescribed_point_velocity(
+    model: &MultibodyModel<f64>,
+    body: BodyId,
+    p_W: &Vector3<f64>,
+    t: f64,
+) -> Vector3<f64> {
     match body {
         BodyId::Prescribed(i) => {
             let (w, v) = model.prescribed[i].velocity(t);
@@ -319,9 +386,11 @@ fn prescribed_point_velocity(model: &MultibodyModel<f64>, body: BodyId, p_W: &Ve
 /// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
 /// block-diagonal over trees, so this is the per-tree estimate.
 pub fn delassus_estimates<T: Scalar>(A: &DMatrix<T>, J: &[&Matrix3xX<T>]) -> Result<Vec<T>> {
-    let chol = A.clone().cholesky().ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    Ok(J
-        .iter()
+    let chol = A
+        .clone()
+        .cholesky()
+        .ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    Ok(J.iter()
         .map(|Ji| {
             let AinvJt = chol.solve(&Ji.transpose());
             let W = *Ji * AinvJt;
@@ -334,15 +403,28 @@ pub fn delassus_estimates<T: Scalar>(A: &DMatrix<T>, J: &[&Matrix3xX<T>]) -> Res
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
-pub fn make_pool<T: Scalar>(approximation: Approximation, contacts: &[ContactPoint<T>], A: &DMatrix<T>, dt: T) -> Result<ContactPool<T>> {
-    let needs_w = matches!(approximation, Approximation::Sap | Approximation::RegularizedLagged);
+pub fn make_pool<T: Scalar>(
+    approximation: Approximation,
+    contacts: &[ContactPoint<T>],
+    A: &DMatrix<T>,
+    dt: T,
+) -> Result<ContactPool<T>> {
+    let needs_w = matches!(
+        approximation,
+        Approximation::Sap | Approximation::RegularizedLagged
+    );
     let w = if needs_w {
         delassus_estimates(A, &contacts.iter().map(|c| &c.J).collect::<Vec<_>>())?
     } else {
         vec![T::zero(); contacts.len()]
     };
     Ok(match approximation {
-        Approximation::Lagged => ContactPool::Lagged(contacts.iter().map(|c| Lagged::new(&c.params, -c.phi0, c.v_n0, dt)).collect()),
+        Approximation::Lagged => ContactPool::Lagged(
+            contacts
+                .iter()
+                .map(|c| Lagged::new(&c.params, -c.phi0, c.v_n0, dt))
+                .collect(),
+        ),
         Approximation::RegularizedLagged => ContactPool::Lagged(
             contacts
                 .iter()
@@ -350,7 +432,18 @@ pub fn make_pool<T: Scalar>(approximation: Approximation, contacts: &[ContactPoi
                 .map(|(c, &w)| Lagged::regularized(&c.params, -c.phi0, c.v_n0, dt, w))
                 .collect(),
         ),
-        Approximation::Similar => ContactPool::Similar(contacts.iter().map(|c| Similar::new(&c.params, -c.phi0, dt)).collect()),
-        Approximation::Sap => ContactPool::Sap(contacts.iter().zip(&w).map(|(c, &w)| Sap::new(&c.params, -c.phi0, dt, w)).collect()),
+        Approximation::Similar => ContactPool::Similar(
+            contacts
+                .iter()
+                .map(|c| Similar::new(&c.params, -c.phi0, dt))
+                .collect(),
+        ),
+        Approximation::Sap => ContactPool::Sap(
+            contacts
+                .iter()
+                .zip(&w)
+                .map(|(c, &w)| Sap::new(&c.params, -c.phi0, dt, w))
+                .collect(),
+        ),
     })
 }

@@ -39,9 +39,18 @@ mod tests {
 
     #[test]
     fn closed_form_matches_scaled_projection() {
-        let p = ContactParams::<f64> { mu: 0.8, ..Default::default() };
+        let p = ContactParams::<f64> {
+            mu: 0.8,
+            ..Default::default()
+        };
         let c = Sap::new(&p, 2e-5, 1e-3, 3.0);
-        for &(a, b, n) in &[(0.1, 0.0, -0.3), (1e-6, -1e-6, -0.01), (2.0, 1.0, 0.05), (0.0, 0.0, -1.0), (0.01, 0.02, 1.0)] {
+        for &(a, b, n) in &[
+            (0.1, 0.0, -0.3),
+            (1e-6, -1e-6, -0.01),
+            (2.0, 1.0, 0.05),
+            (0.0, 0.0, -1.0),
+            (0.01, 0.02, 1.0),
+        ] {
             let v = Vector3::new(a, b, n);
             let g = sap_impulse(&c, &v);
             assert!((g - c.eval(&v).gamma).norm() <= 1e-12 * (1.0 + g.norm()));

@@ -44,7 +44,9 @@ impl<T: Scalar> Lagged<T> {
     /// contact's Delassus estimate (1/kg).
     pub fn regularized(params: &ContactParams<T>, x0: T, v_n0: T, dt: T, w: T) -> Self {
         let mut contact = Self::new(params, x0, v_n0, dt);
-        contact.eps = contact.eps.max(params.sigma * w * contact.mu * contact.gamma_n0);
+        contact.eps = contact
+            .eps
+            .max(params.sigma * w * contact.mu * contact.gamma_n0);
         contact
     }
 }
@@ -77,13 +79,24 @@ mod tests {
     #[test]
     fn lagged_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
         for &(x0, v_n0) in &[(1e-6, 0.0), (1e-5, -0.3), (-1e-4, -0.5), (2e-4, 0.01)] {
-            check_potential!(x0, |p, dt| Lagged::new(&lift_params(p), lit(x0), lit(v_n0), dt));
+            check_potential!(x0, |p, dt| Lagged::new(
+                &lift_params(p),
+                lit(x0),
+                lit(v_n0),
+                dt
+            ));
         }
     }
 
     #[test]
     fn regularized_lagged_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
-        check_potential!(1e-5, |p, dt| Lagged::regularized(&lift_params(p), lit(1e-5), lit(-2.0), dt, lit(50.0)));
+        check_potential!(1e-5, |p, dt| Lagged::regularized(
+            &lift_params(p),
+            lit(1e-5),
+            lit(-2.0),
+            dt,
+            lit(50.0)
+        ));
     }
 
     #[test]

@@ -69,7 +69,9 @@ impl<T: Scalar> HuntCrossley<T> {
         let df = -self.dt * self.stiffness * v_n;
         let half: T = lit(0.5);
         let two_thirds: T = lit(2.0 / 3.0);
-        self.dt * (v_n * (self.f0 + half * df) - self.dissipation * v_n * v_n * half * (self.f0 + two_thirds * df))
+        self.dt
+            * (v_n * (self.f0 + half * df)
+                - self.dissipation * v_n * v_n * half * (self.f0 + two_thirds * df))
     }
 }
 
@@ -96,7 +98,8 @@ impl<T: Scalar> NormalLaw<T> for HuntCrossley<T> {
         NormalEval {
             antiderivative: self.antiderivative_plus(v_n),
             impulse: self.dt * f * damping,
-            impulse_derivative: -self.dt * (self.dt * self.stiffness * damping + self.dissipation * f),
+            impulse_derivative: -self.dt
+                * (self.dt * self.stiffness * damping + self.dissipation * f),
         }
     }
 }
@@ -108,14 +111,30 @@ mod tests {
 
     #[test]
     fn impulse_is_derivative_of_antiderivative_on_both_sides_of_v_hat() {
-        for &(x0, d) in &[(1e-4_f64, 500.0_f64), (-2e-4, 10.0), (3e-5, 0.0), (1e-3, 50.0)] {
-            let law = |v: Dual64| HuntCrossley::new(Dual64::from(1e7), Dual64::from(d), Dual64::from(x0), Dual64::from(1e-3)).discrete(v);
+        for &(x0, d) in &[
+            (1e-4_f64, 500.0_f64),
+            (-2e-4, 10.0),
+            (3e-5, 0.0),
+            (1e-3, 50.0),
+        ] {
+            let law = |v: Dual64| {
+                HuntCrossley::new(
+                    Dual64::from(1e7),
+                    Dual64::from(d),
+                    Dual64::from(x0),
+                    Dual64::from(1e-3),
+                )
+                .discrete(v)
+            };
             for i in 0..41 {
                 let v = -0.4 + 0.02 * i as f64;
                 let (_, dn) = first_derivative(|v| law(v).antiderivative, v);
                 let (_, dimp) = first_derivative(|v| law(v).impulse, v);
                 let e = law(Dual64::from(v));
-                assert!((dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()), "x0 {x0} v {v}");
+                assert!(
+                    (dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()),
+                    "x0 {x0} v {v}"
+                );
                 assert!((dimp - e.impulse_derivative.re).abs() <= 1e-9 * (1.0 + dimp.abs()));
                 assert!(e.impulse.re >= 0.0 && e.impulse_derivative.re <= 0.0);
             }

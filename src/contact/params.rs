@@ -52,7 +52,13 @@ impl FromStr for Approximation {
         Approximation::ALL
             .into_iter()
             .find(|a| a.name() == s)
-            .ok_or_else(|| Error::invalid("approximation", s, "expected one of lagged, regularized-lagged, similar, sap"))
+            .ok_or_else(|| {
+                Error::invalid(
+                    "approximation",
+                    s,
+                    "expected one of lagged, regularized-lagged, similar, sap",
+                )
+            })
     }
 }
 
@@ -101,14 +107,30 @@ impl<T: Scalar> ContactParams<T> {
         let checks = [
             ("friction", self.mu.re(), self.mu.re() >= 0.0),
             ("stiffness", self.stiffness.re(), self.stiffness.re() > 0.0),
-            ("dissipation", self.dissipation.re(), self.dissipation.re() >= 0.0),
-            ("relaxation_time", self.relaxation_time.re(), self.relaxation_time.re() >= 0.0),
-            ("stiction_tolerance", self.stiction_tolerance.re(), self.stiction_tolerance.re() > 0.0),
+            (
+                "dissipation",
+                self.dissipation.re(),
+                self.dissipation.re() >= 0.0,
+            ),
+            (
+                "relaxation_time",
+                self.relaxation_time.re(),
+                self.relaxation_time.re() >= 0.0,
+            ),
+            (
+                "stiction_tolerance",
+                self.stiction_tolerance.re(),
+                self.stiction_tolerance.re() > 0.0,
+            ),
             ("sigma", self.sigma.re(), self.sigma.re() > 0.0),
         ];
         for (name, value, ok) in checks {
             if !(ok && value.is_finite()) {
-                return Err(Error::invalid(name, value, "out of range (see ContactParams docs)"));
+                return Err(Error::invalid(
+                    name,
+                    value,
+                    "out of range (see ContactParams docs)",
+                ));
             }
         }
         Ok(())

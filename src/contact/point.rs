@@ -23,7 +23,7 @@ pub struct ContactPoint<T: Scalar> {
     pub body_a: BodyId,
     /// Body of B.
     pub body_b: BodyId,
-    /// Contact point, world frame (m): midway between the witness points.
+    /// Contact point, world frame (m), see [`crate::step::contact_point`].
     pub p_WC: Vector3<T>,
     /// Orientation `R_WC` of the contact frame (columns t̂1, t̂2, n̂).
     pub R_WC: Matrix3<T>,
@@ -45,7 +45,11 @@ pub struct ContactPoint<T: Scalar> {
 /// `t̂1` is the world x-axis (or y-axis when n̂ is nearly along x) made orthogonal to n̂, so a
 /// ground contact with n̂ = +z gets the world axes.
 pub fn contact_frame<T: Scalar>(nhat: &Vector3<T>) -> Matrix3<T> {
-    let e = if nhat.x.re().abs() < 0.9 { Vector3::x() } else { Vector3::y() };
+    let e = if nhat.x.re().abs() < 0.9 {
+        Vector3::x()
+    } else {
+        Vector3::y()
+    };
     let t1 = (e - nhat * nhat.dot(&e)).normalize();
     let t2 = nhat.cross(&t1);
     Matrix3::from_columns(&[t1, t2, *nhat])
@@ -57,7 +61,11 @@ mod tests {
 
     #[test]
     fn frame_is_orthonormal_and_right_handed() {
-        for n in [Vector3::<f64>::z(), Vector3::new(0.99, 0.1, 0.0).normalize(), Vector3::new(-0.3, 0.5, -0.8).normalize()] {
+        for n in [
+            Vector3::<f64>::z(),
+            Vector3::new(0.99, 0.1, 0.0).normalize(),
+            Vector3::new(-0.3, 0.5, -0.8).normalize(),
+        ] {
             let R = contact_frame(&n);
             assert!((R.transpose() * R - Matrix3::identity()).norm() < 1e-14);
             assert!((R.determinant() - 1.0).abs() < 1e-14);

@@ -110,7 +110,10 @@ mod tests {
 
     #[test]
     fn impulse_lies_in_the_friction_cone() {
-        let p = ContactParams::<f64> { mu: 0.7, ..Default::default() };
+        let p = ContactParams::<f64> {
+            mu: 0.7,
+            ..Default::default()
+        };
         let c = Sap::new(&p, 1e-4, 1e-3, 1.0);
         for &(vt, vn) in &[(0.1, -0.2), (-3.0, 0.01), (1e-9, -1.0), (0.5, 0.5)] {
             let g = c.eval(&Vector3::new(vt, 0.3 * vt, vn)).gamma;
@@ -121,7 +124,10 @@ mod tests {
 
     #[test]
     fn near_rigid_floor_caps_stiffness() {
-        let p = ContactParams::<f64> { stiffness: 1e15, ..Default::default() };
+        let p = ContactParams::<f64> {
+            stiffness: 1e15,
+            ..Default::default()
+        };
         let c = Sap::new(&p, 0.0, 1e-3, 2.0);
         assert!((c.R_n - 2.0 / (4.0 * std::f64::consts::PI.powi(2))).abs() < 1e-15);
     }

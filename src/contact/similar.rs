@@ -72,7 +72,11 @@ mod tests {
     /// the gliding offset `μ δt ‖v_t‖` of ICF Sec. VII-A.
     #[test]
     fn similar_glides_at_mu_dt_slip() {
-        let p = ContactParams::<f64> { mu: 0.5, dissipation: 0.0, ..Default::default() };
+        let p = ContactParams::<f64> {
+            mu: 0.5,
+            dissipation: 0.0,
+            ..Default::default()
+        };
         let dt = 1e-3;
         let c = Similar::new(&p, 0.0, dt);
         let slip = 0.1;

@@ -98,7 +98,11 @@ pub fn check_potential_on_random_velocities<P, Q>(
             };
             let base = edges[rng.random_range(0..edges.len())];
             let t1 = mag(&mut rng);
-            let t2 = if rng.random::<f64>() < 0.1 { 0.0 } else { mag(&mut rng) };
+            let t2 = if rng.random::<f64>() < 0.1 {
+                0.0
+            } else {
+                mag(&mut rng)
+            };
             samples.push(Vector3::new(t1, t2, base + mag(&mut rng)));
         }
         let p64 = make_f64(&params, dt);
@@ -110,21 +114,47 @@ pub fn check_potential_on_random_velocities<P, Q>(
             for i in 0..3 {
                 for j in 0..3 {
                     let vh = Vector3::from_fn(|k, _| {
-                        HyperDual64::new(v[k], if k == i { 1.0 } else { 0.0 }, if k == j { 1.0 } else { 0.0 }, 0.0)
+                        HyperDual64::new(
+                            v[k],
+                            if k == i { 1.0 } else { 0.0 },
+                            if k == j { 1.0 } else { 0.0 },
+                            0.0,
+                        )
                     });
                     let c = phd.eval(&vh).cost;
-                    assert!((c.re - e.cost).abs() <= 1e-12 * (1.0 + e.cost.abs()), "cost differs between f64 and hyper-dual");
+                    assert!(
+                        (c.re - e.cost).abs() <= 1e-12 * (1.0 + e.cost.abs()),
+                        "cost differs between f64 and hyper-dual"
+                    );
                     grad[i] = c.eps1;
                     hess[(i, j)] = c.eps1eps2;
                 }
             }
-            let ctx = format!("params {params:?} dt {dt} x0 {x0} v_c {v:?}: γ {:?} G {:?}", e.gamma, e.G);
-            assert!(e.gamma.iter().chain(e.G.iter()).all(|x| x.is_finite()), "non-finite at {ctx}");
-            assert!((e.gamma + grad).norm() <= GRADIENT_TOL * (1.0 + e.gamma.norm()), "γ ≠ −∇ℓ ({grad:?}) at {ctx}");
-            assert!((e.G - hess).norm() <= HESSIAN_TOL * (1.0 + e.G.norm()), "G ≠ ∇²ℓ ({hess:?}) at {ctx}");
-            assert!((e.G - e.G.transpose()).norm() <= 1e-12 * (1.0 + e.G.norm()), "G not symmetric at {ctx}");
+            let ctx = format!(
+                "params {params:?} dt {dt} x0 {x0} v_c {v:?}: γ {:?} G {:?}",
+                e.gamma, e.G
+            );
+            assert!(
+                e.gamma.iter().chain(e.G.iter()).all(|x| x.is_finite()),
+                "non-finite at {ctx}"
+            );
+            assert!(
+                (e.gamma + grad).norm() <= GRADIENT_TOL * (1.0 + e.gamma.norm()),
+                "γ ≠ −∇ℓ ({grad:?}) at {ctx}"
+            );
+            assert!(
+                (e.G - hess).norm() <= HESSIAN_TOL * (1.0 + e.G.norm()),
+                "G ≠ ∇²ℓ ({hess:?}) at {ctx}"
+            );
+            assert!(
+                (e.G - e.G.transpose()).norm() <= 1e-12 * (1.0 + e.G.norm()),
+                "G not symmetric at {ctx}"
+            );
             let min_eig = e.G.symmetric_eigenvalues().min();
-            assert!(min_eig >= -PSD_TOL * e.G.norm(), "G not PSD (λ_min {min_eig}) at {ctx}");
+            assert!(
+                min_eig >= -PSD_TOL * e.G.norm(),
+                "G not PSD (λ_min {min_eig}) at {ctx}"
+            );
         }
     }
 }

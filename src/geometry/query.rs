@@ -5,8 +5,12 @@
 use nalgebra::{Matrix3, Vector3};
 use parry3d_f64::bounding_volume::BoundingVolume;
 use parry3d_f64::math::{Pose as ParryPose, Vector as PVec};
-use parry3d_f64::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
-use parry3d_f64::shape::{Ball, Capsule, ConvexPolyhedron, Cuboid, Cylinder, HalfSpace, SharedShape};
+use parry3d_f64::query::{
+    ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
+};
+use parry3d_f64::shape::{
+    Ball, Capsule, ConvexPolyhedron, Cuboid, Cylinder, HalfSpace, SharedShape,
+};
 
 use crate::error::{Error, Result};
 use crate::geometry::shape::{Geometry, Shape};
@@ -67,18 +71,34 @@ pub(crate) fn to_parry_shape(shape: &Shape) -> Option<(SharedShape, Matrix3<f64>
     Some(match shape {
         Shape::Sphere { radius } => (SharedShape::new(Ball::new(*radius)), id),
         Shape::Box { half_extents } => (SharedShape::new(Cuboid::new(v(half_extents))), id),
-        Shape::Capsule { radius, half_length } => (SharedShape::new(Capsule::new_z(*half_length, *radius)), id),
-        Shape::Cylinder { radius, half_length } => (SharedShape::new(Cylinder::new(*half_length, *radius)), y_to_z()),
+        Shape::Capsule {
+            radius,
+            half_length,
+        } => (SharedShape::new(Capsule::new_z(*half_length, *radius)), id),
+        Shape::Cylinder {
+            radius,
+            half_length,
+        } => (
+            SharedShape::new(Cylinder::new(*half_length, *radius)),
+            y_to_z(),
+        ),
         Shape::HalfSpace => (SharedShape::new(HalfSpace::new(PVec::Z)), id),
         Shape::ConvexMesh { vertices } => {
             let pts: Vec<PVec> = vertices.iter().map(v).collect();
-            (SharedShape::new(ConvexPolyhedron::from_convex_hull(&pts)?), id)
+            (
+                SharedShape::new(ConvexPolyhedron::from_convex_hull(&pts)?),
+                id,
+            )
         }
     })
 }
 
 fn to_parry_pose(X: &Pose<f64>) -> ParryPose {
-    let m = parry3d_f64::glamx::DMat3::from_cols(v(&X.R.column(0).into_owned()), v(&X.R.column(1).into_owned()), v(&X.R.column(2).into_owned()));
+    let m = parry3d_f64::glamx::DMat3::from_cols(
+        v(&X.R.column(0).into_owned()),
+        v(&X.R.column(1).into_owned()),
+        v(&X.R.column(2).into_owned()),
+    );
     ParryPose::from_parts(v(&X.p), parry3d_f64::glamx::DQuat::from_mat3(&m))
 }
 
@@ -96,8 +116,16 @@ impl CollisionScene {
     pub fn new(geometries: Vec<Geometry>) -> Result<Self> {
         let mut shapes = Vec::with_capacity(geometries.len());
         for g in &geometries {
-            g.shape.validate().map_err(|e| Error::invalid(&format!("geometry `{}`", g.name), g.shape.kind(), &e.to_string()))?;
-            shapes.push(to_parry_shape(&g.shape).expect("invariant: validated shape has a parry shape"));
+            g.shape.validate().map_err(|e| {
+                Error::invalid(
+                    &format!("geometry `{}`", g.name),
+                    g.shape.kind(),
+                    &e.to_string(),
+                )
+            })?;
+            shapes.push(
+                to_parry_shape(&g.shape).expect("invariant: validated shape has a parry shape"),
+            );
         }
         Ok(CollisionScene { geometries, shapes })
     }
@@ -121,12 +149,23 @@ fn can_collide(a: BodyId, b: BodyId) -> bool {
 ///
 /// # Errors
 /// [`Error::UnsupportedPair`] if parry has no narrow phase for a pair.
-pub fn find_contacts(scene: &CollisionScene, X_WG: &[Pose<f64>], margin: f64) -> Result<Vec<GeometricContact>> {
+pub fn find_contacts(
+    scene: &CollisionScene,
+    X_WG: &[Pose<f64>],
+    margin: f64,
+) -> Result<Vec<GeometricContact>> {
     let n = scene.geometries.len();
     let poses: Vec<ParryPose> = (0..n)
-        .map(|i| to_parry_pose(&X_WG[i].compose(&Pose { R: scene.shapes[i].1, p: Vector3::zeros() })))
+        .map(|i| {
+            to_parry_pose(&X_WG[i].compose(&Pose {
+                R: scene.shapes[i].1,
+                p: Vector3::zeros(),
+            }))
+        })
         .collect();
-    let aabbs: Vec<_> = (0..n).map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin)).collect();
+    let aabbs: Vec<_> = (0..n)
+        .map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin))
+        .collect();
     let dispatcher = DefaultQueryDispatcher;
     let mut out = Vec::new();
     let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
@@ -136,12 +175,23 @@ pub fn find_contacts(scene: &CollisionScene, X_WG: &[Pose<f64>], margin: f64) ->
             if !can_collide(gi.body, gj.body) || !aabbs[i].intersects(&aabbs[j]) {
                 continue;
             }
-            let (a, b) = if matches!(gj.body, BodyId::Body(_)) { (i, j) } else { (j, i) };
+            let (a, b) = if matches!(gj.body, BodyId::Body(_)) {
+                (i, j)
+            } else {
+                (j, i)
+            };
             manifolds.clear();
             let mut workspace: Option<ContactManifoldsWorkspace> = None;
             let pos12 = poses[a].inv_mul(&poses[b]);
             dispatcher
-                .contact_manifolds(&pos12, scene.shapes[a].0.as_ref(), scene.shapes[b].0.as_ref(), margin, &mut manifolds, &mut workspace)
+                .contact_manifolds(
+                    &pos12,
+                    scene.shapes[a].0.as_ref(),
+                    scene.shapes[b].0.as_ref(),
+                    margin,
+                    &mut manifolds,
+                    &mut workspace,
+                )
                 .map_err(|_| Error::UnsupportedPair {
                     a: scene.geometries[a].shape.kind().to_string(),
                     b: scene.geometries[b].shape.kind().to_string(),
@@ -191,25 +241,39 @@ mod tests {
     }
 
     fn ground_and(shape: Shape, X: Pose<f64>) -> Vec<GeometricContact> {
-        let scene = CollisionScene::new(vec![geometry("ground", BodyId::World, Shape::HalfSpace), geometry("b", BodyId::Body(0), shape)]).unwrap();
+        let scene = CollisionScene::new(vec![
+            geometry("ground", BodyId::World, Shape::HalfSpace),
+            geometry("b", BodyId::Body(0), shape),
+        ])
+        .unwrap();
         find_contacts(&scene, &[Pose::identity(), X], 0.01).unwrap()
     }
 
     #[test]
     fn sphere_above_ground_within_margin() {
-        let c = ground_and(Shape::Sphere { radius: 0.1 }, Pose::translation(Vector3::new(0.3, 0.0, 0.105)));
+        let c = ground_and(
+            Shape::Sphere { radius: 0.1 },
+            Pose::translation(Vector3::new(0.3, 0.0, 0.105)),
+        );
         assert_eq!(c.len(), 1);
         assert!((c[0].phi - 0.005).abs() < 1e-12);
         assert!((c[0].nhat_W - Vector3::z()).norm() < 1e-12);
         assert!((c[0].p_WPb - Vector3::new(0.3, 0.0, 0.005)).norm() < 1e-12);
         assert_eq!((c[0].geometry_a, c[0].geometry_b), (0, 1));
-        assert!(ground_and(Shape::Sphere { radius: 0.1 }, Pose::translation(Vector3::new(0.0, 0.0, 0.2))).is_empty());
+        assert!(ground_and(
+            Shape::Sphere { radius: 0.1 },
+            Pose::translation(Vector3::new(0.0, 0.0, 0.2))
+        )
+        .is_empty());
     }
 
     #[test]
     fn flat_box_on_ground_has_four_corner_contacts() {
         let h = Vector3::new(0.025, 0.025, 0.025);
-        let c = ground_and(Shape::Box { half_extents: h }, Pose::translation(Vector3::new(0.0, 0.0, 0.0249)));
+        let c = ground_and(
+            Shape::Box { half_extents: h },
+            Pose::translation(Vector3::new(0.0, 0.0, 0.0249)),
+        );
         assert_eq!(c.len(), 4, "{c:#?}");
         for k in &c {
             assert!((k.phi + 1e-4).abs() < 1e-12);
@@ -220,8 +284,19 @@ mod tests {
     #[test]
     fn cylinder_lying_on_ground_touches_along_its_length() {
         // Axis along x: rotate z onto x.
-        let R = *nalgebra::Rotation3::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2).matrix();
-        let c = ground_and(Shape::Cylinder { radius: 0.05, half_length: 0.2 }, Pose { R, p: Vector3::new(0.0, 0.0, 0.0499) });
+        let R =
+            *nalgebra::Rotation3::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2)
+                .matrix();
+        let c = ground_and(
+            Shape::Cylinder {
+                radius: 0.05,
+                half_length: 0.2,
+            },
+            Pose {
+                R,
+                p: Vector3::new(0.0, 0.0, 0.0499),
+            },
+        );
         assert!(c.len() >= 2, "{c:#?}");
         for k in &c {
             assert!((k.phi + 1e-4).abs() < 1e-9);
@@ -230,11 +305,22 @@ mod tests {
 
     #[test]
     fn capsule_tip_and_convex_mesh() {
-        let c = ground_and(Shape::Capsule { radius: 0.005, half_length: 0.245 }, Pose::translation(Vector3::new(0.0, 0.0, 0.25)));
+        let c = ground_and(
+            Shape::Capsule {
+                radius: 0.005,
+                half_length: 0.245,
+            },
+            Pose::translation(Vector3::new(0.0, 0.0, 0.25)),
+        );
         assert_eq!(c.len(), 1);
         assert!((c[0].phi).abs() < 1e-12);
         let tet = Shape::ConvexMesh {
-            vertices: vec![Vector3::new(0.0, 0.0, 0.0), Vector3::new(0.1, 0.0, 0.1), Vector3::new(0.0, 0.1, 0.1), Vector3::new(-0.1, -0.1, 0.1)],
+            vertices: vec![
+                Vector3::new(0.0, 0.0, 0.0),
+                Vector3::new(0.1, 0.0, 0.1),
+                Vector3::new(0.0, 0.1, 0.1),
+                Vector3::new(-0.1, -0.1, 0.1),
+            ],
         };
         let c = ground_and(tet, Pose::translation(Vector3::new(0.0, 0.0, -0.001)));
         assert_eq!(c.len(), 1);

@@ -74,18 +74,35 @@ impl Shape {
         };
         match self {
             Shape::Sphere { radius } => positive("radius", *radius),
-            Shape::Box { half_extents } => half_extents.iter().try_for_each(|&h| positive("size", h)),
-            Shape::Capsule { radius, half_length } | Shape::Cylinder { radius, half_length } => {
+            Shape::Box { half_extents } => {
+                half_extents.iter().try_for_each(|&h| positive("size", h))
+            }
+            Shape::Capsule {
+                radius,
+                half_length,
+            }
+            | Shape::Cylinder {
+                radius,
+                half_length,
+            } => {
                 positive("radius", *radius)?;
                 positive("length", *half_length)
             }
             Shape::HalfSpace => Ok(()),
             Shape::ConvexMesh { vertices } => {
                 if vertices.len() < 4 || vertices.iter().any(|v| !v.iter().all(|x| x.is_finite())) {
-                    return Err(Error::invalid("vertices", vertices.len(), "a convex mesh needs at least 4 finite vertices"));
+                    return Err(Error::invalid(
+                        "vertices",
+                        vertices.len(),
+                        "a convex mesh needs at least 4 finite vertices",
+                    ));
                 }
                 if crate::geometry::query::to_parry_shape(self).is_none() {
-                    return Err(Error::invalid("vertices", vertices.len(), "vertices are degenerate (coplanar); no convex hull"));
+                    return Err(Error::invalid(
+                        "vertices",
+                        vertices.len(),
+                        "vertices are degenerate (coplanar); no convex hull",
+                    ));
                 }
                 Ok(())
             }
@@ -103,14 +120,24 @@ impl Shape {
             }
             Shape::Box { half_extents: h } => {
                 let (x, y, z) = (4.0 * h.x * h.x, 4.0 * h.y * h.y, 4.0 * h.z * h.z);
-                d(mass * (y + z) / 12.0, mass * (x + z) / 12.0, mass * (x + y) / 12.0)
+                d(
+                    mass * (y + z) / 12.0,
+                    mass * (x + z) / 12.0,
+                    mass * (x + y) / 12.0,
+                )
             }
-            Shape::Cylinder { radius, half_length } => {
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } => {
                 let l = 2.0 * half_length;
                 let t = mass * (3.0 * radius * radius + l * l) / 12.0;
                 d(t, t, 0.5 * mass * radius * radius)
             }
-            Shape::Capsule { radius, half_length } => {
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => {
                 // Cylinder of length 2h plus two hemispheres, uniform density.
                 let (r, h) = (*radius, *half_length);
                 let v_cyl = std::f64::consts::PI * r * r * 2.0 * h;
@@ -118,7 +145,8 @@ impl Shape {
                 let rho = mass / (v_cyl + v_sph);
                 let (mc, ms) = (rho * v_cyl, rho * v_sph);
                 let axial = 0.5 * mc * r * r + 0.4 * ms * r * r;
-                let trans = mc * (3.0 * r * r + 4.0 * h * h) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r);
+                let trans = mc * (3.0 * r * r + 4.0 * h * h) / 12.0
+                    + ms * (0.4 * r * r + h * h + 0.75 * h * r);
                 d(trans, trans, axial)
             }
             Shape::HalfSpace | Shape::ConvexMesh { .. } => None,
@@ -151,7 +179,11 @@ mod tests {
     fn solid_inertias() {
         let s = Shape::Sphere { radius: 0.025 }.solid_inertia(0.5).unwrap();
         assert!((s[(0, 0)] - 0.4 * 0.5 * 0.025 * 0.025).abs() < 1e-18);
-        let b = Shape::Box { half_extents: Vector3::new(0.025, 0.025, 0.025) }.solid_inertia(1.0).unwrap();
+        let b = Shape::Box {
+            half_extents: Vector3::new(0.025, 0.025, 0.025),
+        }
+        .solid_inertia(1.0)
+        .unwrap();
         assert!((b[(2, 2)] - 1.0 * 2.0 * 0.05 * 0.05 / 12.0).abs() < 1e-18);
         assert!(Shape::Sphere { radius: -1.0 }.validate().is_err());
     }

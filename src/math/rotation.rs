@@ -33,7 +33,11 @@ pub fn quaternion_rate<T: Scalar>(q: &Quaternion<T>, w_W: &Vector3<T>) -> Quater
 
 /// Symplectic-Euler quaternion update `q⁺ = normalize(q + δt · ½ (0, ω_W) ⊗ q)`
 /// (DESIGN step 4, `q = q0 + δt N(q0) v` with renormalization).
-pub fn integrate_quaternion<T: Scalar>(q: &Quaternion<T>, w_W: &Vector3<T>, dt: T) -> Quaternion<T> {
+pub fn integrate_quaternion<T: Scalar>(
+    q: &Quaternion<T>,
+    w_W: &Vector3<T>,
+    dt: T,
+) -> Quaternion<T> {
     let q_next = q + quaternion_rate(q, w_W) * dt;
     let norm = q_next.coords.norm();
     Quaternion::from(q_next.coords / norm)

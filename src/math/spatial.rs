@@ -151,7 +151,11 @@ mod tests {
         let V_B = X_AB.motion_to_child() * Vector6::new(w_A.x, w_A.y, w_A.z, v_A.x, v_A.y, v_A.z);
         // Velocity of B's origin, expressed in A, is v_A + ω × p.
         let expected = X_AB.R.transpose() * (v_A + w_A.cross(&X_AB.p));
-        assert_relative_eq!(V_B.fixed_rows::<3>(3).into_owned(), expected, epsilon = 1e-14);
+        assert_relative_eq!(
+            V_B.fixed_rows::<3>(3).into_owned(),
+            expected,
+            epsilon = 1e-14
+        );
     }
 
     #[test]

@@ -91,7 +91,11 @@ pub fn inverse_dynamics<T: Scalar>(
 
 /// Bias forces `c(q, v) = C(q, v) v − τ_g(q)` (Coriolis, centrifugal and gravity), by RNEA
 /// with zero acceleration. Requires [`forward_kinematics`] at `(q, v)`.
-pub fn bias_forces<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>, v: &DVector<T>) -> DVector<T> {
+pub fn bias_forces<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
+    v: &DVector<T>,
+) -> DVector<T> {
     inverse_dynamics(model, data, v, &DVector::zeros(model.nv()))
 }
 
@@ -126,16 +130,28 @@ pub fn free_motion_velocity<T: Scalar>(
             k[i] -= *d * v0[i];
         }
     }
-    let chol = A.clone().cholesky().ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    let chol = A
+        .clone()
+        .cholesky()
+        .ok_or(Error::NotPositiveDefinite { index: 0 })?;
     let v_star = v0 + chol.solve(&(k * dt));
     Ok((v_star, A))
 }
 
 /// Position update `q = q0 + δt N(q0) v` with quaternions renormalized (DESIGN step 4).
-pub fn integrate_positions<T: Scalar>(model: &MultibodyModel<T>, q0: &DVector<T>, v: &DVector<T>, dt: T) -> DVector<T> {
+pub fn integrate_positions<T: Scalar>(
+    model: &MultibodyModel<T>,
+    q0: &DVector<T>,
+    v: &DVector<T>,
+    dt: T,
+) -> DVector<T> {
     let mut q = q0.clone();
     for j in &model.joints {
-        let next = j.kind.integrate(q0.rows(j.q_start, j.kind.nq()), v.rows(j.v_start, j.kind.nv()), dt);
+        let next = j.kind.integrate(
+            q0.rows(j.q_start, j.kind.nq()),
+            v.rows(j.v_start, j.kind.nv()),
+            dt,
+        );
         q.rows_mut(j.q_start, j.kind.nq()).copy_from_slice(&next);
     }
     q
@@ -169,20 +185,52 @@ mod tests {
             com: Vector3::new(0.0, 0.05, -0.25),
             inertia_com: Matrix3::from_diagonal(&Vector3::new(0.02, 0.03, 0.004)),
         };
-        let b0 = m.add_body("base", link(2.0), None, JointKind::Free, Pose::identity(), vec![0.0; 6]).unwrap();
+        let b0 = m
+            .add_body(
+                "base",
+                link(2.0),
+                None,
+                JointKind::Free,
+                Pose::identity(),
+                vec![0.0; 6],
+            )
+            .unwrap();
         let b1 = m
-            .add_body("l1", link(1.0), Some(b0), JointKind::Revolute { axis: Vector3::x() }, Pose::translation(Vector3::new(0.0, 0.0, -0.5)), vec![0.1])
+            .add_body(
+                "l1",
+                link(1.0),
+                Some(b0),
+                JointKind::Revolute { axis: Vector3::x() },
+                Pose::translation(Vector3::new(0.0, 0.0, -0.5)),
+                vec![0.1],
+            )
             .unwrap();
-        m.add_body("l2", link(0.5), Some(b1), JointKind::Prismatic { axis: Vector3::z() }, Pose::translation(Vector3::new(0.0, 0.0, -0.5)), vec![0.2])
-            .unwrap();
-        m.add_body("p", link(0.3), None, JointKind::Planar, Pose::identity(), vec![0.0; 3]).unwrap();
+        m.add_body(
+            "l2",
+            link(0.5),
+            Some(b1),
+            JointKind::Prismatic { axis: Vector3::z() },
+            Pose::translation(Vector3::new(0.0, 0.0, -0.5)),
+            vec![0.2],
+        )
+        .unwrap();
+        m.add_body(
+            "p",
+            link(0.3),
+            None,
+            JointKind::Planar,
+            Pose::identity(),
+            vec![0.0; 3],
+        )
+        .unwrap();
         m
     }
 
     fn state(m: &MultibodyModel<f64>) -> (DVector<f64>, DVector<f64>) {
         let mut q = m.neutral_configuration();
         let quat = nalgebra::UnitQuaternion::from_euler_angles(0.3, -0.5, 1.0);
-        q.rows_mut(0, 7).copy_from_slice(&[0.1, -0.2, 0.3, quat.w, quat.i, quat.j, quat.k]);
+        q.rows_mut(0, 7)
+            .copy_from_slice(&[0.1, -0.2, 0.3, quat.w, quat.i, quat.j, quat.k]);
         q[7] = 0.7;
         q[8] = 0.05;
         q.rows_mut(9, 3).copy_from_slice(&[0.2, 0.1, 0.5]);
@@ -191,7 +239,9 @@ mod tests {
     }
 
     fn kinetic_energy(m: &MultibodyModel<f64>, d: &MultibodyData<f64>) -> f64 {
-        (0..m.bodies.len()).map(|i| 0.5 * d.V[i].dot(&(m.bodies[i].inertia.matrix() * d.V[i]))).sum()
+        (0..m.bodies.len())
+            .map(|i| 0.5 * d.V[i].dot(&(m.bodies[i].inertia.matrix() * d.V[i])))
+            .sum()
     }
 
     #[test]
@@ -207,7 +257,11 @@ mod tests {
             let col = inverse_dynamics(&m, &d, &v, &e) - &c;
             assert_relative_eq!(col, M.column(k).into_owned(), epsilon = 1e-12);
         }
-        assert_relative_eq!(0.5 * v.dot(&(&M * &v)), kinetic_energy(&m, &d), epsilon = 1e-12);
+        assert_relative_eq!(
+            0.5 * v.dot(&(&M * &v)),
+            kinetic_energy(&m, &d),
+            epsilon = 1e-12
+        );
         assert_relative_eq!(M.clone(), M.transpose(), epsilon = 1e-14);
     }
 
@@ -238,8 +292,20 @@ mod tests {
     #[test]
     fn free_body_falls_at_g_and_dual_matches_f64() {
         let mut m = MultibodyModel::<f64>::new(Vector3::new(0.0, 0.0, -9.81));
-        let ball = SpatialInertia { mass: 0.5, com: Vector3::zeros(), inertia_com: Matrix3::identity() * 1e-4 };
-        m.add_body("ball", ball, None, JointKind::Free, Pose::identity(), vec![0.0; 6]).unwrap();
+        let ball = SpatialInertia {
+            mass: 0.5,
+            com: Vector3::zeros(),
+            inertia_com: Matrix3::identity() * 1e-4,
+        };
+        m.add_body(
+            "ball",
+            ball,
+            None,
+            JointKind::Free,
+            Pose::identity(),
+            vec![0.0; 6],
+        )
+        .unwrap();
         let q = m.neutral_configuration();
         let v = DVector::zeros(6);
         let mut d = MultibodyData::new(&m);
@@ -247,7 +313,15 @@ mod tests {
         assert_relative_eq!(vs[5], -0.0981, epsilon = 1e-15);
         let md = m.cast::<Dual64>();
         let mut dd = MultibodyData::new(&md);
-        let (vsd, _) = free_motion_velocity(&md, &mut dd, &q.map(Dual64::from), &v.map(Dual64::from), &DVector::zeros(0), Dual64::from(0.01)).unwrap();
+        let (vsd, _) = free_motion_velocity(
+            &md,
+            &mut dd,
+            &q.map(Dual64::from),
+            &v.map(Dual64::from),
+            &DVector::zeros(0),
+            Dual64::from(0.01),
+        )
+        .unwrap();
         assert_relative_eq!(vsd[5].re, vs[5], epsilon = 1e-15);
     }
 }

@@ -95,7 +95,14 @@ impl JointKind {
             JointKind::Revolute { axis } => vec![c([axis.x, axis.y, axis.z, 0., 0., 0.])],
             JointKind::Prismatic { axis } => vec![c([0., 0., 0., axis.x, axis.y, axis.z])],
             JointKind::Planar => vec![linear(0), linear(1), angular(2)],
-            JointKind::Free => vec![angular(0), angular(1), angular(2), linear(0), linear(1), linear(2)],
+            JointKind::Free => vec![
+                angular(0),
+                angular(1),
+                angular(2),
+                linear(0),
+                linear(1),
+                linear(2),
+            ],
         }
     }
 
@@ -175,7 +182,8 @@ mod tests {
         let j = JointKind::Revolute { axis };
         let q = DVector::from_vec(vec![0.7]);
         let X = j.transform::<f64>(q.rows(0, 1));
-        let expected = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), 0.7);
+        let expected =
+            nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), 0.7);
         assert_relative_eq!(X.R, *expected.matrix(), epsilon = 1e-14);
         assert_relative_eq!(X.R * axis, axis, epsilon = 1e-14);
     }
@@ -187,7 +195,11 @@ mod tests {
         let X = j.transform::<f64>(q.rows(0, 3));
         let S = j.motion_subspace(&X);
         // ẋ = 1 in the parent frame is −y in the body frame rotated by 90°.
-        assert_relative_eq!(S[0], Vector6::new(0.0, 0.0, 0.0, 0.0, -1.0, 0.0), epsilon = 1e-15);
+        assert_relative_eq!(
+            S[0],
+            Vector6::new(0.0, 0.0, 0.0, 0.0, -1.0, 0.0),
+            epsilon = 1e-15
+        );
         let v = DVector::from_vec(vec![1.0, 0.0, 0.0]);
         let q1 = j.integrate(q.rows(0, 3), v.rows(0, 3), 0.1);
         assert_relative_eq!(q1[0], 0.1, epsilon = 1e-15);

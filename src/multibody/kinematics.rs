@@ -32,7 +32,11 @@ impl<T: Scalar> MultibodyData<T> {
         MultibodyData {
             X_WB: vec![Pose::identity(); nb],
             Xup: vec![Matrix6::identity(); nb],
-            S: model.joints.iter().map(|j| vec![Vector6::zeros(); j.kind.nv()]).collect(),
+            S: model
+                .joints
+                .iter()
+                .map(|j| vec![Vector6::zeros(); j.kind.nv()])
+                .collect(),
             c_J: vec![Vector6::zeros(); nb],
             V: vec![Vector6::zeros(); nb],
             J_B: vec![DMatrix::zeros(6, model.nv()); nb],
@@ -79,7 +83,11 @@ pub fn forward_kinematics<T: Scalar>(
 
 /// Jacobian (3 × nv, world frame) of the velocity of the material point of body `body`
 /// that coincides with world point `p_W` (m): `v_p_W = R_WB (v_B + ω_B × p_B)`.
-pub fn point_jacobian<T: Scalar>(data: &MultibodyData<T>, body: usize, p_W: &Vector3<T>) -> Matrix3xX<T> {
+pub fn point_jacobian<T: Scalar>(
+    data: &MultibodyData<T>,
+    body: usize,
+    p_W: &Vector3<T>,
+) -> Matrix3xX<T> {
     let X = &data.X_WB[body];
     let p_B = X.R.transpose() * (p_W - X.p);
     let J = &data.J_B[body];
@@ -91,7 +99,10 @@ pub fn point_jacobian<T: Scalar>(data: &MultibodyData<T>, body: usize, p_W: &Vec
 }
 
 /// World-frame angular velocity (rad/s) and velocity of the body origin (m/s).
-pub fn body_velocity_world<T: Scalar>(data: &MultibodyData<T>, body: usize) -> (Vector3<T>, Vector3<T>) {
+pub fn body_velocity_world<T: Scalar>(
+    data: &MultibodyData<T>,
+    body: usize,
+) -> (Vector3<T>, Vector3<T>) {
     let R = data.X_WB[body].R;
     let V = &data.V[body];
     (
@@ -118,12 +129,29 @@ mod tests {
             com: Vector3::new(0.0, 0.0, -0.2),
             inertia_com: Matrix3::identity() * 0.01,
         };
-        let b0 = m.add_body("root", inertia, None, JointKind::Free, Pose::identity(), vec![0.0; 6]).unwrap();
+        let b0 = m
+            .add_body(
+                "root",
+                inertia,
+                None,
+                JointKind::Free,
+                Pose::identity(),
+                vec![0.0; 6],
+            )
+            .unwrap();
         let b1 = m
-            .add_body("link", inertia, Some(b0), JointKind::Revolute { axis: Vector3::y() }, Pose::translation(Vector3::new(0.0, 0.0, -0.4)), vec![0.0])
+            .add_body(
+                "link",
+                inertia,
+                Some(b0),
+                JointKind::Revolute { axis: Vector3::y() },
+                Pose::translation(Vector3::new(0.0, 0.0, -0.4)),
+                vec![0.0],
+            )
             .unwrap();
         let mut q = m.neutral_configuration();
-        q.rows_mut(0, 7).copy_from_slice(&[0.1, 0.2, 0.3, 0.9, 0.1, -0.3, 0.2]);
+        q.rows_mut(0, 7)
+            .copy_from_slice(&[0.1, 0.2, 0.3, 0.9, 0.1, -0.3, 0.2]);
         let n = q.rows(3, 4).norm();
         for k in 3..7 {
             q[k] /= n;
@@ -139,7 +167,11 @@ mod tests {
         let mut pos = |s: f64| {
             let mut qq = q.clone();
             for j in &m.joints {
-                let next = j.kind.integrate(q.rows(j.q_start, j.kind.nq()), v.rows(j.v_start, j.kind.nv()), s);
+                let next = j.kind.integrate(
+                    q.rows(j.q_start, j.kind.nq()),
+                    v.rows(j.v_start, j.kind.nv()),
+                    s,
+                );
                 qq.rows_mut(j.q_start, j.kind.nq()).copy_from_slice(&next);
             }
             forward_kinematics(&m, &mut d, &qq, &v);

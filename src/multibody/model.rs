@@ -142,17 +142,29 @@ impl<T: Scalar> MultibodyModel<T> {
         damping: Vec<T>,
     ) -> Result<usize> {
         if name == "world" || self.find(name).is_some() {
-            return Err(Error::invalid("body.name", name, "names must be unique and not `world`"));
+            return Err(Error::invalid(
+                "body.name",
+                name,
+                "names must be unique and not `world`",
+            ));
         }
         validate_inertia(name, &inertia)?;
         if let Some(p) = parent {
             if p >= self.bodies.len() {
-                return Err(Error::invalid("joint.parent", p, "parent must be added before child"));
+                return Err(Error::invalid(
+                    "joint.parent",
+                    p,
+                    "parent must be added before child",
+                ));
             }
         }
         if let JointKind::Revolute { axis } | JointKind::Prismatic { axis } = kind {
             if !((axis.norm() - 1.0).abs() < 1e-9) {
-                return Err(Error::invalid("joint.axis", format!("{axis:?}"), "axis must be a unit vector"));
+                return Err(Error::invalid(
+                    "joint.axis",
+                    format!("{axis:?}"),
+                    "axis must be a unit vector",
+                ));
             }
         }
         if damping.len() != kind.nv() {
@@ -163,7 +175,11 @@ impl<T: Scalar> MultibodyModel<T> {
             });
         }
         if damping.iter().any(|d| !(d.re() >= 0.0)) {
-            return Err(Error::invalid("joint.damping", format!("{:?}", damping.iter().map(|d| d.re()).collect::<Vec<_>>()), "damping must be finite and ≥ 0"));
+            return Err(Error::invalid(
+                "joint.damping",
+                format!("{:?}", damping.iter().map(|d| d.re()).collect::<Vec<_>>()),
+                "damping must be finite and ≥ 0",
+            ));
         }
         self.bodies.push(Body {
             name: name.to_string(),
@@ -188,7 +204,11 @@ impl<T: Scalar> MultibodyModel<T> {
     /// [`Error::InvalidParameter`] for a duplicate name.
     pub fn add_prescribed(&mut self, body: PrescribedBody) -> Result<usize> {
         if body.name == "world" || self.find(&body.name).is_some() {
-            return Err(Error::invalid("body.name", &body.name, "names must be unique and not `world`"));
+            return Err(Error::invalid(
+                "body.name",
+                &body.name,
+                "names must be unique and not `world`",
+            ));
         }
         self.prescribed.push(body);
         Ok(self.prescribed.len() - 1)
@@ -200,7 +220,11 @@ impl<T: Scalar> MultibodyModel<T> {
     /// [`Error::InvalidParameter`] if `index ≥ nv`.
     pub fn add_actuator(&mut self, index: usize) -> Result<usize> {
         if index >= self.nv {
-            return Err(Error::invalid("actuator", index, "velocity index out of range"));
+            return Err(Error::invalid(
+                "actuator",
+                index,
+                "velocity index out of range",
+            ));
         }
         self.actuators.push(index);
         Ok(self.actuators.len() - 1)
@@ -270,11 +294,18 @@ impl<T: Scalar> MultibodyModel<T> {
 fn validate_inertia<T: Scalar>(name: &str, inertia: &SpatialInertia<T>) -> Result<()> {
     let m = inertia.mass.re();
     if !(m > 0.0 && m.is_finite()) {
-        return Err(Error::invalid(&format!("body `{name}` mass"), m, "mass must be positive and finite (kg)"));
+        return Err(Error::invalid(
+            &format!("body `{name}` mass"),
+            m,
+            "mass must be positive and finite (kg)",
+        ));
     }
     let I: Matrix3<f64> = inertia.inertia_com.map(|x| x.re());
     let sym = (I - I.transpose()).norm() <= 1e-12 * I.norm().max(1.0);
-    let finite = I.iter().chain(inertia.com.map(|x| x.re()).iter()).all(|x| x.is_finite());
+    let finite = I
+        .iter()
+        .chain(inertia.com.map(|x| x.re()).iter())
+        .all(|x| x.is_finite());
     if !(finite && sym && I.cholesky().is_some()) {
         return Err(Error::invalid(
             &format!("body `{name}` inertia"),
@@ -302,11 +333,55 @@ mod tests {
         let mut m = MultibodyModel::<f64>::new(Vector3::new(0.0, 0.0, -9.81));
         let mut bad = ball();
         bad.mass = -1.0;
-        assert!(m.add_body("a", bad, None, JointKind::Free, Pose::identity(), vec![0.0; 6]).is_err());
-        assert!(m.add_body("a", ball(), Some(3), JointKind::Free, Pose::identity(), vec![0.0; 6]).is_err());
-        assert!(m.add_body("a", ball(), None, JointKind::Free, Pose::identity(), vec![0.0; 2]).is_err());
-        m.add_body("a", ball(), None, JointKind::Free, Pose::identity(), vec![0.0; 6]).unwrap();
-        assert!(m.add_body("a", ball(), None, JointKind::Free, Pose::identity(), vec![0.0; 6]).is_err());
+        assert!(m
+            .add_body(
+                "a",
+                bad,
+                None,
+                JointKind::Free,
+                Pose::identity(),
+                vec![0.0; 6]
+            )
+            .is_err());
+        assert!(m
+            .add_body(
+                "a",
+                ball(),
+                Some(3),
+                JointKind::Free,
+                Pose::identity(),
+                vec![0.0; 6]
+            )
+            .is_err());
+        assert!(m
+            .add_body(
+                "a",
+                ball(),
+                None,
+                JointKind::Free,
+                Pose::identity(),
+                vec![0.0; 2]
+            )
+            .is_err());
+        m.add_body(
+            "a",
+            ball(),
+            None,
+            JointKind::Free,
+            Pose::identity(),
+            vec![0.0; 6],
+        )
+        .unwrap();
+        assert!(m
+            .add_body(
+                "a",
+                ball(),
+                None,
+                JointKind::Free,
+                Pose::identity(),
+                vec![0.0; 6]
+            )
+            .is_err());
         assert_eq!((m.nq(), m.nv()), (7, 6));
     }
 }

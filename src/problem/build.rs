@@ -38,8 +38,10 @@ pub struct Problem {
 /// [`Error::ProblemFile`] naming the file and field for unreadable files, malformed TOML,
 /// unknown fields, wrong types and invalid values.
 pub fn load_problem(path: &Path) -> Result<Problem> {
-    let bytes = std::fs::read(path).map_err(|e| err(path, "(file)", "a readable problem file", &e.to_string()))?;
-    let text = String::from_utf8(bytes).map_err(|_| err(path, "(file)", "UTF-8 TOML text", "non-UTF-8 bytes"))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| err(path, "(file)", "a readable problem file", &e.to_string()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| err(path, "(file)", "UTF-8 TOML text", "non-UTF-8 bytes"))?;
     parse_problem(&text, path)
 }
 
@@ -56,9 +58,16 @@ pub fn parse_problem(text: &str, path: &Path) -> Result<Problem> {
         let message = inner.message().trim().to_string();
         let (found, expected) = match message.split_once(", expected ") {
             Some((f, x)) => (f.to_string(), x.to_string()),
-            None => (message.clone(), "valid TOML following problems/README.md".to_string()),
+            None => (
+                message.clone(),
+                "valid TOML following problems/README.md".to_string(),
+            ),
         };
-        let field = if field == "." || field.is_empty() { "(document)".to_string() } else { field };
+        let field = if field == "." || field.is_empty() {
+            "(document)".to_string()
+        } else {
+            field
+        };
         let found = match location {
             Some((l, c)) => format!("{found} (line {l}, column {c})"),
             None => found,
@@ -134,13 +143,26 @@ impl Builder<'_> {
         })
     }
 
-    fn contact(&self, field: &str, base: &ContactParams<f64>, spec: &ContactSpec) -> Result<ContactParams<f64>> {
+    fn contact(
+        &self,
+        field: &str,
+        base: &ContactParams<f64>,
+        spec: &ContactSpec,
+    ) -> Result<ContactParams<f64>> {
         let mut p = *base;
-        let set = |name: &str, slot: &mut f64, value: Option<f64>, strictly_positive: bool| -> Result<()> {
+        let set = |name: &str,
+                   slot: &mut f64,
+                   value: Option<f64>,
+                   strictly_positive: bool|
+         -> Result<()> {
             if let Some(x) = value {
                 let ok = x.is_finite() && if strictly_positive { x > 0.0 } else { x >= 0.0 };
                 if !ok {
-                    let expected = if strictly_positive { "a positive finite number" } else { "a finite number ≥ 0" };
+                    let expected = if strictly_positive {
+                        "a positive finite number"
+                    } else {
+                        "a finite number ≥ 0"
+                    };
                     return Err(self.err(&format!("{field}.{name}"), expected, x));
                 }
                 *slot = x;
@@ -150,43 +172,103 @@ impl Builder<'_> {
         set("friction", &mut p.mu, spec.friction, false)?;
         set("stiffness", &mut p.stiffness, spec.stiffness, true)?;
         set("dissipation", &mut p.dissipation, spec.dissipation, false)?;
-        set("relaxation_time", &mut p.relaxation_time, spec.relaxation_time, false)?;
-        set("stiction_tolerance", &mut p.stiction_tolerance, spec.stiction_tolerance, true)?;
+        set(
+            "relaxation_time",
+            &mut p.relaxation_time,
+            spec.relaxation_time,
+            false,
+        )?;
+        set(
+            "stiction_tolerance",
+            &mut p.stiction_tolerance,
+            spec.stiction_tolerance,
+            true,
+        )?;
         set("sigma", &mut p.sigma, spec.sigma, true)?;
         Ok(p)
     }
 
     fn shape(&self, field: &str, g: &GeometrySpec) -> Result<Shape> {
         let need = |name: &str, x: Option<f64>| -> Result<f64> {
-            let x = x.ok_or_else(|| self.err(&format!("{field}.{name}"), &format!("`{name}` for shape `{}`", g.shape), "nothing"))?;
+            let x = x.ok_or_else(|| {
+                self.err(
+                    &format!("{field}.{name}"),
+                    &format!("`{name}` for shape `{}`", g.shape),
+                    "nothing",
+                )
+            })?;
             self.positive(&format!("{field}.{name}"), x)
         };
         Ok(match g.shape.as_str() {
-            "sphere" => Shape::Sphere { radius: need("radius", g.radius)? },
+            "sphere" => Shape::Sphere {
+                radius: need("radius", g.radius)?,
+            },
             "box" => {
-                let s = g.size.ok_or_else(|| self.err(&format!("{field}.size"), "`size = [x, y, z]` for shape `box`", "nothing"))?;
+                let s = g.size.ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.size"),
+                        "`size = [x, y, z]` for shape `box`",
+                        "nothing",
+                    )
+                })?;
                 for (i, x) in s.iter().enumerate() {
                     self.positive(&format!("{field}.size[{i}]"), *x)?;
                 }
-                Shape::Box { half_extents: Vector3::from(s) * 0.5 }
+                Shape::Box {
+                    half_extents: Vector3::from(s) * 0.5,
+                }
             }
-            "capsule" => Shape::Capsule { radius: need("radius", g.radius)?, half_length: 0.5 * need("length", g.length)? },
-            "cylinder" => Shape::Cylinder { radius: need("radius", g.radius)?, half_length: 0.5 * need("length", g.length)? },
+            "capsule" => Shape::Capsule {
+                radius: need("radius", g.radius)?,
+                half_length: 0.5 * need("length", g.length)?,
+            },
+            "cylinder" => Shape::Cylinder {
+                radius: need("radius", g.radius)?,
+                half_length: 0.5 * need("length", g.length)?,
+            },
             "half-space" => Shape::HalfSpace,
             "convex-mesh" => {
-                let v = g.vertices.as_ref().ok_or_else(|| self.err(&format!("{field}.vertices"), "`vertices` for shape `convex-mesh`", "nothing"))?;
-                let vertices = v.iter().enumerate().map(|(i, p)| self.vec3(&format!("{field}.vertices[{i}]"), *p)).collect::<Result<Vec<_>>>()?;
+                let v = g.vertices.as_ref().ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.vertices"),
+                        "`vertices` for shape `convex-mesh`",
+                        "nothing",
+                    )
+                })?;
+                let vertices = v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| self.vec3(&format!("{field}.vertices[{i}]"), *p))
+                    .collect::<Result<Vec<_>>>()?;
                 let shape = Shape::ConvexMesh { vertices };
-                shape.validate().map_err(|e| self.err(&format!("{field}.vertices"), "at least 4 non-coplanar vertices", e))?;
+                shape.validate().map_err(|e| {
+                    self.err(
+                        &format!("{field}.vertices"),
+                        "at least 4 non-coplanar vertices",
+                        e,
+                    )
+                })?;
                 shape
             }
-            other => return Err(self.err(&format!("{field}.shape"), "one of sphere, box, capsule, cylinder, half-space, convex-mesh", format!("`{other}`"))),
+            other => {
+                return Err(self.err(
+                    &format!("{field}.shape"),
+                    "one of sphere, box, capsule, cylinder, half-space, convex-mesh",
+                    format!("`{other}`"),
+                ))
+            }
         })
     }
 
     fn joint_kind(&self, field: &str, b: &BodySpec) -> Result<JointKind> {
         let axis = || -> Result<Vector3<f64>> {
-            let a = b.axis.ok_or_else(|| self.err(&format!("{field}.axis"), "an `axis` for this joint", "nothing"))?;
+            let a = b.axis.ok_or_else(|| {
+                self.err(
+                    &format!("{field}.axis"),
+                    "an `axis` for this joint",
+                    "nothing",
+                )
+            })?;
             self.unit(&format!("{field}.axis"), a)
         };
         Ok(match b.joint.as_deref().unwrap_or("free") {
@@ -195,7 +277,13 @@ impl Builder<'_> {
             "fixed" => JointKind::Fixed,
             "revolute" => JointKind::Revolute { axis: axis()? },
             "prismatic" => JointKind::Prismatic { axis: axis()? },
-            other => return Err(self.err(&format!("{field}.joint"), "one of free, planar, revolute, prismatic, fixed", format!("`{other}`"))),
+            other => {
+                return Err(self.err(
+                    &format!("{field}.joint"),
+                    "one of free, planar, revolute, prismatic, fixed",
+                    format!("`{other}`"),
+                ))
+            }
         })
     }
 
@@ -208,11 +296,17 @@ impl Builder<'_> {
                 }
                 let quat = Quaternion::new(q[0], q[1], q[2], q[3]);
                 if quat.norm() < 1e-12 {
-                    return Err(self.err(&format!("{field}.quaternion"), "a non-zero quaternion [w, x, y, z]", format!("{q:?}")));
+                    return Err(self.err(
+                        &format!("{field}.quaternion"),
+                        "a non-zero quaternion [w, x, y, z]",
+                        format!("{q:?}"),
+                    ));
                 }
                 Ok(UnitQuaternion::from_quaternion(quat))
             }
-            (None, rpy) => Ok(UnitQuaternion::from_matrix(&self.rpy(&format!("{field}.rpy_deg"), rpy)?)),
+            (None, rpy) => Ok(UnitQuaternion::from_matrix(
+                &self.rpy(&format!("{field}.rpy_deg"), rpy)?,
+            )),
         }
     }
 
@@ -222,20 +316,33 @@ impl Builder<'_> {
         let duration = self.positive("simulation.duration", sim.duration)?;
         let approximation = match &sim.approximation {
             None => Approximation::default(),
-            Some(s) => s.parse().map_err(|_| self.err("simulation.approximation", "one of lagged, regularized-lagged, similar, sap", format!("`{s}`")))?,
+            Some(s) => s.parse().map_err(|_| {
+                self.err(
+                    "simulation.approximation",
+                    "one of lagged, regularized-lagged, similar, sap",
+                    format!("`{s}`"),
+                )
+            })?,
         };
         let margin = match sim.margin {
             None => DEFAULT_MARGIN,
             Some(m) if m >= 0.0 && m.is_finite() => m,
             Some(m) => return Err(self.err("simulation.margin", "a finite number ≥ 0 (m)", m)),
         };
-        let gravity = self.vec3("simulation.gravity", sim.gravity.unwrap_or([0.0, 0.0, -9.81]))?;
+        let gravity = self.vec3(
+            "simulation.gravity",
+            sim.gravity.unwrap_or([0.0, 0.0, -9.81]),
+        )?;
         let mut solver = SolverParams::default();
         if let Some(r) = file.solver.relative_tolerance {
-            solver = solver.with_relative_tolerance(r).map_err(|_| self.err("solver.relative_tolerance", "a number in (0, 1)", r))?;
+            solver = solver
+                .with_relative_tolerance(r)
+                .map_err(|_| self.err("solver.relative_tolerance", "a number in (0, 1)", r))?;
         }
         if let Some(n) = file.solver.max_iterations {
-            solver = solver.with_max_iterations(n).map_err(|_| self.err("solver.max_iterations", "an integer ≥ 1", n))?;
+            solver = solver
+                .with_max_iterations(n)
+                .map_err(|_| self.err("solver.max_iterations", "an integer ≥ 1", n))?;
         }
         let default_contact = self.contact("contact", &ContactParams::default(), &file.contact)?;
 
@@ -253,32 +360,60 @@ impl Builder<'_> {
         for (i, b) in file.bodies.iter().enumerate() {
             let field = format!("body[{i}]");
             if b.name.is_empty() || b.name == "world" || model.find(&b.name).is_some() {
-                return Err(self.err(&format!("{field}.name"), "a unique name other than `world`", format!("`{}`", b.name)));
+                return Err(self.err(
+                    &format!("{field}.name"),
+                    "a unique name other than `world`",
+                    format!("`{}`", b.name),
+                ));
             }
-            let position = self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
+            let position =
+                self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
             let orientation = self.orientation(&field, b)?;
             if let Some(m) = &b.prescribed {
                 let motion = match m {
-                    MotionSpec::ConstantVelocity { velocity } => PrescribedMotion::ConstantVelocity {
-                        velocity: self.vec3(&format!("{field}.prescribed.velocity"), *velocity)?,
-                    },
-                    MotionSpec::Sinusoid { direction, amplitude, frequency, phase } => PrescribedMotion::Sinusoid {
-                        direction: self.unit(&format!("{field}.prescribed.direction"), *direction)?,
-                        amplitude: self.finite(&format!("{field}.prescribed.amplitude"), *amplitude)?,
-                        frequency: self.finite(&format!("{field}.prescribed.frequency"), *frequency)?,
+                    MotionSpec::ConstantVelocity { velocity } => {
+                        PrescribedMotion::ConstantVelocity {
+                            velocity: self
+                                .vec3(&format!("{field}.prescribed.velocity"), *velocity)?,
+                        }
+                    }
+                    MotionSpec::Sinusoid {
+                        direction,
+                        amplitude,
+                        frequency,
+                        phase,
+                    } => PrescribedMotion::Sinusoid {
+                        direction: self
+                            .unit(&format!("{field}.prescribed.direction"), *direction)?,
+                        amplitude: self
+                            .finite(&format!("{field}.prescribed.amplitude"), *amplitude)?,
+                        frequency: self
+                            .finite(&format!("{field}.prescribed.frequency"), *frequency)?,
                         phase: self.finite(&format!("{field}.prescribed.phase"), *phase)?,
                     },
                 };
                 model
                     .add_prescribed(PrescribedBody {
                         name: b.name.clone(),
-                        initial_pose: Pose { R: *orientation.to_rotation_matrix().matrix(), p: position },
+                        initial_pose: Pose {
+                            R: *orientation.to_rotation_matrix().matrix(),
+                            p: position,
+                        },
                         motion,
                     })
                     .map_err(|e| self.err(&field, "a valid prescribed body", e))?;
                 continue;
             }
-            let mass = self.positive(&format!("{field}.mass"), b.mass.ok_or_else(|| self.err(&format!("{field}.mass"), "a mass (kg) for a body without `prescribed` motion", "nothing"))?)?;
+            let mass = self.positive(
+                &format!("{field}.mass"),
+                b.mass.ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.mass"),
+                        "a mass (kg) for a body without `prescribed` motion",
+                        "nothing",
+                    )
+                })?,
+            )?;
             let inertia_com = match b.inertia {
                 Some(I) => {
                     for (k, x) in I.iter().enumerate() {
@@ -298,7 +433,13 @@ impl Builder<'_> {
             let kind = self.joint_kind(&field, b)?;
             let parent = match b.parent.as_deref() {
                 None | Some("world") => None,
-                Some(p) => Some(model.body_index(p).ok_or_else(|| self.err(&format!("{field}.parent"), "the name of a body listed before this one, or `world`", format!("`{p}`")))?),
+                Some(p) => Some(model.body_index(p).ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.parent"),
+                        "the name of a body listed before this one, or `world`",
+                        format!("`{p}`"),
+                    )
+                })?),
             };
             let X_PJ = Pose {
                 R: self.rpy(&format!("{field}.origin_rpy_deg"), b.origin_rpy_deg)?,
@@ -308,33 +449,74 @@ impl Builder<'_> {
                 None => vec![0.0; kind.nv()],
                 Some(d) => {
                     if d.len() != kind.nv() {
-                        return Err(self.err(&format!("{field}.damping"), &format!("{} values for a {} joint", kind.nv(), kind.name()), format!("{} values", d.len())));
+                        return Err(self.err(
+                            &format!("{field}.damping"),
+                            &format!("{} values for a {} joint", kind.nv(), kind.name()),
+                            format!("{} values", d.len()),
+                        ));
                     }
                     for (k, x) in d.iter().enumerate() {
                         if !(*x >= 0.0 && x.is_finite()) {
-                            return Err(self.err(&format!("{field}.damping[{k}]"), "a finite number ≥ 0", x));
+                            return Err(self.err(
+                                &format!("{field}.damping[{k}]"),
+                                "a finite number ≥ 0",
+                                x,
+                            ));
                         }
                     }
                     d.clone()
                 }
             };
             model
-                .add_body(&b.name, SpatialInertia { mass, com, inertia_com }, parent, kind, X_PJ, damping)
+                .add_body(
+                    &b.name,
+                    SpatialInertia {
+                        mass,
+                        com,
+                        inertia_com,
+                    },
+                    parent,
+                    kind,
+                    X_PJ,
+                    damping,
+                )
                 .map_err(|e| self.err(&format!("{field}.inertia"), "a valid rigid body", e))?;
             // Initial state.
             if kind == JointKind::Free {
-                let w = self.vec3(&format!("{field}.angular_velocity"), b.angular_velocity.unwrap_or([0.0; 3]))?;
+                let w = self.vec3(
+                    &format!("{field}.angular_velocity"),
+                    b.angular_velocity.unwrap_or([0.0; 3]),
+                )?;
                 let v = self.vec3(&format!("{field}.velocity"), b.velocity.unwrap_or([0.0; 3]))?;
-                q0.extend([position.x, position.y, position.z, orientation.w, orientation.i, orientation.j, orientation.k]);
+                q0.extend([
+                    position.x,
+                    position.y,
+                    position.z,
+                    orientation.w,
+                    orientation.i,
+                    orientation.j,
+                    orientation.k,
+                ]);
                 v0.extend([w.x, w.y, w.z, v.x, v.y, v.z]);
                 if b.q0.is_some() || b.v0.is_some() {
-                    return Err(self.err(&format!("{field}.q0"), "position/quaternion/velocity/angular_velocity for a free joint", "q0/v0"));
+                    return Err(self.err(
+                        &format!("{field}.q0"),
+                        "position/quaternion/velocity/angular_velocity for a free joint",
+                        "q0/v0",
+                    ));
                 }
             } else {
-                for (name, given, n, out) in [("q0", &b.q0, kind.nq(), &mut q0), ("v0", &b.v0, kind.nv(), &mut v0)] {
+                for (name, given, n, out) in [
+                    ("q0", &b.q0, kind.nq(), &mut q0),
+                    ("v0", &b.v0, kind.nv(), &mut v0),
+                ] {
                     let values = given.clone().unwrap_or_else(|| vec![0.0; n]);
                     if values.len() != n {
-                        return Err(self.err(&format!("{field}.{name}"), &format!("{n} values for a {} joint", kind.name()), format!("{} values", values.len())));
+                        return Err(self.err(
+                            &format!("{field}.{name}"),
+                            &format!("{n} values for a {} joint", kind.name()),
+                            format!("{} values", values.len()),
+                        ));
                     }
                     for (k, x) in values.iter().enumerate() {
                         self.finite(&format!("{field}.{name}[{k}]"), *x)?;
@@ -342,7 +524,11 @@ impl Builder<'_> {
                     out.extend(values);
                 }
                 if b.velocity.is_some() || b.angular_velocity.is_some() || b.position.is_some() {
-                    return Err(self.err(&format!("{field}.velocity"), "q0/v0 for a non-free joint", "position/velocity/angular_velocity"));
+                    return Err(self.err(
+                        &format!("{field}.velocity"),
+                        "q0/v0 for a non-free joint",
+                        "position/velocity/angular_velocity",
+                    ));
                 }
             }
         }
@@ -351,14 +537,26 @@ impl Builder<'_> {
         for (i, (g, shape)) in file.geometries.iter().zip(shapes).enumerate() {
             let field = format!("geometry[{i}]");
             if geometries.iter().any(|x: &Geometry| x.name == g.name) {
-                return Err(self.err(&format!("{field}.name"), "a unique geometry name", format!("`{}`", g.name)));
+                return Err(self.err(
+                    &format!("{field}.name"),
+                    "a unique geometry name",
+                    format!("`{}`", g.name),
+                ));
             }
             let body_name = g.body.as_deref().unwrap_or("world");
-            let body = model
-                .find(body_name)
-                .ok_or_else(|| self.err(&format!("{field}.body"), "the name of a body, or `world`", format!("`{body_name}`")))?;
+            let body = model.find(body_name).ok_or_else(|| {
+                self.err(
+                    &format!("{field}.body"),
+                    "the name of a body, or `world`",
+                    format!("`{body_name}`"),
+                )
+            })?;
             if shape == Shape::HalfSpace && matches!(body, BodyId::Body(_)) {
-                return Err(self.err(&format!("{field}.shape"), "a half-space on `world` or a prescribed body", format!("a half-space on moving body `{body_name}`")));
+                return Err(self.err(
+                    &format!("{field}.shape"),
+                    "a half-space on `world` or a prescribed body",
+                    format!("a half-space on moving body `{body_name}`"),
+                ));
             }
             let contact = match &g.contact {
                 None => None,
@@ -375,14 +573,28 @@ impl Builder<'_> {
                 contact,
             });
         }
-        let settings = StepSettings { dt, approximation, margin, solver, contact: default_contact };
-        let simulator = Simulator::new(model, geometries, settings).map_err(|e| self.err("(model)", "a valid model", e))?;
+        let settings = StepSettings {
+            dt,
+            approximation,
+            margin,
+            solver,
+            contact: default_contact,
+        };
+        let simulator = Simulator::new(model, geometries, settings)
+            .map_err(|e| self.err("(model)", "a valid model", e))?;
         Ok(Problem {
-            name: self.path.file_stem().map_or_else(|| "problem".into(), |s| s.to_string_lossy().into_owned()),
+            name: self
+                .path
+                .file_stem()
+                .map_or_else(|| "problem".into(), |s| s.to_string_lossy().into_owned()),
             description: file.description,
             path: self.path.to_path_buf(),
             simulator,
-            initial_state: State { t: 0.0, q: DVector::from_vec(q0), v: DVector::from_vec(v0) },
+            initial_state: State {
+                t: 0.0,
+                q: DVector::from_vec(q0),
+                v: DVector::from_vec(v0),
+            },
             duration,
         })
     }

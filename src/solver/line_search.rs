@@ -24,39 +24,54 @@ pub struct LineSearchProblem<'a> {
 }
 
 impl LineSearchProblem<'_> {
-    /// `(φ'(α), φ''(α))`.
-    pub fn derivatives(&self, alpha: f64) -> (f64, f64) {
+    /// `(φ'(α), φ''(α), s)` with `s` the sum of the magnitudes of the terms of `φ'`: `φ'` is
+    /// only known to about `ε s` (round-off).
+    pub fn derivatives(&self, alpha: f64) -> (f64, f64, f64) {
         let mut d1 = alpha * self.a2 + self.a1;
         let mut d2 = self.a2;
+        let mut scale = (alpha * self.a2).abs() + self.a1.abs();
         for i in 0..self.v_c.len() {
             let e = self.contacts.eval(i, &(self.v_c[i] + self.dv_c[i] * alpha));
-            d1 -= e.gamma.dot(&self.dv_c[i]);
+            let term = e.gamma.dot(&self.dv_c[i]);
+            d1 -= term;
+            scale += term.abs();
             d2 += self.dv_c[i].dot(&(e.G * self.dv_c[i]));
         }
-        (d1, d2)
+        (d1, d2, scale)
     }
 }
 
 /// Relative tolerance on `|φ'(α)|` against `|φ'(0)|`.
 const SLOPE_TOLERANCE: f64 = 1e-12;
+/// Relative change of α below which the iteration has reached round-off.
+const STEP_TOLERANCE: f64 = 1e-13;
+/// `φ'` below this multiple of its terms' magnitude is zero to round-off.
+const ROUND_OFF: f64 = 64.0 * f64::EPSILON;
 
 /// Finds the minimizer of `φ` in `(0, alpha_max]`. Returns `(α, iterations)`, or `None` if
 /// `max_iterations` were not enough.
-pub fn exact_line_search(p: &LineSearchProblem<'_>, alpha_max: f64, max_iterations: usize) -> Option<(f64, usize)> {
-    let (d0, _) = p.derivatives(0.0);
+pub fn exact_line_search(
+    p: &LineSearchProblem<'_>,
+    alpha_max: f64,
+    max_iterations: usize,
+) -> Option<(f64, usize)> {
+    let (d0, _, _) = p.derivatives(0.0);
     if d0 >= 0.0 {
         // Not a descent direction at round-off level: nothing to gain.
         return Some((0.0, 0));
     }
-    let (dmax, _) = p.derivatives(alpha_max);
+    let (dmax, _, _) = p.derivatives(alpha_max);
     if dmax <= 0.0 {
         return Some((alpha_max, 1));
     }
     let (mut lo, mut hi) = (0.0, alpha_max);
     let mut alpha = 1.0_f64.min(alpha_max);
+    // Sizes of the last two steps: Newton must at least halve the step before last, or we
+    // bisect (Numerical Recipes' rtsafe), which stops Newton bouncing between bracket ends.
+    let (mut step, mut step_old) = (hi - lo, hi - lo);
     for it in 1..=max_iterations {
-        let (d1, d2) = p.derivatives(alpha);
-        if d1.abs() <= SLOPE_TOLERANCE * d0.abs() {
+        let (d1, d2, scale) = p.derivatives(alpha);
+        if d1.abs() <= (SLOPE_TOLERANCE * d0.abs()).max(ROUND_OFF * scale) {
             return Some((alpha, it));
         }
         if d1 < 0.0 {
@@ -68,8 +83,16 @@ pub fn exact_line_search(p: &LineSearchProblem<'_>, alpha_max: f64, max_iteratio
             return Some((alpha, it));
         }
         let newton = alpha - d1 / d2;
-        // Safeguard: bisect when Newton leaves the bracket.
-        alpha = if d2 > 0.0 && newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
+        let newton_ok =
+            d2 > 0.0 && newton > lo && newton < hi && (2.0 * d1).abs() <= (step_old * d2).abs();
+        step_old = step;
+        let next = if newton_ok { newton } else { 0.5 * (lo + hi) };
+        step = (next - alpha).abs();
+        // Newton has converged to round-off: φ' cannot get smaller through cancellation.
+        if step <= STEP_TOLERANCE * alpha {
+            return Some((next, it));
+        }
+        alpha = next;
     }
     None
 }

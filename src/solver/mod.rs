@@ -16,8 +16,8 @@
 //! Files: `problem.rs` (the problem and its residual, generic), `params.rs`, `stats.rs`,
 //! `newton.rs` (the f64 Newton loop), `line_search.rs`, `linalg/` (the factorization seam).
 
-pub mod line_search;
 pub mod linalg;
+pub mod line_search;
 pub mod newton;
 pub mod params;
 pub mod problem;

@@ -4,8 +4,8 @@
 use nalgebra::{DMatrix, DVector, Vector3};
 
 use crate::error::{Error, Result};
-use crate::solver::line_search::{exact_line_search, LineSearchProblem};
 use crate::solver::linalg::{DenseCholesky, SpdSolver};
+use crate::solver::line_search::{exact_line_search, LineSearchProblem};
 use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
 
 /// The solution of one convex problem.
@@ -27,7 +27,11 @@ pub struct ConvexSolution {
 /// [`Error::NotConverged`] after `max_iterations`, [`Error::NonFinite`] on a non-finite
 /// cost or gradient, [`Error::NotPositiveDefinite`] if `H` cannot be factored; the first
 /// two carry the statistics.
-pub fn solve(problem: &ConvexProblem<f64>, v_guess: &DVector<f64>, params: &SolverParams) -> Result<ConvexSolution> {
+pub fn solve(
+    problem: &ConvexProblem<f64>,
+    v_guess: &DVector<f64>,
+    params: &SolverParams,
+) -> Result<ConvexSolution> {
     let nc = problem.nc();
     let D = problem.A.diagonal().map(|a| 1.0 / a.sqrt());
     let mut stats = SolverStats {
@@ -60,7 +64,9 @@ pub fn solve(problem: &ConvexProblem<f64>, v_guess: &DVector<f64>, params: &Solv
         grad -= &jc;
         stats.cost = cost;
         stats.residual = grad.component_mul(&D).norm();
-        stats.tolerance = params.absolute_tolerance + params.relative_tolerance * p.component_mul(&D).norm().max(jc.component_mul(&D).norm());
+        stats.tolerance = params.absolute_tolerance
+            + params.relative_tolerance
+                * p.component_mul(&D).norm().max(jc.component_mul(&D).norm());
         if !(stats.residual.is_finite() && cost.is_finite()) {
             return Err(Error::NonFinite {
                 stage: "Newton iteration (cost or gradient)".into(),
@@ -71,7 +77,9 @@ pub fn solve(problem: &ConvexProblem<f64>, v_guess: &DVector<f64>, params: &Solv
             stats.criterion = ConvergenceCriterion::Optimality;
             break;
         }
-        if previous_cost - cost <= params.cost_tolerance * cost.abs().max(previous_cost.abs()) && stats.iterations > 0 {
+        if previous_cost - cost <= params.cost_tolerance * cost.abs().max(previous_cost.abs())
+            && stats.iterations > 0
+        {
             stats.criterion = ConvergenceCriterion::CostStagnation;
             break;
         }
@@ -93,14 +101,21 @@ pub fn solve(problem: &ConvexProblem<f64>, v_guess: &DVector<f64>, params: &Solv
             dv_c: &dv_c,
             contacts: &problem.contacts,
         };
-        let Some((alpha, ls_iterations)) = exact_line_search(&ls, params.alpha_max, params.max_line_search_iterations) else {
+        let Some((alpha, ls_iterations)) =
+            exact_line_search(&ls, params.alpha_max, params.max_line_search_iterations)
+        else {
             return Err(Error::NotConverged { stats });
         };
         stats.line_search_iterations += ls_iterations;
         stats.iterations += 1;
         v += dv * alpha;
     }
-    Ok(ConvexSolution { v, v_c, gamma, stats })
+    Ok(ConvexSolution {
+        v,
+        v_c,
+        gamma,
+        stats,
+    })
 }
 
 #[cfg(test)]
@@ -114,7 +129,11 @@ mod tests {
     fn point_mass_weight_is_balanced() {
         let (m, g, dt, k) = (2.0, 9.81, 1e-2, 1e6);
         let x0 = m * g / k;
-        let p = ContactParams { stiffness: k, dissipation: 0.0, ..Default::default() };
+        let p = ContactParams {
+            stiffness: k,
+            dissipation: 0.0,
+            ..Default::default()
+        };
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3) * m,
             v_star: DVector::from_vec(vec![0.0, 0.0, -g * dt]),
@@ -132,7 +151,11 @@ mod tests {
     /// The iteration limit produces an error that carries the statistics.
     #[test]
     fn non_convergence_is_an_error_with_stats() {
-        let p = ContactParams { stiffness: 1e9, mu: 1.0, ..Default::default() };
+        let p = ContactParams {
+            stiffness: 1e9,
+            mu: 1.0,
+            ..Default::default()
+        };
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3),
             v_star: DVector::from_vec(vec![1.0, 0.0, -3.0]),
@@ -143,7 +166,9 @@ mod tests {
         };
         let params = SolverParams::default().with_max_iterations(1).unwrap();
         match solve(&problem, &DVector::zeros(3), &params) {
-            Err(Error::NotConverged { stats }) => assert_eq!((stats.iterations, stats.contacts), (1, 1)),
+            Err(Error::NotConverged { stats }) => {
+                assert_eq!((stats.iterations, stats.contacts), (1, 1))
+            }
             other => panic!("expected NotConverged, got {other:?}"),
         }
     }

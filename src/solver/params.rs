@@ -40,7 +40,11 @@ impl SolverParams {
     /// [`Error::InvalidParameter`] unless `0 < tol < 1`.
     pub fn with_relative_tolerance(mut self, tol: f64) -> Result<Self> {
         if !(tol > 0.0 && tol < 1.0) {
-            return Err(Error::invalid("relative_tolerance", tol, "must be in (0, 1)"));
+            return Err(Error::invalid(
+                "relative_tolerance",
+                tol,
+                "must be in (0, 1)",
+            ));
         }
         self.relative_tolerance = tol;
         Ok(self)

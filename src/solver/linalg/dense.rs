@@ -33,14 +33,28 @@ impl SpdSolver for DenseCholesky {
 
     fn solve_in_place(&self, rhs: &mut DVector<f64>) {
         let n = rhs.len();
-        let llt = self.llt.as_ref().expect("invariant: solve after a successful factor");
-        llt.solve_in_place(MatMut::from_column_major_slice_mut(rhs.as_mut_slice(), n, 1));
+        let llt = self
+            .llt
+            .as_ref()
+            .expect("invariant: solve after a successful factor");
+        llt.solve_in_place(MatMut::from_column_major_slice_mut(
+            rhs.as_mut_slice(),
+            n,
+            1,
+        ));
     }
 
     fn solve_many_in_place(&self, rhs: &mut DMatrix<f64>) {
         let (n, k) = rhs.shape();
-        let llt = self.llt.as_ref().expect("invariant: solve after a successful factor");
-        llt.solve_in_place(MatMut::from_column_major_slice_mut(rhs.as_mut_slice(), n, k));
+        let llt = self
+            .llt
+            .as_ref()
+            .expect("invariant: solve after a successful factor");
+        llt.solve_in_place(MatMut::from_column_major_slice_mut(
+            rhs.as_mut_slice(),
+            n,
+            k,
+        ));
     }
 }
 
@@ -61,6 +75,9 @@ mod tests {
         let mut many = &H * DMatrix::from_columns(&[x.clone(), x.clone() * 2.0]);
         s.solve_many_in_place(&mut many);
         assert!((many.column(1) - &x * 2.0).norm() < 1e-12);
-        assert!(matches!(s.factor(&(-H)), Err(Error::NotPositiveDefinite { .. })));
+        assert!(matches!(
+            s.factor(&(-H)),
+            Err(Error::NotPositiveDefinite { .. })
+        ));
     }
 }
