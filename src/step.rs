@@ -135,6 +135,7 @@ pub struct StepProblem<T: Scalar> {
 }
 
 /// A scene ready to step: the model, its collision geometry and the step settings.
+#[derive(Debug)]
 pub struct Simulator {
     /// The multibody model.
     pub model: MultibodyModel<f64>,
@@ -224,7 +225,7 @@ impl Simulator {
             let R_WC = contact_frame(&c.nhat_W);
             let J_W = body_point_jacobian(&self.data, gb.body, &p_WC, self.model.nv())
                 - body_point_jacobian(&self.data, ga.body, &p_WC, self.model.nv());
-            let J = Matrix3xX::from_column_slice(&(R_WC.transpose() * J_W).as_slice().to_vec());
+            let J = Matrix3xX::from_column_slice((R_WC.transpose() * J_W).as_slice());
             let rel = |t: f64| {
                 prescribed_point_velocity(&self.model, gb.body, &p_WC, t)
                     - prescribed_point_velocity(&self.model, ga.body, &p_WC, t)

@@ -320,10 +320,13 @@ mod sliding_box {
     }
 
     /// Resting on four corners, each point carries the pair's stiffness: the box sinks
-    /// m g / (4 k), and the weight is balanced to 1e-6.
+    /// m g / (4 k), and the weight is balanced to 1e-6 with the solver at ε_r = 1e-10.
     #[test]
     fn weight_is_balanced_at_rest() {
         let mut p = problem("sliding-box", Approximation::Lagged, 1e-3);
+        p.simulator.settings.solver = stiction::solver::SolverParams::default()
+            .with_relative_tolerance(1e-10)
+            .unwrap();
         p.initial_state.v.fill(0.0);
         let rec = run(&mut p.simulator, &p.initial_state, 0.05, |_, _| {}).unwrap();
         let last = rec.reports.len() - 1;

@@ -108,6 +108,14 @@ pub struct CollisionScene {
     shapes: Vec<(SharedShape, Matrix3<f64>)>,
 }
 
+impl std::fmt::Debug for CollisionScene {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CollisionScene")
+            .field("geometries", &self.geometries)
+            .finish_non_exhaustive()
+    }
+}
+
 impl CollisionScene {
     /// Builds parry shapes for `geometries`.
     ///

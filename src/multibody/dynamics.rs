@@ -21,10 +21,9 @@ pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>
         }
     }
     let mut M = DMatrix::zeros(model.nv(), model.nv());
-    for i in 0..nb {
-        let ji = &model.joints[i];
+    for (i, (ji, Ic_i)) in model.joints.iter().zip(&Ic).enumerate() {
         for (a, s) in data.S[i].iter().enumerate() {
-            let mut F: Vector6<T> = Ic[i] * s;
+            let mut F: Vector6<T> = Ic_i * s;
             let row = ji.v_start + a;
             for (b, sb) in data.S[i].iter().enumerate() {
                 M[(row, ji.v_start + b)] = sb.dot(&F);

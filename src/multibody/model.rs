@@ -159,7 +159,7 @@ impl<T: Scalar> MultibodyModel<T> {
             }
         }
         if let JointKind::Revolute { axis } | JointKind::Prismatic { axis } = kind {
-            if !((axis.norm() - 1.0).abs() < 1e-9) {
+            if (axis.norm() - 1.0).abs() >= 1e-9 || !axis.iter().all(|x| x.is_finite()) {
                 return Err(Error::invalid(
                     "joint.axis",
                     format!("{axis:?}"),
@@ -174,7 +174,7 @@ impl<T: Scalar> MultibodyModel<T> {
                 found: damping.len(),
             });
         }
-        if damping.iter().any(|d| !(d.re() >= 0.0)) {
+        if damping.iter().any(|d| d.re() < 0.0 || !d.re().is_finite()) {
             return Err(Error::invalid(
                 "joint.damping",
                 format!("{:?}", damping.iter().map(|d| d.re()).collect::<Vec<_>>()),

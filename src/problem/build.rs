@@ -17,6 +17,7 @@ use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
 
 /// A loaded problem: a simulator, its initial state and how long to run.
+#[derive(Debug)]
 pub struct Problem {
     /// Name (the file stem, e.g. `falling-sphere`).
     pub name: String,
@@ -353,6 +354,18 @@ impl Builder<'_> {
             .enumerate()
             .map(|(i, g)| self.shape(&format!("geometry[{i}]"), g))
             .collect::<Result<Vec<_>>>()?;
+
+        // Unknown body names in geometries are reported before anything depends on them.
+        for (i, g) in file.geometries.iter().enumerate() {
+            let name = g.body.as_deref().unwrap_or("world");
+            if name != "world" && !file.bodies.iter().any(|b| b.name == name) {
+                return Err(self.err(
+                    &format!("geometry[{i}].body"),
+                    "the name of a body, or `world`",
+                    format!("`{name}`"),
+                ));
+            }
+        }
 
         let mut model = MultibodyModel::new(gravity);
         let mut q0 = Vec::new();

@@ -51,7 +51,7 @@ pub fn solve(
         let p = &Av - &problem.A * &problem.v0;
         let mut jc = DVector::zeros(problem.nv());
         let mut H: DMatrix<f64> = problem.A.clone();
-        let mut cost = 0.5 * (&v - &problem.v_star).dot(&(&grad));
+        let mut cost = 0.5 * (&v - &problem.v_star).dot(&grad);
         for i in 0..nc {
             v_c[i] = problem.contact_velocity(i, &v);
             let e = problem.contacts.eval(i, &v_c[i]);
@@ -91,8 +91,8 @@ pub fn solve(
         let mut dv = -&grad;
         factor.solve_in_place(&mut dv);
         let Adv = &problem.A * &dv;
-        for i in 0..nc {
-            dv_c[i] = &problem.J[i] * &dv;
+        for (dv_ci, J_i) in dv_c.iter_mut().zip(&problem.J) {
+            *dv_ci = J_i * &dv;
         }
         let ls = LineSearchProblem {
             a2: dv.dot(&Adv),

@@ -17,7 +17,7 @@ pub trait SpdSolver {
     /// Factors `H` (n × n, symmetric; only the lower triangle is read).
     ///
     /// # Errors
-    /// [`crate::Error::NotPositiveDefinite`] on a non-positive pivot.
+    /// [`crate::error::Error::NotPositiveDefinite`] on a non-positive pivot.
     fn factor(&mut self, H: &DMatrix<f64>) -> Result<()>;
     /// Overwrites `rhs` (n) with `H⁻¹ rhs` using the last factor.
     fn solve_in_place(&self, rhs: &mut DVector<f64>);
