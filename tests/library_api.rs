@@ -6,7 +6,7 @@ use nalgebra::{DVector, Matrix3, Vector3};
 use stiction::contact::{Approximation, ContactParams};
 use stiction::geometry::{Geometry, Shape};
 use stiction::math::{Pose, SpatialInertia};
-use stiction::multibody::{model::BodyId, JointKind, MultibodyModel};
+use stiction::multibody::{model::BodyId, JointKind, JointSpec, MultibodyModel};
 use stiction::step::{Simulator, State, StepSettings};
 
 #[test]
@@ -17,14 +17,7 @@ fn readme_example_ball_comes_to_rest() -> stiction::error::Result<()> {
         com: Vector3::zeros(),
         inertia_com: Matrix3::identity() * 1.25e-4,
     };
-    let ball = model.add_body(
-        "ball",
-        inertia,
-        None,
-        JointKind::Free,
-        Pose::identity(),
-        vec![0.0; 6],
-    )?;
+    let ball = model.add_body("ball", inertia, JointSpec::new(JointKind::Free))?;
     let geometries = vec![
         Geometry {
             name: "ball".into(),

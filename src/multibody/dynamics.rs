@@ -172,7 +172,7 @@ fn check_len(what: &str, expected: usize, found: usize) -> Result<()> {
 mod tests {
     use super::*;
     use crate::math::{Pose, SpatialInertia};
-    use crate::multibody::JointKind;
+    use crate::multibody::{JointKind, JointSpec};
     use approx::assert_relative_eq;
     use nalgebra::{Matrix3, Vector3};
     use num_dual::Dual64;
@@ -185,43 +185,33 @@ mod tests {
             inertia_com: Matrix3::from_diagonal(&Vector3::new(0.02, 0.03, 0.004)),
         };
         let b0 = m
-            .add_body(
-                "base",
-                link(2.0),
-                None,
-                JointKind::Free,
-                Pose::identity(),
-                vec![0.0; 6],
-            )
+            .add_body("base", link(2.0), JointSpec::new(JointKind::Free))
             .unwrap();
         let b1 = m
             .add_body(
                 "l1",
                 link(1.0),
-                Some(b0),
-                JointKind::Revolute { axis: Vector3::x() },
-                Pose::translation(Vector3::new(0.0, 0.0, -0.5)),
-                vec![0.1],
+                JointSpec {
+                    parent: Some(b0),
+                    X_PJ: Pose::translation(Vector3::new(0.0, 0.0, -0.5)),
+                    damping: vec![0.1],
+                    ..JointSpec::new(JointKind::Revolute { axis: Vector3::x() })
+                },
             )
             .unwrap();
         m.add_body(
             "l2",
             link(0.5),
-            Some(b1),
-            JointKind::Prismatic { axis: Vector3::z() },
-            Pose::translation(Vector3::new(0.0, 0.0, -0.5)),
-            vec![0.2],
+            JointSpec {
+                parent: Some(b1),
+                X_PJ: Pose::translation(Vector3::new(0.0, 0.0, -0.5)),
+                damping: vec![0.2],
+                ..JointSpec::new(JointKind::Prismatic { axis: Vector3::z() })
+            },
         )
         .unwrap();
-        m.add_body(
-            "p",
-            link(0.3),
-            None,
-            JointKind::Planar,
-            Pose::identity(),
-            vec![0.0; 3],
-        )
-        .unwrap();
+        m.add_body("p", link(0.3), JointSpec::new(JointKind::Planar))
+            .unwrap();
         m
     }
 
@@ -296,15 +286,8 @@ mod tests {
             com: Vector3::zeros(),
             inertia_com: Matrix3::identity() * 1e-4,
         };
-        m.add_body(
-            "ball",
-            ball,
-            None,
-            JointKind::Free,
-            Pose::identity(),
-            vec![0.0; 6],
-        )
-        .unwrap();
+        m.add_body("ball", ball, JointSpec::new(JointKind::Free))
+            .unwrap();
         let q = m.neutral_configuration();
         let v = DVector::zeros(6);
         let mut d = MultibodyData::new(&m);
@@ -322,5 +305,43 @@ mod tests {
         )
         .unwrap();
         assert_relative_eq!(vsd[5].re, vs[5], epsilon = 1e-15);
+    }
+
+    /// The same code runs on dual numbers: ∂τ/∂q of inverse dynamics (revolute angle, and a
+    /// planar coordinate) and ∂τ/∂m (a link mass) by `Dual64` match central differences.
+    #[test]
+    fn dual_numbers_differentiate_inverse_dynamics() {
+        let m = chain();
+        let (q, v) = state(&m);
+        let vdot = DVector::from_fn(m.nv(), |i, _| 0.1 * i as f64 - 0.3);
+        let tau = |m: &MultibodyModel<f64>, q: &DVector<f64>| {
+            let mut d = MultibodyData::new(m);
+            forward_kinematics(m, &mut d, q, &v);
+            inverse_dynamics(m, &d, &v, &vdot)
+        };
+        let tau_dual = |md: &MultibodyModel<Dual64>, qd: &DVector<Dual64>| {
+            let mut d = MultibodyData::new(md);
+            forward_kinematics(md, &mut d, qd, &v.map(Dual64::from));
+            inverse_dynamics(md, &d, &v.map(Dual64::from), &vdot.map(Dual64::from))
+        };
+        let h = 1e-6;
+        for k in [7, 11] {
+            let mut qd = q.map(Dual64::from);
+            qd[k].eps = 1.0;
+            let exact = tau_dual(&m.cast(), &qd).map(|x| x.eps);
+            let (mut qp, mut qm) = (q.clone(), q.clone());
+            qp[k] += h;
+            qm[k] -= h;
+            let fd = (tau(&m, &qp) - tau(&m, &qm)) / (2.0 * h);
+            assert_relative_eq!(exact, fd, epsilon = 1e-6 * (1.0 + fd.norm()));
+        }
+        let mut md = m.cast::<Dual64>();
+        md.bodies[1].inertia.mass.eps = 1.0;
+        let exact = tau_dual(&md, &q.map(Dual64::from)).map(|x| x.eps);
+        let (mut mp, mut mm) = (m.clone(), m.clone());
+        mp.bodies[1].inertia.mass += h;
+        mm.bodies[1].inertia.mass -= h;
+        let fd = (tau(&mp, &q) - tau(&mm, &q)) / (2.0 * h);
+        assert_relative_eq!(exact, fd, epsilon = 1e-6 * (1.0 + fd.norm()));
     }
 }

@@ -115,7 +115,7 @@ pub fn body_velocity_world<T: Scalar>(
 mod tests {
     use super::*;
     use crate::math::SpatialInertia;
-    use crate::multibody::JointKind;
+    use crate::multibody::{JointKind, JointSpec};
     use approx::assert_relative_eq;
     use nalgebra::Matrix3;
 
@@ -130,23 +130,17 @@ mod tests {
             inertia_com: Matrix3::identity() * 0.01,
         };
         let b0 = m
-            .add_body(
-                "root",
-                inertia,
-                None,
-                JointKind::Free,
-                Pose::identity(),
-                vec![0.0; 6],
-            )
+            .add_body("root", inertia, JointSpec::new(JointKind::Free))
             .unwrap();
         let b1 = m
             .add_body(
                 "link",
                 inertia,
-                Some(b0),
-                JointKind::Revolute { axis: Vector3::y() },
-                Pose::translation(Vector3::new(0.0, 0.0, -0.4)),
-                vec![0.0],
+                JointSpec {
+                    parent: Some(b0),
+                    X_PJ: Pose::translation(Vector3::new(0.0, 0.0, -0.4)),
+                    ..JointSpec::new(JointKind::Revolute { axis: Vector3::y() })
+                },
             )
             .unwrap();
         let mut q = m.neutral_configuration();

@@ -24,5 +24,5 @@ pub mod prescribed;
 pub use dynamics::{bias_forces, free_motion_velocity, integrate_positions, mass_matrix};
 pub use joint::JointKind;
 pub use kinematics::{forward_kinematics, MultibodyData};
-pub use model::{Body, BodyId, Joint, MultibodyModel};
+pub use model::{Body, BodyId, Joint, JointSpec, MultibodyModel};
 pub use prescribed::{PrescribedBody, PrescribedMotion};

@@ -29,6 +29,31 @@ pub struct Body<T: Scalar> {
     pub inertia: SpatialInertia<T>,
 }
 
+/// How a new body hangs from its parent, for [`MultibodyModel::add_body`].
+#[derive(Clone, Debug)]
+pub struct JointSpec<T: Scalar> {
+    /// Kind and axis.
+    pub kind: JointKind,
+    /// Parent body index, `None` for the world.
+    pub parent: Option<usize>,
+    /// Placement `X_PJ` of the joint frame in the parent frame.
+    pub X_PJ: Pose<T>,
+    /// Viscous damping per joint velocity (N·s/m or N·m·s/rad).
+    pub damping: Vec<T>,
+}
+
+impl<T: Scalar> JointSpec<T> {
+    /// A joint of `kind` to the world, at the identity placement, without damping.
+    pub fn new(kind: JointKind) -> Self {
+        JointSpec {
+            kind,
+            parent: None,
+            X_PJ: Pose::identity(),
+            damping: vec![T::zero(); kind.nv()],
+        }
+    }
+}
+
 /// The joint connecting a body to its parent.
 #[derive(Clone, Debug)]
 pub struct Joint<T: Scalar> {
@@ -124,8 +149,7 @@ impl<T: Scalar> MultibodyModel<T> {
         }
     }
 
-    /// Adds a body hanging from `parent` (`None`: the world) through a joint of `kind` placed
-    /// at `X_PJ` in the parent frame, with per-velocity `damping`. Returns the body index.
+    /// Adds a body hanging from its parent through `joint`. Returns the body index.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a duplicate or reserved name, a non-positive or
@@ -136,11 +160,14 @@ impl<T: Scalar> MultibodyModel<T> {
         &mut self,
         name: &str,
         inertia: SpatialInertia<T>,
-        parent: Option<usize>,
-        kind: JointKind,
-        X_PJ: Pose<T>,
-        damping: Vec<T>,
+        joint: JointSpec<T>,
     ) -> Result<usize> {
+        let JointSpec {
+            kind,
+            parent,
+            X_PJ,
+            damping,
+        } = joint;
         if name == "world" || self.find(name).is_some() {
             return Err(Error::invalid(
                 "body.name",
@@ -334,53 +361,32 @@ mod tests {
         let mut bad = ball();
         bad.mass = -1.0;
         assert!(m
+            .add_body("a", bad, JointSpec::new(JointKind::Free))
+            .is_err());
+        assert!(m
             .add_body(
                 "a",
-                bad,
-                None,
-                JointKind::Free,
-                Pose::identity(),
-                vec![0.0; 6]
+                ball(),
+                JointSpec {
+                    parent: Some(3),
+                    ..JointSpec::new(JointKind::Free)
+                }
             )
             .is_err());
         assert!(m
             .add_body(
                 "a",
                 ball(),
-                Some(3),
-                JointKind::Free,
-                Pose::identity(),
-                vec![0.0; 6]
+                JointSpec {
+                    damping: vec![0.0; 2],
+                    ..JointSpec::new(JointKind::Free)
+                }
             )
             .is_err());
+        m.add_body("a", ball(), JointSpec::new(JointKind::Free))
+            .unwrap();
         assert!(m
-            .add_body(
-                "a",
-                ball(),
-                None,
-                JointKind::Free,
-                Pose::identity(),
-                vec![0.0; 2]
-            )
-            .is_err());
-        m.add_body(
-            "a",
-            ball(),
-            None,
-            JointKind::Free,
-            Pose::identity(),
-            vec![0.0; 6],
-        )
-        .unwrap();
-        assert!(m
-            .add_body(
-                "a",
-                ball(),
-                None,
-                JointKind::Free,
-                Pose::identity(),
-                vec![0.0; 6]
-            )
+            .add_body("a", ball(), JointSpec::new(JointKind::Free))
             .is_err());
         assert_eq!((m.nq(), m.nv()), (7, 6));
     }

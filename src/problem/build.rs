@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
-use crate::multibody::{JointKind, MultibodyModel, PrescribedBody, PrescribedMotion};
+use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
 use crate::problem::schema::{BodySpec, ContactSpec, GeometrySpec, MotionSpec, ProblemFile};
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
@@ -488,10 +488,12 @@ impl Builder<'_> {
                         com,
                         inertia_com,
                     },
-                    parent,
-                    kind,
-                    X_PJ,
-                    damping,
+                    JointSpec {
+                        kind,
+                        parent,
+                        X_PJ,
+                        damping,
+                    },
                 )
                 .map_err(|e| self.err(&format!("{field}.inertia"), "a valid rigid body", e))?;
             // Initial state.
