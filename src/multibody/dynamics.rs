@@ -344,4 +344,46 @@ mod tests {
         let fd = (tau(&mp, &q) - tau(&mm, &q)) / (2.0 * h);
         assert_relative_eq!(exact, fd, epsilon = 1e-6 * (1.0 + fd.norm()));
     }
+
+    /// Actuation enters through `B u` and joint damping implicitly through `A = M + δt D`:
+    /// a slider of mass m pushed by force u with damping d reaches
+    /// `v* = (m v0 + δt u)/(m + δt d)` in one step, stable even for `δt d ≫ m`.
+    #[test]
+    fn actuation_and_implicit_damping() {
+        let (mass, d, u, v0, dt) = (2.0, 1e4, 3.0, 0.5, 0.01);
+        let mut m = MultibodyModel::<f64>::new(Vector3::new(0.0, 0.0, -9.81));
+        let inertia = SpatialInertia {
+            mass,
+            com: Vector3::zeros(),
+            inertia_com: Matrix3::identity() * 1e-3,
+        };
+        m.add_body(
+            "slider",
+            inertia,
+            JointSpec {
+                damping: vec![d],
+                ..JointSpec::new(JointKind::Prismatic { axis: Vector3::x() })
+            },
+        )
+        .unwrap();
+        m.add_actuator(0).unwrap();
+        let mut data = MultibodyData::new(&m);
+        let q = DVector::zeros(1);
+        let (v_star, A) = free_motion_velocity(
+            &m,
+            &mut data,
+            &q,
+            &DVector::from_vec(vec![v0]),
+            &DVector::from_vec(vec![u]),
+            dt,
+        )
+        .unwrap();
+        assert_relative_eq!(A[(0, 0)], mass + dt * d, epsilon = 1e-12);
+        assert_relative_eq!(
+            v_star[0],
+            (mass * v0 + dt * u) / (mass + dt * d),
+            epsilon = 1e-15
+        );
+        assert!(m.add_actuator(1).is_err());
+    }
 }
