@@ -6,13 +6,12 @@
 //!
 //! `cargo run --release --example conveyor_oscillating`
 
-use std::path::Path;
+mod common;
 
-use stiction::contact::Approximation;
 use stiction::error::Result;
-use stiction::problem::load_problem;
+use stiction::problem::Problem;
 use stiction::report::body_states;
-use stiction::simulate::run;
+use stiction::simulate::Recording;
 
 /// The initial transient (the box starts at rest on a moving belt) is left out (s).
 const SETTLED: f64 = 0.1;
@@ -20,29 +19,18 @@ const SETTLED: f64 = 0.1;
 const SLIDING: f64 = 1e-3;
 
 fn main() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/conveyor-oscillating.toml");
-    println!("approximation       max |v_z| sliding (m/s)  mean Σf_n (N)  max Σf_n (N)  m g (N)");
-    for approximation in Approximation::ALL {
-        match row(&path, approximation) {
-            Ok(line) => println!("{line}"),
-            Err(e) => println!("{:<18}  failed: {e}", approximation.name()),
-        }
-    }
+    common::table(
+        "conveyor-oscillating",
+        "max |v_z| sliding (m/s)  mean Σf_n (N)  max Σf_n (N)  m g (N)",
+        row,
+    );
 }
 
-/// The table row of one approximation.
-fn row(path: &Path, approximation: Approximation) -> Result<String> {
-    let mut problem = load_problem(path)?;
-    problem.simulator.settings.approximation = approximation;
+/// The columns of one approximation's row.
+fn row(problem: &Problem, rec: &Recording) -> Result<String> {
     let model = &problem.simulator.model;
     let (mass, g) = (model.bodies[0].inertia.mass, model.gravity.norm());
-    let rec = run(
-        &mut problem.simulator,
-        &problem.initial_state,
-        problem.duration,
-        |_, _| {},
-    )?;
-    let states = body_states(&rec, &problem.simulator.model);
+    let states = body_states(rec, model);
     let mut max_vz: f64 = 0.0;
     let mut normal = Vec::new();
     // Step k ends at states[k + 1].
@@ -59,8 +47,7 @@ fn row(path: &Path, approximation: Approximation) -> Result<String> {
         normal.push(report.contacts.iter().map(|c| c.normal_force).sum::<f64>());
     }
     Ok(format!(
-        "{:<18}  {:>23.3e}  {:>13.4}  {:>12.4}  {:>7.3}",
-        approximation.name(),
+        "{:>23.3e}  {:>13.4}  {:>12.4}  {:>7.3}",
         max_vz,
         normal.iter().sum::<f64>() / normal.len() as f64,
         normal.iter().copied().fold(0.0, f64::max),

@@ -6,33 +6,27 @@
 //!
 //! `cargo run --release --example falling_sphere`
 
-use std::path::Path;
+mod common;
 
-use stiction::contact::Approximation;
 use stiction::error::Result;
 use stiction::geometry::Shape;
-use stiction::problem::load_problem;
+use stiction::problem::Problem;
 use stiction::report::body_states;
-use stiction::simulate::run;
+use stiction::simulate::Recording;
 
 /// Rolling without slip: `|v_x − ω_y r|` below this (m/s).
 const ROLLING_TOLERANCE: f64 = 1e-3;
 
 fn main() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/falling-sphere.toml");
-    println!("approximation       touchdown (s)  v_x there (m/s)  final v_x (m/s)  5/7 of it (m/s)  rolling from (s)");
-    for approximation in Approximation::ALL {
-        match row(&path, approximation) {
-            Ok(line) => println!("{line}"),
-            Err(e) => println!("{:<18}  failed: {e}", approximation.name()),
-        }
-    }
+    common::table(
+        "falling-sphere",
+        "touchdown (s)  v_x there (m/s)  final v_x (m/s)  5/7 of it (m/s)  rolling from (s)",
+        row,
+    );
 }
 
-/// The table row of one approximation.
-fn row(path: &Path, approximation: Approximation) -> Result<String> {
-    let mut problem = load_problem(path)?;
-    problem.simulator.settings.approximation = approximation;
+/// The columns of one approximation's row.
+fn row(problem: &Problem, rec: &Recording) -> Result<String> {
     let radius = problem
         .simulator
         .geometries()
@@ -42,14 +36,8 @@ fn row(path: &Path, approximation: Approximation) -> Result<String> {
             _ => None,
         })
         .expect("the problem has a sphere");
-    let rec = run(
-        &mut problem.simulator,
-        &problem.initial_state,
-        problem.duration,
-        |_, _| {},
-    )?;
     // World-frame states of the sphere, the only tree body: states[k] starts step k.
-    let sphere: Vec<_> = body_states(&rec, &problem.simulator.model)
+    let sphere: Vec<_> = body_states(rec, &problem.simulator.model)
         .into_iter()
         .map(|row| row[0])
         .collect();
@@ -62,8 +50,7 @@ fn row(path: &Path, approximation: Approximation) -> Result<String> {
     let rolling = (touchdown..sphere.len())
         .find(|&k| (sphere[k].v_WB.x - sphere[k].w_WB.y * radius).abs() < ROLLING_TOLERANCE);
     Ok(format!(
-        "{:<18}  {:>13.3}  {:>15.4}  {:>15.4}  {:>15.4}  {:>16}",
-        approximation.name(),
+        "{:>13.3}  {:>15.4}  {:>15.4}  {:>15.4}  {:>16}",
         rec.states[touchdown + 1].t,
         v_touchdown,
         sphere.last().expect("states").v_WB.x,

@@ -3,42 +3,30 @@
 //!
 //! `cargo run --release --example sliding_box`
 
-use std::path::Path;
+mod common;
 
-use stiction::contact::Approximation;
 use stiction::error::Result;
-use stiction::problem::load_problem;
+use stiction::problem::Problem;
 use stiction::report::body_states;
-use stiction::simulate::run;
+use stiction::simulate::Recording;
 
 /// Stopped: horizontal speed below this (m/s).
 const STOPPED: f64 = 1e-3;
 
 fn main() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/sliding-box.toml");
-    println!("approximation       stops at (s)  v0/(μg) (s)  mean Σf_n while sliding (N)  m g (N)");
-    for approximation in Approximation::ALL {
-        match row(&path, approximation) {
-            Ok(line) => println!("{line}"),
-            Err(e) => println!("{:<18}  failed: {e}", approximation.name()),
-        }
-    }
+    common::table(
+        "sliding-box",
+        "stops at (s)  v0/(μg) (s)  mean Σf_n while sliding (N)  m g (N)",
+        row,
+    );
 }
 
-/// The table row of one approximation.
-fn row(path: &Path, approximation: Approximation) -> Result<String> {
-    let mut problem = load_problem(path)?;
-    problem.simulator.settings.approximation = approximation;
+/// The columns of one approximation's row.
+fn row(problem: &Problem, rec: &Recording) -> Result<String> {
     let model = &problem.simulator.model;
     let (mass, g) = (model.bodies[0].inertia.mass, model.gravity.norm());
     let mu = problem.simulator.settings.contact.mu;
-    let rec = run(
-        &mut problem.simulator,
-        &problem.initial_state,
-        problem.duration,
-        |_, _| {},
-    )?;
-    let speed: Vec<f64> = body_states(&rec, &problem.simulator.model)
+    let speed: Vec<f64> = body_states(rec, model)
         .iter()
         .map(|row| row[0].v_WB.xy().norm())
         .collect();
@@ -51,8 +39,7 @@ fn row(path: &Path, approximation: Approximation) -> Result<String> {
         .sum::<f64>()
         / sliding.len().max(1) as f64;
     Ok(format!(
-        "{:<18}  {:>12}  {:>11.4}  {:>27.4}  {:>7.3}",
-        approximation.name(),
+        "{:>12}  {:>11.4}  {:>27.4}  {:>7.3}",
         stop.map_or("never".into(), |k| format!("{:.4}", rec.states[k].t)),
         speed[0] / (mu * g),
         mean_normal,
