@@ -23,7 +23,7 @@ pub mod params;
 pub mod problem;
 pub mod stats;
 
-pub use newton::{solve, ConvexSolution};
+pub use newton::{solve, ConvexSolution, NewtonFactor};
 pub use params::SolverParams;
-pub use problem::ConvexProblem;
+pub use problem::{ConvexProblem, ProblemEval};
 pub use stats::{ConvergenceCriterion, SolverStats};

@@ -1,7 +1,7 @@
 //! Newton's method on the convex step problem, in f64 (ICF ext. Sec. X).
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Vector3};
+use nalgebra::{DVector, Vector3};
 
 use crate::error::{Error, Result};
 use crate::solver::linalg::{DenseCholesky, SpdSolver};
@@ -19,6 +19,19 @@ pub struct ConvexSolution {
     pub gamma: Vec<Vector3<f64>>,
     /// Statistics.
     pub stats: SolverStats,
+    /// The last Cholesky factor of `H` and the velocities it was computed at; `None` when no
+    /// Newton step was taken. Stale when `factor.v ≠ v` (the last step moved `v`): the
+    /// derivative path must then refactor at `v` ([`crate::derivatives`]).
+    pub factor: Option<NewtonFactor>,
+}
+
+/// A Cholesky factor of the Newton Hessian `H(v)` with the `v` it belongs to.
+#[derive(Debug)]
+pub struct NewtonFactor {
+    /// The factorization of `H(v)`.
+    pub cholesky: DenseCholesky,
+    /// The velocities `H` was evaluated at (nv).
+    pub v: DVector<f64>,
 }
 
 /// Solves `min ℓ(v)` from the initial guess `v_guess` (nv).
@@ -39,35 +52,20 @@ pub fn solve(
         ..Default::default()
     };
     let mut v = v_guess.clone();
-    let mut factor = DenseCholesky::default();
-    let mut v_c = vec![Vector3::zeros(); nc];
+    let mut factor: Option<NewtonFactor> = None;
     let mut dv_c = vec![Vector3::zeros(); nc];
-    let mut gamma = vec![Vector3::zeros(); nc];
     let mut previous_cost = f64::INFINITY;
-    loop {
-        // Gradient ∇ℓ = A(v − v*) − Jᵀγ and Hessian H = A + Σ J_iᵀ G_i J_i.
-        let Av = &problem.A * &v;
-        let mut grad = &Av - &problem.A * &problem.v_star;
-        let p = &Av - &problem.A * &problem.v0;
-        let mut jc = DVector::zeros(problem.nv());
-        let mut H: DMatrix<f64> = problem.A.clone();
-        let mut cost = 0.5 * (&v - &problem.v_star).dot(&grad);
-        for i in 0..nc {
-            v_c[i] = problem.contact_velocity(i, &v);
-            let e = problem.contacts.eval(i, &v_c[i]);
-            gamma[i] = e.gamma;
-            cost += e.cost;
-            jc += problem.J[i].transpose() * e.gamma;
-            let GJ = e.G * &problem.J[i];
-            H += problem.J[i].transpose() * GJ;
-        }
-        grad -= &jc;
-        stats.cost = cost;
-        stats.residual = grad.component_mul(&D).norm();
+    let eval = loop {
+        let eval = problem.evaluate(&v);
+        let p = &problem.A * (&v - &problem.v0);
+        stats.cost = eval.cost;
+        stats.residual = eval.gradient.component_mul(&D).norm();
         stats.tolerance = params.absolute_tolerance
             + params.relative_tolerance
-                * p.component_mul(&D).norm().max(jc.component_mul(&D).norm());
-        if !(stats.residual.is_finite() && cost.is_finite()) {
+                * p.component_mul(&D)
+                    .norm()
+                    .max(eval.generalized_impulse.component_mul(&D).norm());
+        if !(stats.residual.is_finite() && eval.cost.is_finite()) {
             return Err(Error::NonFinite {
                 stage: "Newton iteration (cost or gradient)".into(),
                 stats,
@@ -75,21 +73,27 @@ pub fn solve(
         }
         if stats.residual <= stats.tolerance {
             stats.criterion = ConvergenceCriterion::Optimality;
-            break;
+            break eval;
         }
-        if previous_cost - cost <= params.cost_tolerance * cost.abs().max(previous_cost.abs())
+        if previous_cost - eval.cost
+            <= params.cost_tolerance * eval.cost.abs().max(previous_cost.abs())
             && stats.iterations > 0
         {
             stats.criterion = ConvergenceCriterion::CostStagnation;
-            break;
+            break eval;
         }
         if stats.iterations >= params.max_iterations {
             return Err(Error::NotConverged { stats });
         }
-        previous_cost = cost;
-        factor.factor(&H)?;
-        let mut dv = -&grad;
-        factor.solve_in_place(&mut dv);
+        previous_cost = eval.cost;
+        let mut cholesky = DenseCholesky::default();
+        cholesky.factor(&eval.hessian)?;
+        let mut dv = -&eval.gradient;
+        cholesky.solve_in_place(&mut dv);
+        factor = Some(NewtonFactor {
+            cholesky,
+            v: v.clone(),
+        });
         let Adv = &problem.A * &dv;
         for (dv_ci, J_i) in dv_c.iter_mut().zip(&problem.J) {
             *dv_ci = J_i * &dv;
@@ -97,7 +101,7 @@ pub fn solve(
         let ls = LineSearchProblem {
             a2: dv.dot(&Adv),
             a1: Adv.dot(&(&v - &problem.v_star)),
-            v_c: &v_c,
+            v_c: &eval.v_c,
             dv_c: &dv_c,
             contacts: &problem.contacts,
         };
@@ -109,12 +113,13 @@ pub fn solve(
         stats.line_search_iterations += ls_iterations;
         stats.iterations += 1;
         v += dv * alpha;
-    }
+    };
     Ok(ConvexSolution {
         v,
-        v_c,
-        gamma,
+        v_c: eval.v_c,
+        gamma: eval.gamma,
         stats,
+        factor,
     })
 }
 
@@ -122,7 +127,7 @@ pub fn solve(
 mod tests {
     use super::*;
     use crate::contact::{ContactParams, ContactPool, Lagged};
-    use nalgebra::Matrix3xX;
+    use nalgebra::{DMatrix, Matrix3xX};
 
     /// A point mass resting on a Lagged contact: the normal impulse balances gravity.
     #[test]

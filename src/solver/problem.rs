@@ -6,6 +6,23 @@ use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 use crate::contact::ContactPool;
 use crate::scalar::Scalar;
 
+/// Everything [`ConvexProblem::evaluate`] computes at one `v`.
+#[derive(Clone, Debug)]
+pub struct ProblemEval<T: Scalar> {
+    /// Cost ℓ(v) (J).
+    pub cost: T,
+    /// Gradient `∇ℓ = A(v − v*) − Jᵀγ` (N·s, nv): the momentum residual.
+    pub gradient: DVector<T>,
+    /// Hessian `H = A + Σ J_iᵀ G_i J_i` (nv × nv).
+    pub hessian: DMatrix<T>,
+    /// Generalized contact impulse `Jᵀγ` (nv).
+    pub generalized_impulse: DVector<T>,
+    /// Contact velocities (m/s, contact frames).
+    pub v_c: Vec<Vector3<T>>,
+    /// Impulses (N·s, contact frames).
+    pub gamma: Vec<Vector3<T>>,
+}
+
 /// `min_v ½‖v − v*‖²_A + Σ_i ℓ_i(J_i v + b_i)` (ICF eq. (2)).
 #[derive(Clone, Debug)]
 pub struct ConvexProblem<T: Scalar> {
@@ -49,6 +66,34 @@ impl<T: Scalar> ConvexProblem<T> {
             ell += self.contacts.eval(i, &self.contact_velocity(i, v)).cost;
         }
         ell
+    }
+
+    /// Cost, gradient, Hessian and impulses at `v`, in one pass over the contacts:
+    /// `∇ℓ = A(v − v*) − Σ J_iᵀγ_i`, `H = A + Σ J_iᵀ G_i J_i`.
+    pub fn evaluate(&self, v: &DVector<T>) -> ProblemEval<T> {
+        let half: T = crate::scalar::lit(0.5);
+        let dv = v - &self.v_star;
+        let A_dv = &self.A * &dv;
+        let mut eval = ProblemEval {
+            cost: dv.dot(&A_dv) * half,
+            gradient: A_dv,
+            hessian: self.A.clone(),
+            generalized_impulse: DVector::zeros(self.nv()),
+            v_c: Vec::with_capacity(self.nc()),
+            gamma: Vec::with_capacity(self.nc()),
+        };
+        for i in 0..self.nc() {
+            let v_c = self.contact_velocity(i, v);
+            let e = self.contacts.eval(i, &v_c);
+            eval.cost += e.cost;
+            eval.generalized_impulse += self.J[i].transpose() * e.gamma;
+            let GJ = e.G * &self.J[i];
+            eval.hessian += self.J[i].transpose() * GJ;
+            eval.v_c.push(v_c);
+            eval.gamma.push(e.gamma);
+        }
+        eval.gradient -= &eval.generalized_impulse;
+        eval
     }
 
     /// Momentum residual `r(v) = A(v − v*) − Σ J_iᵀ γ_i(J_i v + b_i)` (N·s) = ∇ℓ(v): zero at
