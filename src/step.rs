@@ -13,7 +13,7 @@ use crate::contact::{
     contact_frame, Approximation, ContactParams, ContactPoint, ContactPool, Lagged, Sap, Similar,
 };
 use crate::error::{Error, Result};
-use crate::geometry::query::{find_contacts, CollisionScene};
+use crate::geometry::query::{find_contacts, ActiveFeature, CollisionScene, GeometricContact};
 use crate::geometry::Geometry;
 use crate::math::Pose;
 use crate::multibody::kinematics::{point_jacobian, MultibodyData};
@@ -207,62 +207,39 @@ impl Simulator {
                 "positions, velocities and time must be finite",
             ));
         }
-        let dt = self.settings.dt;
-        let (v_star, A) =
-            free_motion_velocity(&self.model, &mut self.data, &state.q, &state.v, u, dt)?;
-        let X_WG = geometry_poses(
-            &self.model,
-            &self.data,
-            self.collision.geometries(),
-            state.t,
-        );
-        let found = find_contacts(&self.collision, &X_WG, self.settings.margin)?;
-        let geometries = self.collision.geometries();
-        let mut contacts = Vec::with_capacity(found.len());
-        for c in &found {
-            let (ga, gb) = (&geometries[c.geometry_a], &geometries[c.geometry_b]);
-            let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
-            let R_WC = contact_frame(&c.nhat_W);
-            let J_W = body_point_jacobian(&self.data, gb.body, &p_WC, self.model.nv())
-                - body_point_jacobian(&self.data, ga.body, &p_WC, self.model.nv());
-            let J = Matrix3xX::from_column_slice((R_WC.transpose() * J_W).as_slice());
-            let rel = |t: f64| {
-                prescribed_point_velocity(&self.model, gb.body, &p_WC, t)
-                    - prescribed_point_velocity(&self.model, ga.body, &p_WC, t)
-            };
-            let b = R_WC.transpose() * rel(state.t + dt);
-            let v_n0 = (&J * &state.v + R_WC.transpose() * rel(state.t)).z;
-            contacts.push(ContactPoint {
-                geometry_a: c.geometry_a,
-                geometry_b: c.geometry_b,
-                body_a: ga.body,
-                body_b: gb.body,
-                p_WC,
-                R_WC,
-                phi0: c.phi,
-                J,
-                b,
-                v_n0,
-                params: match (&ga.contact, &gb.contact) {
-                    (Some(a), Some(b)) => ContactParams::combine(a, b),
-                    (Some(p), None) | (None, Some(p)) => *p,
-                    (None, None) => self.settings.contact,
-                },
-                feature: c.feature,
-            });
-        }
-        let pool = make_pool(self.settings.approximation, &contacts, &A, lit(dt))?;
-        Ok(StepProblem {
-            problem: ConvexProblem {
-                A,
-                v_star,
-                v0: state.v.clone(),
-                J: contacts.iter().map(|c| c.J.clone()).collect(),
-                b: contacts.iter().map(|c| c.b).collect(),
-                contacts: pool,
-            },
-            contacts,
+        let pairs = self.pair_parameters();
+        let input = StepInput {
+            model: &self.model,
+            geometries: self.collision.geometries(),
+            pairs: &pairs,
+            approximation: self.settings.approximation,
+            t: state.t,
+            dt: self.settings.dt,
+            q: &state.q,
+            v: &state.v,
+            u,
+        };
+        let (collision, margin) = (&self.collision, self.settings.margin);
+        assemble_problem(&input, &mut self.data, |model, data| {
+            let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
+            Ok(find_contacts(collision, &X_WG, margin)?
+                .iter()
+                .map(ContactWitness::from)
+                .collect())
         })
+    }
+
+    /// The pair parameters of this scene: the default and each geometry's own.
+    pub fn pair_parameters(&self) -> PairParameters<f64> {
+        PairParameters {
+            default: self.settings.contact,
+            geometry: self
+                .collision
+                .geometries()
+                .iter()
+                .map(|g| g.contact)
+                .collect(),
+        }
     }
 
     /// Advances `state` by one step with actuation `u` (nu).
@@ -319,21 +296,21 @@ impl Simulator {
 
 /// World poses `X_WG` of all geometries at time `t` (bodies from `data`, prescribed bodies
 /// from their motion).
-pub fn geometry_poses(
-    model: &MultibodyModel<f64>,
-    data: &MultibodyData<f64>,
+pub fn geometry_poses<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
     geometries: &[Geometry],
     t: f64,
-) -> Vec<Pose<f64>> {
+) -> Vec<Pose<T>> {
     geometries
         .iter()
         .map(|g| {
             let X_WB = match g.body {
                 BodyId::World => Pose::identity(),
                 BodyId::Body(i) => data.X_WB[i],
-                BodyId::Prescribed(i) => model.prescribed[i].pose(t),
+                BodyId::Prescribed(i) => model.prescribed[i].pose(t).cast(),
             };
-            X_WB.compose(&g.X_BG)
+            X_WB.compose(&g.X_BG.cast())
         })
         .collect()
 }
@@ -345,9 +322,13 @@ pub fn geometry_poses(
 /// moment arm even while SAP or Similar glide at a gap `φ > 0` (ICF eq. (41)); a midpoint would
 /// lengthen the arm by `φ/2` and break the conservation of angular momentum about the contact
 /// point (a sliding sphere would roll faster than 5/7 of its touchdown speed).
-pub fn contact_point(body_a: BodyId, p_WPa: Vector3<f64>, p_WPb: Vector3<f64>) -> Vector3<f64> {
+pub fn contact_point<T: Scalar>(
+    body_a: BodyId,
+    p_WPa: Vector3<T>,
+    p_WPb: Vector3<T>,
+) -> Vector3<T> {
     match body_a {
-        BodyId::Body(_) => (p_WPa + p_WPb) * 0.5,
+        BodyId::Body(_) => (p_WPa + p_WPb) * lit::<T>(0.5),
         BodyId::World | BodyId::Prescribed(_) => p_WPb,
     }
 }
@@ -369,19 +350,159 @@ fn body_point_jacobian<T: Scalar>(
 }
 
 /// Velocity (m/s, world) at `p_W` of a prescribed body at time `t`; zero for other bodies.
-fn prescribed_point_velocity(
-    model: &MultibodyModel<f64>,
+fn prescribed_point_velocity<T: Scalar>(
+    model: &MultibodyModel<T>,
     body: BodyId,
-    p_W: &Vector3<f64>,
+    p_W: &Vector3<T>,
     t: f64,
-) -> Vector3<f64> {
+) -> Vector3<T> {
     match body {
         BodyId::Prescribed(i) => {
             let (w, v) = model.prescribed[i].velocity(t);
-            v + w.cross(&(p_W - model.prescribed[i].pose(t).p))
+            let p_WB = model.prescribed[i].pose(t).p.map(lit::<T>);
+            v.map(lit::<T>) + w.map(lit::<T>).cross(&(p_W - p_WB))
         }
         _ => Vector3::zeros(),
     }
+}
+
+/// Witness data of one contact: which geometries, the signed distance, normal and witness
+/// points at the start of the step, and the active feature pair.
+#[derive(Clone, Debug)]
+pub struct ContactWitness<T: Scalar> {
+    /// Geometry index of A.
+    pub geometry_a: usize,
+    /// Geometry index of B.
+    pub geometry_b: usize,
+    /// Signed distance φ0 (m).
+    pub phi: T,
+    /// Unit normal from A to B, world.
+    pub nhat_W: Vector3<T>,
+    /// Witness point on A, world (m).
+    pub p_WPa: Vector3<T>,
+    /// Witness point on B, world (m).
+    pub p_WPb: Vector3<T>,
+    /// The active feature pair.
+    pub feature: ActiveFeature,
+}
+
+impl From<&GeometricContact> for ContactWitness<f64> {
+    fn from(c: &GeometricContact) -> Self {
+        ContactWitness {
+            geometry_a: c.geometry_a,
+            geometry_b: c.geometry_b,
+            phi: c.phi,
+            nhat_W: c.nhat_W,
+            p_WPa: c.p_WPa,
+            p_WPb: c.p_WPb,
+            feature: c.feature,
+        }
+    }
+}
+
+/// Contact parameters of a scene: the default for pairs without their own, and each
+/// geometry's own parameters.
+#[derive(Clone, Debug)]
+pub struct PairParameters<T: Scalar> {
+    /// Parameters of pairs whose geometries have none.
+    pub default: ContactParams<T>,
+    /// Each geometry's own parameters, if any.
+    pub geometry: Vec<Option<ContactParams<T>>>,
+}
+
+impl<T: Scalar> PairParameters<T> {
+    /// The parameters of the pair of geometries `a`, `b`: combined when both have their own
+    /// ([`ContactParams::combine`]), the one given when one has, the default otherwise.
+    pub fn pair(&self, a: usize, b: usize) -> ContactParams<T> {
+        match (&self.geometry[a], &self.geometry[b]) {
+            (Some(a), Some(b)) => ContactParams::combine(a, b),
+            (Some(p), None) | (None, Some(p)) => *p,
+            (None, None) => self.default,
+        }
+    }
+}
+
+/// The state, inputs and model of one step in the scalar `T`.
+pub struct StepInput<'a, T: Scalar> {
+    /// The model.
+    pub model: &'a MultibodyModel<T>,
+    /// The geometries (f64 shapes and placements).
+    pub geometries: &'a [Geometry],
+    /// Contact parameters.
+    pub pairs: &'a PairParameters<T>,
+    /// Contact approximation.
+    pub approximation: Approximation,
+    /// Time at the start of the step (s).
+    pub t: f64,
+    /// Step δt (s).
+    pub dt: f64,
+    /// Positions at the start of the step (nq).
+    pub q: &'a DVector<T>,
+    /// Velocities at the start of the step (nv).
+    pub v: &'a DVector<T>,
+    /// Actuation (nu).
+    pub u: &'a DVector<T>,
+}
+
+/// Assembles the convex problem of a step generically (DESIGN steps 1-2): free motion, then
+/// contact points from the `witnesses` of the active pairs (given the kinematics at `q`),
+/// then the potentials of the chosen approximation.
+///
+/// # Errors
+/// Size mismatches, a singular `A`, and whatever `witnesses` returns.
+pub fn assemble_problem<T: Scalar>(
+    input: &StepInput<'_, T>,
+    data: &mut MultibodyData<T>,
+    witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
+) -> Result<StepProblem<T>> {
+    let model = input.model;
+    let dt: T = lit(input.dt);
+    let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
+    let nv = model.nv();
+    let mut contacts = Vec::new();
+    for c in witnesses(model, data)? {
+        let (ga, gb) = (
+            &input.geometries[c.geometry_a],
+            &input.geometries[c.geometry_b],
+        );
+        let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
+        let R_WC = contact_frame(&c.nhat_W);
+        let J_W = body_point_jacobian(data, gb.body, &p_WC, nv)
+            - body_point_jacobian(data, ga.body, &p_WC, nv);
+        let J = Matrix3xX::from_column_slice((R_WC.transpose() * J_W).as_slice());
+        let rel = |t: f64| {
+            prescribed_point_velocity(model, gb.body, &p_WC, t)
+                - prescribed_point_velocity(model, ga.body, &p_WC, t)
+        };
+        let b = R_WC.transpose() * rel(input.t + input.dt);
+        let v_n0 = (&J * input.v + R_WC.transpose() * rel(input.t)).z;
+        contacts.push(ContactPoint {
+            geometry_a: c.geometry_a,
+            geometry_b: c.geometry_b,
+            body_a: ga.body,
+            body_b: gb.body,
+            p_WC,
+            R_WC,
+            phi0: c.phi,
+            J,
+            b,
+            v_n0,
+            params: input.pairs.pair(c.geometry_a, c.geometry_b),
+            feature: c.feature,
+        });
+    }
+    let pool = make_pool(input.approximation, &contacts, &A, dt)?;
+    Ok(StepProblem {
+        problem: ConvexProblem {
+            A,
+            v_star,
+            v0: input.v.clone(),
+            J: contacts.iter().map(|c| c.J.clone()).collect(),
+            b: contacts.iter().map(|c| c.b).collect(),
+            contacts: pool,
+        },
+        contacts,
+    })
 }
 
 /// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
