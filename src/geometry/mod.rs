@@ -4,13 +4,17 @@
 //! parry3d-f64 does the f64 work (broad phase on bounding boxes, narrow phase by contact
 //! manifolds, which give several points for flat contact: the vertices of a box face within
 //! the margin). Every contact records its [`ActiveFeature`] — the witness points and normal in
-//! the geometries' own frames — so that the signed distance of that feature pair can be
-//! re-evaluated generically (dual numbers) without repeating the query.
+//! the geometries' own frames, the core points as functions of the sizes and the kind of
+//! feature pair — so that the signed distance, normal and witness points of that pair can be
+//! re-evaluated generically ([`feature_distance`], dual numbers) without repeating the query.
 //!
-//! Files: `shape.rs` (shapes, geometries, solid inertias), `query.rs` (broad and narrow phase).
+//! Files: `shape.rs` (shapes, geometries, solid inertias), `query.rs` (broad and narrow phase),
+//! `distance/` (re-evaluation of the active feature pairs in any scalar, for derivatives).
 
+pub mod distance;
 pub mod query;
 pub mod shape;
 
+pub use distance::{feature_distance, CorePoint, FeatureDistance, FeatureKind, ShapeSize};
 pub use query::{find_contacts, ActiveFeature, GeometricContact};
 pub use shape::{Geometry, Shape};

@@ -13,12 +13,15 @@ use parry3d_f64::shape::{
 };
 
 use crate::error::{Error, Result};
+use crate::geometry::distance::{classify, ConvexTopology, CorePoint, FeatureKind, LocalShape};
 use crate::geometry::shape::{Geometry, Shape};
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
 
 /// The active feature pair of a contact, in the geometries' own frames (f64): enough to
-/// re-evaluate the signed distance of this pair at other poses or sizes without a new query.
+/// re-evaluate the signed distance of this pair at other poses or sizes without a new query
+/// ([`feature_distance`](crate::geometry::distance::feature_distance), whose module doc gives
+/// the forms).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ActiveFeature {
     /// Witness point on geometry A, A's frame (m).
@@ -31,6 +34,13 @@ pub struct ActiveFeature {
     pub feature_a: u32,
     /// parry's packed feature id on B.
     pub feature_b: u32,
+    /// Core point of A as a material point of A's sizes, A's frame: the witness point, or on
+    /// a rounded surface the centre, segment or axis point under it.
+    pub point_a: CorePoint,
+    /// Core point of B as a material point of B's sizes, B's frame.
+    pub point_b: CorePoint,
+    /// Which feature pair defines the normal.
+    pub kind: FeatureKind,
 }
 
 /// One contact point found by the query.
@@ -102,10 +112,28 @@ fn to_parry_pose(X: &Pose<f64>) -> ParryPose {
     ParryPose::from_parts(v(&X.p), parry3d_f64::glamx::DQuat::from_mat3(&m))
 }
 
+/// Faces and edges of the hull parry built for a convex mesh.
+fn hull_topology(shape: &SharedShape) -> Option<ConvexTopology> {
+    let hull = shape.as_convex_polyhedron()?;
+    let adjacent = hull.vertices_adj_to_face();
+    Some(ConvexTopology::new(
+        hull.points().iter().map(|p| nv(*p)).collect(),
+        hull.faces().iter().map(|f| {
+            let first = f.first_vertex_or_edge as usize;
+            (
+                nv(f.normal),
+                &adjacent[first..first + f.num_vertices_or_edges as usize],
+            )
+        }),
+    ))
+}
+
 /// The geometries of a scene with their parry shapes, built once.
 pub struct CollisionScene {
     geometries: Vec<Geometry>,
     shapes: Vec<(SharedShape, Matrix3<f64>)>,
+    /// Hull topology of each convex mesh (`None` for other shapes).
+    hulls: Vec<Option<ConvexTopology>>,
 }
 
 impl std::fmt::Debug for CollisionScene {
@@ -135,7 +163,12 @@ impl CollisionScene {
                 to_parry_shape(&g.shape).expect("invariant: validated shape has a parry shape"),
             );
         }
-        Ok(CollisionScene { geometries, shapes })
+        let hulls = shapes.iter().map(|(s, _)| hull_topology(s)).collect();
+        Ok(CollisionScene {
+            geometries,
+            shapes,
+            hulls,
+        })
     }
 
     /// The geometries.
@@ -205,6 +238,11 @@ pub fn find_contacts(
                     b: scene.geometries[b].shape.kind().to_string(),
                 })?;
             let (R_GaSa, R_GbSb) = (scene.shapes[a].1, scene.shapes[b].1);
+            let X_AB = X_WG[a].inverse().compose(&X_WG[b]);
+            let local = |i: usize| LocalShape {
+                shape: &scene.geometries[i].shape,
+                hull: scene.hulls[i].as_ref(),
+            };
             for m in &manifolds {
                 let n_Sa = nv(m.local_n1);
                 for c in &m.points {
@@ -212,6 +250,10 @@ pub fn find_contacts(
                         continue;
                     }
                     let (p_Sa, p_Sb) = (nv(c.local_p1), nv(c.local_p2));
+                    let (p_AoPa_A, p_BoPb_B, nhat_A) =
+                        (R_GaSa * p_Sa, R_GbSb * p_Sb, R_GaSa * n_Sa);
+                    let (point_a, point_b, kind) =
+                        classify(local(a), local(b), &X_AB, &p_AoPa_A, &p_BoPb_B, &nhat_A);
                     out.push(GeometricContact {
                         geometry_a: a,
                         geometry_b: b,
@@ -220,11 +262,14 @@ pub fn find_contacts(
                         nhat_W: nv(poses[a].transform_vector(m.local_n1)).normalize(),
                         phi: c.dist,
                         feature: ActiveFeature {
-                            p_AoPa_A: R_GaSa * p_Sa,
-                            p_BoPb_B: R_GbSb * p_Sb,
-                            nhat_A: R_GaSa * n_Sa,
+                            p_AoPa_A,
+                            p_BoPb_B,
+                            nhat_A,
                             feature_a: c.fid1.0,
                             feature_b: c.fid2.0,
+                            point_a,
+                            point_b,
+                            kind,
                         },
                     });
                 }

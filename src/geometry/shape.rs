@@ -8,8 +8,10 @@ use nalgebra::{Matrix3, Vector3};
 
 use crate::contact::ContactParams;
 use crate::error::{Error, Result};
+use crate::geometry::distance::ShapeSize;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
+use crate::scalar::{lit, Scalar};
 
 /// A collision shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +59,36 @@ impl Shape {
             Shape::Cylinder { .. } => "cylinder",
             Shape::HalfSpace => "half-space",
             Shape::ConvexMesh { .. } => "convex-mesh",
+        }
+    }
+
+    /// The size parameters in `T` (m), each lifted with [`lit`] (no derivative part): seed
+    /// the derivative parts of the result to differentiate with respect to sizes. A convex
+    /// mesh and a half-space have none ([`ShapeSize::ConvexMesh`], [`ShapeSize::HalfSpace`]).
+    pub fn size<T: Scalar>(&self) -> ShapeSize<T> {
+        match self {
+            Shape::Sphere { radius } => ShapeSize::Sphere {
+                radius: lit(*radius),
+            },
+            Shape::Box { half_extents } => ShapeSize::Box {
+                half_extents: half_extents.map(lit),
+            },
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => ShapeSize::Capsule {
+                radius: lit(*radius),
+                half_length: lit(*half_length),
+            },
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } => ShapeSize::Cylinder {
+                radius: lit(*radius),
+                half_length: lit(*half_length),
+            },
+            Shape::HalfSpace => ShapeSize::HalfSpace,
+            Shape::ConvexMesh { .. } => ShapeSize::ConvexMesh,
         }
     }
 
