@@ -162,6 +162,36 @@ impl JointKind {
     }
 }
 
+impl JointKind {
+    /// The retraction `q ⊕ δ` of the tangent space (DESIGN "Derivatives"): `δ` has the joint's
+    /// nv coordinates, ordered and framed as its velocities, and `q ⊕ δ` is one position
+    /// update with velocity `δ` over a unit time, so first-order exact.
+    pub fn retract<T: Scalar>(&self, q: DVectorView<T>, delta: DVectorView<T>) -> Vec<T> {
+        self.integrate(q, delta, T::one())
+    }
+
+    /// The exact inverse of [`JointKind::retract`]: the `δ` with `q0 ⊕ δ = q1`. For a free
+    /// joint `δp = p1 − p0` and `δθ = 2 vec(q1 q0*) / w(q1 q0*)`.
+    pub fn difference<T: Scalar>(&self, q1: DVectorView<T>, q0: DVectorView<T>) -> Vec<T> {
+        match self {
+            JointKind::Free => {
+                let d = Quaternion::new(q1[3], q1[4], q1[5], q1[6])
+                    * Quaternion::new(q0[3], q0[4], q0[5], q0[6]).conjugate();
+                let two: T = crate::scalar::lit(2.0);
+                vec![
+                    two * d.i / d.w,
+                    two * d.j / d.w,
+                    two * d.k / d.w,
+                    q1[0] - q0[0],
+                    q1[1] - q0[1],
+                    q1[2] - q0[2],
+                ]
+            }
+            _ => (0..self.nq()).map(|i| q1[i] - q0[i]).collect(),
+        }
+    }
+}
+
 /// Rotation matrix for a unit `axis` and an angle (rad), Rodrigues' formula.
 pub fn axis_angle<T: Scalar>(axis: &Vector3<f64>, angle: T) -> Matrix3<T> {
     let a = axis.map(crate::scalar::lit::<T>);
@@ -186,6 +216,17 @@ mod tests {
             nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), 0.7);
         assert_relative_eq!(X.R, *expected.matrix(), epsilon = 1e-14);
         assert_relative_eq!(X.R * axis, axis, epsilon = 1e-14);
+    }
+
+    #[test]
+    fn difference_inverts_retract() {
+        let j = JointKind::Free;
+        let u = nalgebra::UnitQuaternion::from_euler_angles(0.3, -0.7, 1.2);
+        let q = DVector::from_vec(vec![0.1, 0.2, 0.3, u.w, u.i, u.j, u.k]);
+        let delta = DVector::from_vec(vec![0.2, -0.1, 0.4, 1.0, -2.0, 0.5]);
+        let q1 = DVector::from_vec(j.retract(q.rows(0, 7), delta.rows(0, 6)));
+        let back = j.difference(q1.rows(0, 7), q.rows(0, 7));
+        assert_relative_eq!(DVector::from_vec(back), delta, epsilon = 1e-13);
     }
 
     #[test]

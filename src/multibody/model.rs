@@ -281,6 +281,40 @@ impl<T: Scalar> MultibodyModel<T> {
         q
     }
 
+    /// The retraction `q ⊕ δ` joint by joint (`δ` has nv tangent coordinates, ordered as `v`).
+    pub fn retract(
+        &self,
+        q: &nalgebra::DVector<T>,
+        delta: &nalgebra::DVector<T>,
+    ) -> nalgebra::DVector<T> {
+        let mut out = q.clone();
+        for j in &self.joints {
+            let (nq, nv) = (j.kind.nq(), j.kind.nv());
+            let r = j
+                .kind
+                .retract(q.rows(j.q_start, nq), delta.rows(j.v_start, nv));
+            out.rows_mut(j.q_start, nq).copy_from_slice(&r);
+        }
+        out
+    }
+
+    /// The tangent difference `q1 ⊖ q0` (nv), the inverse of [`MultibodyModel::retract`].
+    pub fn difference(
+        &self,
+        q1: &nalgebra::DVector<T>,
+        q0: &nalgebra::DVector<T>,
+    ) -> nalgebra::DVector<T> {
+        let mut out = nalgebra::DVector::zeros(self.nv);
+        for j in &self.joints {
+            let (nq, nv) = (j.kind.nq(), j.kind.nv());
+            let d = j
+                .kind
+                .difference(q1.rows(j.q_start, nq), q0.rows(j.q_start, nq));
+            out.rows_mut(j.v_start, nv).copy_from_slice(&d);
+        }
+        out
+    }
+
     /// This model with scalars converted through their real part (e.g. dual → f64).
     pub fn cast<U: Scalar>(&self) -> MultibodyModel<U> {
         let c = |x: &T| lit::<U>(x.re());

@@ -71,15 +71,26 @@ pub fn solve(
                 stats,
             });
         }
-        if stats.residual <= stats.tolerance {
-            stats.criterion = ConvergenceCriterion::Optimality;
-            break eval;
-        }
-        if previous_cost - eval.cost
+        let converged = if stats.residual <= stats.tolerance {
+            Some(ConvergenceCriterion::Optimality)
+        } else if previous_cost - eval.cost
             <= params.cost_tolerance * eval.cost.abs().max(previous_cost.abs())
             && stats.iterations > 0
         {
-            stats.criterion = ConvergenceCriterion::CostStagnation;
+            Some(ConvergenceCriterion::CostStagnation)
+        } else {
+            None
+        };
+        if let Some(criterion) = converged {
+            stats.criterion = criterion;
+            if params.factor_at_solution {
+                let mut cholesky = DenseCholesky::default();
+                cholesky.factor(&eval.hessian)?;
+                factor = Some(NewtonFactor {
+                    cholesky,
+                    v: v.clone(),
+                });
+            }
             break eval;
         }
         if stats.iterations >= params.max_iterations {

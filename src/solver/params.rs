@@ -18,6 +18,10 @@ pub struct SolverParams {
     pub max_line_search_iterations: usize,
     /// Largest step length α tried by the line search (nominal 1.5, as Drake's SAP).
     pub alpha_max: f64,
+    /// On convergence, factor `H` at the returned `v` (it is already evaluated there), so
+    /// that the implicit-function-theorem gradients reuse a current factor. Off by default:
+    /// the forward simulation does not need it.
+    pub factor_at_solution: bool,
 }
 
 impl Default for SolverParams {
@@ -29,6 +33,7 @@ impl Default for SolverParams {
             max_iterations: 100,
             max_line_search_iterations: 100,
             alpha_max: 1.5,
+            factor_at_solution: false,
         }
     }
 }

@@ -1,0 +1,117 @@
+//! The direct reference path: the whole step, Newton iterations included, run in dual numbers
+//! (one chunk of directions at a time). Slow but independent of the implicit function theorem.
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, DVector};
+
+use crate::derivatives::ift::{eps, nominal_step, seed, Chunk, CHUNK};
+use crate::derivatives::lifted::{lifted_step, Directions};
+use crate::derivatives::parameters::Parameter;
+use crate::derivatives::StepJacobians;
+use crate::error::{Error, Result};
+use crate::multibody::integrate_positions;
+use crate::scalar::Scalar;
+use crate::solver::{ConvexProblem, SolverStats};
+use crate::step::{Simulator, State};
+
+/// Newton iterations before the dual solve gives up.
+const MAX_ITERATIONS: usize = 200;
+/// Relative size of the real part of a Newton step below which the real part has converged;
+/// two more full steps then converge the derivative parts.
+const STEP_TOLERANCE: f64 = 1e-14;
+
+/// Minimizes the convex problem in dual numbers: Newton with backtracking on the real cost,
+/// then full steps until the derivative parts have converged too.
+fn newton_dual(problem: &ConvexProblem<Chunk>, v_guess: &DVector<Chunk>) -> Result<DVector<Chunk>> {
+    let mut v = v_guess.clone();
+    let mut polish = 0;
+    for iteration in 0..MAX_ITERATIONS {
+        let eval = problem.evaluate(&v);
+        let chol = eval
+            .hessian
+            .clone()
+            .cholesky()
+            .ok_or(Error::NotPositiveDefinite { index: 0 })?;
+        let dv = chol.solve(&(-&eval.gradient));
+        let dv_norm = dv.iter().map(|x| x.re() * x.re()).sum::<f64>().sqrt();
+        let v_norm = v.iter().map(|x| x.re() * x.re()).sum::<f64>().sqrt();
+        if dv_norm <= STEP_TOLERANCE * (1.0 + v_norm) || polish > 0 {
+            v += dv;
+            polish += 1;
+            if polish == 2 {
+                return Ok(v);
+            }
+            continue;
+        }
+        // Backtracking (Armijo) on the real part of the convex cost.
+        let cost0 = eval.cost.re();
+        let slope = eval
+            .gradient
+            .iter()
+            .zip(dv.iter())
+            .map(|(g, d)| g.re() * d.re())
+            .sum::<f64>();
+        let mut alpha = 1.0;
+        while problem.cost(&(&v + &dv * Chunk::from_re(alpha))).re() > cost0 + 1e-4 * alpha * slope
+            && alpha > 1e-12
+        {
+            alpha *= 0.5;
+        }
+        v += dv * Chunk::from_re(alpha);
+        if iteration + 1 == MAX_ITERATIONS {
+            break;
+        }
+    }
+    Err(Error::NotConverged {
+        stats: SolverStats {
+            iterations: MAX_ITERATIONS,
+            contacts: problem.nc(),
+            ..Default::default()
+        },
+    })
+}
+
+/// Step Jacobians by running the whole step in dual numbers (the second reference path).
+///
+/// # Errors
+/// Solver failures of the f64 or the dual solve.
+pub fn step_jacobians_direct(
+    sim: &mut Simulator,
+    state: &State,
+    u: &DVector<f64>,
+    params: &[Parameter],
+) -> Result<StepJacobians> {
+    let (nominal, _) = nominal_step(sim, state, u)?;
+    let dirs = Directions {
+        nv: sim.model.nv(),
+        nu: sim.model.nu(),
+        np: params.len(),
+    };
+    let (nv, n) = (dirs.nv, dirs.len());
+    let model = sim.model.cast::<Chunk>();
+    let q_next = nominal.q_next.map(Chunk::from_re);
+    let dt = Chunk::from_re(sim.settings.dt);
+    let mut full = DMatrix::zeros(2 * nv, n);
+    for start in (0..n).step_by(CHUNK) {
+        let width = CHUNK.min(n - start);
+        let theta: Vec<Chunk> = (0..n).map(|k| seed(k, start)).collect();
+        let lifted = lifted_step(sim, &nominal, params, &theta)?;
+        let v = newton_dual(&lifted.problem.problem, &lifted.v0)?;
+        let q = integrate_positions(&model, &lifted.q0, &v, dt);
+        let dq = model.difference(&q, &q_next);
+        for i in 0..nv {
+            let (eq, ev) = (eps(&dq[i]), eps(&v[i]));
+            for j in 0..width {
+                full[(i, start + j)] = eq[j];
+                full[(nv + i, start + j)] = ev[j];
+            }
+        }
+    }
+    let next = State {
+        t: state.t + sim.settings.dt,
+        q: nominal.q_next,
+        v: nominal.v,
+    };
+    let names = params.iter().map(|p| p.name(sim)).collect();
+    Ok(StepJacobians::from_full(full, nv, dirs.nu, names, next))
+}

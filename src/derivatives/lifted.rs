@@ -1,0 +1,134 @@
+//! A step re-assembled in a dual scalar `T`, with directions θ seeded: the state in the tangent
+//! space, the actuation, and named parameters. The contacts are those of the f64 step (one
+//! geometric query), their feature pairs re-evaluated in `T`.
+#![allow(non_snake_case)]
+
+use nalgebra::DVector;
+
+use crate::derivatives::parameters::{lift_scene, LiftedScene, Parameter};
+use crate::error::Result;
+use crate::geometry::distance::feature_distance;
+use crate::multibody::MultibodyData;
+use crate::scalar::{lit, Scalar};
+use crate::step::{
+    assemble_problem, geometry_poses, ContactWitness, Simulator, State, StepInput, StepProblem,
+};
+
+/// The f64 step everything is differentiated around.
+pub struct NominalStep {
+    /// State at the start of the step.
+    pub state: State,
+    /// Actuation (nu).
+    pub u: DVector<f64>,
+    /// The f64 problem of the step.
+    pub problem: StepProblem<f64>,
+    /// Converged velocities (nv).
+    pub v: DVector<f64>,
+    /// Positions after the step (nq).
+    pub q_next: DVector<f64>,
+}
+
+/// Layout of the directions θ = [δq (nv, tangent), δv (nv), δu (nu), parameters (np)].
+#[derive(Clone, Copy, Debug)]
+pub struct Directions {
+    /// Number of velocities.
+    pub nv: usize,
+    /// Number of actuators.
+    pub nu: usize,
+    /// Number of named parameters.
+    pub np: usize,
+}
+
+impl Directions {
+    /// Total number of directions `2 nv + nu + np`.
+    pub fn len(&self) -> usize {
+        2 * self.nv + self.nu + self.np
+    }
+
+    /// True when there are no directions.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A step in `T`: the problem, the lifted start positions and the lifted scene.
+pub struct LiftedStep<T: Scalar> {
+    /// The step problem.
+    pub problem: StepProblem<T>,
+    /// Start positions `q0 ⊕ δq`.
+    pub q0: DVector<T>,
+    /// Start velocities `v0 + δv`.
+    pub v0: DVector<T>,
+    /// Scene with parameters seeded.
+    pub scene: LiftedScene<T>,
+}
+
+/// Assembles the step of `nominal` in `T` with `theta[k]` added to direction `k` (real parts
+/// zero; derivative parts seed the directions).
+pub fn lifted_step<T: Scalar>(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    params: &[Parameter],
+    theta: &[T],
+) -> Result<LiftedStep<T>> {
+    let nv = sim.model.nv();
+    let nu = sim.model.nu();
+    let values: Vec<T> = params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| lit::<T>(p.value(sim)) + theta[2 * nv + nu + k])
+        .collect();
+    let scene = lift_scene::<T>(sim, params, &values);
+    let dq = DVector::from_fn(nv, |i, _| theta[i]);
+    let q0 = scene.model.retract(&nominal.state.q.map(lit::<T>), &dq);
+    let v0 = DVector::from_fn(nv, |i, _| lit::<T>(nominal.state.v[i]) + theta[nv + i]);
+    let u = DVector::from_fn(nu, |i, _| lit::<T>(nominal.u[i]) + theta[2 * nv + i]);
+    let input = StepInput {
+        model: &scene.model,
+        geometries: sim.geometries(),
+        pairs: &scene.pairs,
+        approximation: sim.settings.approximation,
+        t: nominal.state.t,
+        dt: sim.settings.dt,
+        q: &q0,
+        v: &v0,
+        u: &u,
+    };
+    let mut data = MultibodyData::new(&scene.model);
+    let geometries = sim.geometries();
+    let problem = assemble_problem(&input, &mut data, |model, data| {
+        let X_WG = geometry_poses(model, data, geometries, nominal.state.t);
+        nominal
+            .problem
+            .contacts
+            .iter()
+            .map(|c| {
+                let (a, b) = (c.geometry_a, c.geometry_b);
+                let d = feature_distance(
+                    &geometries[a].shape,
+                    &scene.sizes[a],
+                    &X_WG[a],
+                    &geometries[b].shape,
+                    &scene.sizes[b],
+                    &X_WG[b],
+                    &c.feature,
+                )?;
+                Ok(ContactWitness {
+                    geometry_a: a,
+                    geometry_b: b,
+                    phi: d.phi,
+                    nhat_W: d.nhat_W,
+                    p_WPa: d.p_WPa,
+                    p_WPb: d.p_WPb,
+                    feature: c.feature,
+                })
+            })
+            .collect()
+    })?;
+    Ok(LiftedStep {
+        problem,
+        q0,
+        v0,
+        scene,
+    })
+}
