@@ -17,6 +17,9 @@ use crate::step::{Simulator, State};
 /// disabled during the check, as it can fire while `v` is accurate to only √ε.
 pub const CHECK_TOLERANCE: f64 = 1e-14;
 
+/// Fraction ρ of a row's scale below which entries are compared absolutely.
+pub const ROW_FLOOR: f64 = 1e-4;
+
 /// The comparison of one block of columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockCheck {
@@ -47,9 +50,11 @@ pub struct GradientCheck {
 }
 
 /// Worst entry of the corrected relative error `|a − b| / (max(|a|, |b|) + τ_i)` and its
-/// position, with `τ_i = 1e-6 · s_i` and `s_i` the largest sensitivity of output `i` over the
-/// whole Jacobian (`row_scale`): an error that is negligible against how strongly that output
-/// responds to anything does not count as a relative error.
+/// position, with `τ_i = ρ s_i` ([`ROW_FLOOR`]) and `s_i` the largest sensitivity of output `i`
+/// over the whole Jacobian (`row_scale`). Entries much smaller than how strongly that output
+/// responds to anything are compared against that scale instead of themselves: central
+/// differences carry noise of about `ε/h ≈ 1e-8` of a row's scale, more through stiff contact,
+/// which would otherwise read as large relative errors on entries that are zero by symmetry.
 pub fn worst_relative_error(
     a: &DMatrix<f64>,
     b: &DMatrix<f64>,
@@ -58,7 +63,7 @@ pub fn worst_relative_error(
     let mut worst = (0.0, (0, 0));
     for j in 0..a.ncols() {
         for i in 0..a.nrows() {
-            let floor = 1e-6 * row_scale[i] + 1e-300;
+            let floor = ROW_FLOOR * row_scale[i] + 1e-300;
             let e = (a[(i, j)] - b[(i, j)]).abs() / (a[(i, j)].abs().max(b[(i, j)].abs()) + floor);
             if e > worst.0 {
                 worst = (e, (i, j));

@@ -7,10 +7,13 @@ use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::step::{Simulator, State};
 
-/// Step for state directions (tangent coordinates: m, rad, m/s, rad/s). Small, because stiff
-/// contacts carry penetrations of 1e-7 m under light loads and the force law has a kink at
-/// zero penetration; the fourth-order stencil keeps the truncation error negligible.
-pub const STATE_STEP: f64 = 1e-8;
+/// Step for position directions (tangent coordinates: m, rad). Small, because stiff contacts
+/// carry penetrations of 1e-7 m under light loads and the force law has a kink at zero
+/// penetration; the fourth-order stencil keeps the truncation error negligible.
+pub const POSITION_STEP: f64 = 1e-8;
+/// Step for velocity directions (m/s, rad/s): they move penetrations only by `δt·h`, and a
+/// larger step keeps the round-off of position outputs (`ε |q| / h`) small.
+pub const VELOCITY_STEP: f64 = 1e-7;
 /// Step for actuation directions (N or N·m).
 pub const CONTROL_STEP: f64 = 1e-6;
 /// Relative step for named parameters.
@@ -33,8 +36,10 @@ pub fn step_jacobians_fd(
     let (nominal, _) = sim.step(state, u)?;
     let mut full = DMatrix::zeros(2 * nv, 2 * nv + nu + np);
     for k in 0..full.ncols() {
-        let h = if k < 2 * nv {
-            STATE_STEP
+        let h = if k < nv {
+            POSITION_STEP
+        } else if k < 2 * nv {
+            VELOCITY_STEP
         } else if k < 2 * nv + nu {
             CONTROL_STEP
         } else {
