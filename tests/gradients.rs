@@ -3,30 +3,21 @@
 //! and geometry sizes; the stale-factor guarantee; and a rollout adjoint against finite
 //! differences of the whole rollout.
 
-use std::path::PathBuf;
+mod common;
+use common::problem;
 
 use nalgebra::DVector;
 use stiction::contact::Approximation;
 use stiction::derivatives::ift::{current_factor, nominal_step, residual_jacobian};
 use stiction::derivatives::lifted::Directions;
 use stiction::derivatives::{gradient_check, Parameter};
-use stiction::problem::{load_problem, Problem};
+use stiction::problem::Problem;
 use stiction::simulate::run;
 use stiction::solver::linalg::SpdSolver;
 use stiction::step::State;
 
 /// IFT and the direct dual path compute the same derivative two ways: only round-off apart.
 const DIRECT_TOLERANCE: f64 = 1e-9;
-
-fn problem(name: &str, approximation: Approximation, dt: f64) -> Problem {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("problems")
-        .join(format!("{name}.toml"));
-    let mut p = load_problem(&path).expect("shipped problem loads");
-    p.simulator.settings.approximation = approximation;
-    p.simulator.settings.dt = dt;
-    p
-}
 
 /// States along a rollout of `duration`, every `every` steps.
 fn states(p: &mut Problem, duration: f64, every: usize) -> Vec<State> {

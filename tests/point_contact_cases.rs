@@ -1,23 +1,14 @@
 //! The point-contact cases of `shared/CASES.md` (ICF Sec. IX; Castro 2020 note), run from the
 //! shipped problem files, asserting the physics each must show.
 
-use std::path::PathBuf;
+mod common;
+use common::problem;
 
 use stiction::contact::Approximation;
-use stiction::problem::{load_problem, Problem};
+use stiction::problem::Problem;
 use stiction::simulate::{run, Recording};
 
 const G: f64 = 9.81;
-
-fn problem(name: &str, approximation: Approximation, dt: f64) -> Problem {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("problems")
-        .join(format!("{name}.toml"));
-    let mut p = load_problem(&path).expect("shipped problem loads");
-    p.simulator.settings.approximation = approximation;
-    p.simulator.settings.dt = dt;
-    p
-}
 
 fn simulate(name: &str, approximation: Approximation, dt: f64) -> (Problem, Recording) {
     let mut p = problem(name, approximation, dt);

@@ -73,25 +73,20 @@ impl<T: Scalar> ContactPotential<T> for Lagged<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::testing::{check_potential, lift_params};
+    use crate::contact::testing::check_potential;
     use crate::scalar::lit;
 
     #[test]
     fn lagged_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
         for &(x0, v_n0) in &[(1e-6, 0.0), (1e-5, -0.3), (-1e-4, -0.5), (2e-4, 0.01)] {
-            check_potential!(x0, |p, dt| Lagged::new(
-                &lift_params(p),
-                lit(x0),
-                lit(v_n0),
-                dt
-            ));
+            check_potential!(x0, |p, dt| Lagged::new(&p.cast(), lit(x0), lit(v_n0), dt));
         }
     }
 
     #[test]
     fn regularized_lagged_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
         check_potential!(1e-5, |p, dt| Lagged::regularized(
-            &lift_params(p),
+            &p.cast(),
             lit(1e-5),
             lit(-2.0),
             dt,

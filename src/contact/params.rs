@@ -136,6 +136,19 @@ impl<T: Scalar> ContactParams<T> {
         Ok(())
     }
 
+    /// These parameters in another scalar type, through their real parts (f64 → dual lifts
+    /// them with zero derivative parts).
+    pub fn cast<U: Scalar>(&self) -> ContactParams<U> {
+        ContactParams {
+            mu: lit(self.mu.re()),
+            stiffness: lit(self.stiffness.re()),
+            dissipation: lit(self.dissipation.re()),
+            relaxation_time: lit(self.relaxation_time.re()),
+            stiction_tolerance: lit(self.stiction_tolerance.re()),
+            sigma: lit(self.sigma.re()),
+        }
+    }
+
     /// Combines the parameters of two geometries as Drake does: friction
     /// `μ = 2 μ_a μ_b / (μ_a + μ_b)`, stiffness in series `k = k_a k_b / (k_a + k_b)`,
     /// dissipation weighted by compliance `d = (k_b d_a + k_a d_b) / (k_a + k_b)`, relaxation

@@ -9,7 +9,6 @@ use rand::{Rng, SeedableRng};
 
 use crate::contact::params::ContactParams;
 use crate::contact::potential::ContactPotential;
-use crate::scalar::{lit, Scalar};
 
 /// Relative tolerance on impulse vs gradient: both come from the same closed forms, so only
 /// round-off separates them.
@@ -41,18 +40,6 @@ fn parameter_sets() -> Vec<(ContactParams<f64>, f64)> {
         }
     }
     sets
-}
-
-/// Lifts f64 parameters into `T`.
-pub fn lift_params<T: Scalar>(p: &ContactParams<f64>) -> ContactParams<T> {
-    ContactParams {
-        mu: lit(p.mu),
-        stiffness: lit(p.stiffness),
-        dissipation: lit(p.dissipation),
-        relaxation_time: lit(p.relaxation_time),
-        stiction_tolerance: lit(p.stiction_tolerance),
-        sigma: lit(p.sigma),
-    }
 }
 
 /// Runs [`check_potential_on_random_velocities`] with one constructor expression written once

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::geometry::distance::ShapeSize;
 use crate::geometry::{Geometry, Shape};
 use crate::multibody::MultibodyModel;
-use crate::scalar::{lit, Scalar};
+use crate::scalar::Scalar;
 use crate::step::{PairParameters, Simulator};
 
 /// A contact parameter of [`ContactParams`].
@@ -306,22 +306,14 @@ pub fn lift_scene<T: Scalar>(
     params: &[Parameter],
     values: &[T],
 ) -> LiftedScene<T> {
-    let lift_params = |p: &ContactParams<f64>| ContactParams {
-        mu: lit(p.mu),
-        stiffness: lit(p.stiffness),
-        dissipation: lit(p.dissipation),
-        relaxation_time: lit(p.relaxation_time),
-        stiction_tolerance: lit(p.stiction_tolerance),
-        sigma: lit(p.sigma),
-    };
     let mut scene = LiftedScene {
         model: sim.model.cast(),
         pairs: PairParameters {
-            default: lift_params(&sim.settings.contact),
+            default: sim.settings.contact.cast(),
             geometry: sim
                 .geometries()
                 .iter()
-                .map(|g| g.contact.as_ref().map(lift_params))
+                .map(|g| g.contact.as_ref().map(ContactParams::cast))
                 .collect(),
         },
         sizes: sim.geometries().iter().map(|g| g.shape.size()).collect(),
