@@ -15,6 +15,17 @@ pub struct DenseCholesky {
     llt: Option<Llt<f64>>,
 }
 
+impl DenseCholesky {
+    /// Overwrites the `k` columns (column-major, `n` rows) of `data` with `H⁻¹` times them.
+    fn solve_columns(&self, data: &mut [f64], n: usize, k: usize) {
+        let llt = self
+            .llt
+            .as_ref()
+            .expect("invariant: solve after a successful factor");
+        llt.solve_in_place(MatMut::from_column_major_slice_mut(data, n, k));
+    }
+}
+
 impl SpdSolver for DenseCholesky {
     fn factor(&mut self, H: &DMatrix<f64>) -> Result<()> {
         let n = H.nrows();
@@ -33,28 +44,12 @@ impl SpdSolver for DenseCholesky {
 
     fn solve_in_place(&self, rhs: &mut DVector<f64>) {
         let n = rhs.len();
-        let llt = self
-            .llt
-            .as_ref()
-            .expect("invariant: solve after a successful factor");
-        llt.solve_in_place(MatMut::from_column_major_slice_mut(
-            rhs.as_mut_slice(),
-            n,
-            1,
-        ));
+        self.solve_columns(rhs.as_mut_slice(), n, 1);
     }
 
     fn solve_many_in_place(&self, rhs: &mut DMatrix<f64>) {
         let (n, k) = rhs.shape();
-        let llt = self
-            .llt
-            .as_ref()
-            .expect("invariant: solve after a successful factor");
-        llt.solve_in_place(MatMut::from_column_major_slice_mut(
-            rhs.as_mut_slice(),
-            n,
-            k,
-        ));
+        self.solve_columns(rhs.as_mut_slice(), n, k);
     }
 }
 
