@@ -6,9 +6,10 @@ use std::time::Instant;
 use nalgebra::{DMatrix, DVector};
 
 use crate::derivatives::direct::step_jacobians_direct;
-use crate::derivatives::fd::step_jacobians_fd;
+use crate::derivatives::fd::{step_jacobians_fd, step_jacobians_fd_selected};
 use crate::derivatives::ift::step_jacobians;
 use crate::derivatives::parameters::Parameter;
+use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::step::{Simulator, State};
 
@@ -17,20 +18,27 @@ use crate::step::{Simulator, State};
 /// disabled during the check, as it can fire while `v` is accurate to only √ε.
 pub const CHECK_TOLERANCE: f64 = 1e-14;
 
-/// Fraction ρ of a row's scale below which entries are compared absolutely.
-pub const ROW_FLOOR: f64 = 1e-4;
-
 /// The comparison of one block of columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockCheck {
     /// `state`, `control`, or the parameter's name.
     pub name: String,
-    /// Worst relative error between IFT and central differences.
+    /// Worst relative error between IFT and central differences ([`column_errors`]).
     pub ift_vs_fd: f64,
-    /// Worst relative error between IFT and the direct dual path.
+    /// Worst relative error between IFT and the direct dual path ([`column_errors`]).
     pub ift_vs_direct: f64,
-    /// Row and column (within the block) of the worst IFT-vs-FD entry.
-    pub worst_fd_entry: (usize, usize),
+}
+
+/// Agreement of one row or column of the Jacobian.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Agreement {
+    /// The row's output (`δq'[i]`, `v'[i]`) or the column's input (`δq[j]`, `δv[j]`, `u[j]`,
+    /// a parameter's name).
+    pub name: String,
+    /// Relative error between IFT and central differences.
+    pub ift_vs_fd: f64,
+    /// Relative error between IFT and the direct dual path.
+    pub ift_vs_direct: f64,
 }
 
 /// The result of [`gradient_check`]: one block per group of columns, and timings (ms per
@@ -39,6 +47,10 @@ pub struct BlockCheck {
 pub struct GradientCheck {
     /// Blocks: the state, the controls (if any), each named parameter.
     pub blocks: Vec<BlockCheck>,
+    /// Per output of the step ([`row_errors`]): `δq'[i]`, then `v'[i]`.
+    pub rows: Vec<Agreement>,
+    /// Per input ([`column_errors`]): `δq[j]`, `δv[j]`, `u[j]`, then each parameter.
+    pub columns: Vec<Agreement>,
     /// Plain forward step (ms).
     pub ms_step: f64,
     /// IFT Jacobians (ms).
@@ -49,33 +61,92 @@ pub struct GradientCheck {
     pub ms_fd: f64,
 }
 
-/// Worst entry of the corrected relative error `|a − b| / (max(|a|, |b|) + τ_i)` and its
-/// position, with `τ_i = ρ s_i` ([`ROW_FLOOR`]) and `s_i` the largest sensitivity of output `i`
-/// over the whole Jacobian (`row_scale`). Entries much smaller than how strongly that output
-/// responds to anything are compared against that scale instead of themselves: central
-/// differences carry noise of about `ε/h ≈ 1e-8` of a row's scale, more through stiff contact,
-/// which would otherwise read as large relative errors on entries that are zero by symmetry.
-pub fn worst_relative_error(
-    a: &DMatrix<f64>,
-    b: &DMatrix<f64>,
-    row_scale: &[f64],
-) -> (f64, (usize, usize)) {
-    let mut worst = (0.0, (0, 0));
-    for j in 0..a.ncols() {
-        for i in 0..a.nrows() {
-            let floor = ROW_FLOOR * row_scale[i] + 1e-300;
-            let e = (a[(i, j)] - b[(i, j)]).abs() / (a[(i, j)].abs().max(b[(i, j)].abs()) + floor);
-            if e > worst.0 {
-                worst = (e, (i, j));
-            }
-        }
-    }
-    worst
+/// Output weights: 1 for the position rows `δq'`, `δt` for the velocity rows `v'`, so that
+/// every output is a displacement over the step (`q' = q0 ⊕ δt N v'`) and the rows of a
+/// column are commensurate.
+pub fn output_weights(nv: usize, dt: f64) -> Vec<f64> {
+    (0..2 * nv).map(|i| if i < nv { 1.0 } else { dt }).collect()
 }
 
-/// The Jacobian with parameter columns scaled by `|θ|`: relative sensitivities, comparable
-/// across parameters of any unit.
-fn scaled(j: &crate::derivatives::StepJacobians, values: &[f64]) -> DMatrix<f64> {
+/// The least scale each input's column is judged against (weighted as [`output_weights`]):
+/// for a position direction `δq[j]`, 1 (it moves `q'` by itself); for a velocity direction
+/// `δv[j]`, `δt` (it moves `q'` by `δt` in free flight); for a control, 0 (no natural scale);
+/// for a parameter, whose column is scaled by `|θ|` (the response to a 100 % change),
+/// `step`, the weighted size of the step's own displacement `x' ⊖ x`: a parameter that cannot
+/// move the step by a fraction of its own motion is inactive at this step.
+pub fn input_scales(nv: usize, nu: usize, dt: f64, step: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|j| match j {
+            j if j < nv => 1.0,
+            j if j < 2 * nv => dt,
+            j if j < 2 * nv + nu => 0.0,
+            _ => step,
+        })
+        .collect()
+}
+
+/// Relative error of each column `j` of `a` against `b`: `‖W (a_j − b_j)‖∞ / max(‖W a_j‖∞,
+/// ‖W b_j‖∞, s_j)` with `W` the [`output_weights`] and `s_j` the [`input_scales`] (zero when
+/// everything vanishes).
+///
+/// A column is the directional derivative of the step along one input, so it is compared as
+/// one vector, normwise: an entry that is zero by symmetry is judged against how strongly the
+/// step responds to that input, not against itself. A state column is judged at least against
+/// the perturbation itself: stiff contact can absorb a normal-velocity perturbation down to 1%
+/// of its free-flight effect, and then central differences resolve the column only to
+/// `ε / (h · 1%)` of its own size, while its error relative to the perturbation stays at `ε/h`.
+/// The measure does not depend on an input's unit, so parameters and controls compare alike.
+pub fn column_errors(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    weights: &[f64],
+    input_scales: &[f64],
+) -> Vec<f64> {
+    (0..a.ncols())
+        .map(|j| {
+            let (mut diff, mut scale) = (0.0f64, input_scales[j]);
+            for (i, w) in weights.iter().enumerate() {
+                diff = diff.max(w * (a[(i, j)] - b[(i, j)]).abs());
+                scale = scale.max(w * a[(i, j)].abs()).max(w * b[(i, j)].abs());
+            }
+            ratio(diff, scale)
+        })
+        .collect()
+}
+
+/// Relative error of each row `i` of `a` against `b`, with each column first divided by its
+/// weighted norm `max(‖W a_j‖∞, ‖W b_j‖∞)`: `max_j |a_ij − b_ij| / n_j` over
+/// `max_j max(|a_ij|, |b_ij|) / n_j`. It names the outputs where the paths disagree.
+pub fn row_errors(a: &DMatrix<f64>, b: &DMatrix<f64>, weights: &[f64]) -> Vec<f64> {
+    let norms: Vec<f64> = (0..a.ncols())
+        .map(|j| {
+            weights.iter().enumerate().fold(0.0f64, |m, (i, w)| {
+                m.max(w * a[(i, j)].abs()).max(w * b[(i, j)].abs())
+            })
+        })
+        .collect();
+    (0..a.nrows())
+        .map(|i| {
+            let (mut diff, mut scale) = (0.0f64, 0.0f64);
+            for (j, n) in norms.iter().enumerate().filter(|(_, n)| **n > 0.0) {
+                diff = diff.max((a[(i, j)] - b[(i, j)]).abs() / n);
+                scale = scale.max(a[(i, j)].abs().max(b[(i, j)].abs()) / n);
+            }
+            ratio(diff, scale)
+        })
+        .collect()
+}
+
+fn ratio(diff: f64, scale: f64) -> f64 {
+    if scale > 0.0 {
+        diff / scale
+    } else {
+        diff
+    }
+}
+
+/// The full Jacobian with parameter columns scaled by `|θ|`: the response to a 100 % change.
+fn scaled(j: &StepJacobians, values: &[f64]) -> DMatrix<f64> {
     let mut full = j.full();
     let first = j.state.ncols() + j.control.ncols();
     for (k, v) in values.iter().enumerate() {
@@ -121,46 +192,78 @@ fn compare(
     let direct = step_jacobians_direct(sim, state, u, params)?;
     let ms_direct = ms(t);
     let t = Instant::now();
-    let fd = step_jacobians_fd(sim, state, u, params)?;
+    step_jacobians_fd(sim, state, u, params)?;
     let ms_fd = ms(t);
+    let fd = step_jacobians_fd_selected(sim, state, u, params)?;
     let values: Vec<f64> = params.iter().map(|p| p.value(sim)).collect();
     let (a, d, f) = (
         scaled(&ift, &values),
         scaled(&direct, &values),
         scaled(&fd, &values),
     );
-    let row_scale: Vec<f64> = (0..a.nrows())
-        .map(|i| a.row(i).amax().max(f.row(i).amax()))
-        .collect();
-    let mut blocks = Vec::new();
-    let mut block = |name: String, first: usize, width: usize| {
-        let (ift_vs_fd, worst_fd_entry) = worst_relative_error(
-            &a.columns(first, width).into_owned(),
-            &f.columns(first, width).into_owned(),
-            &row_scale,
-        );
-        let (ift_vs_direct, _) = worst_relative_error(
-            &a.columns(first, width).into_owned(),
-            &d.columns(first, width).into_owned(),
-            &row_scale,
-        );
+    let (nv, dt) = (sim.model.nv(), sim.settings.dt);
+    let weights = output_weights(nv, dt);
+    let next = &ift.next;
+    let step = sim
+        .model
+        .difference(&next.q, &state.q)
+        .amax()
+        .max(dt * (&next.v - &state.v).amax());
+    let scales = input_scales(nv, u.len(), dt, step, a.ncols());
+    let (col_fd, col_direct) = (
+        column_errors(&a, &f, &weights, &scales),
+        column_errors(&a, &d, &weights, &scales),
+    );
+    let (row_fd, row_direct) = (row_errors(&a, &f, &weights), row_errors(&a, &d, &weights));
+    let worst = |e: &[f64]| e.iter().copied().fold(0.0f64, f64::max);
+    let (nx, nu) = (ift.state.ncols(), ift.control.ncols());
+    let mut blocks = vec![BlockCheck {
+        name: "state".into(),
+        ift_vs_fd: worst(&col_fd[..nx]),
+        ift_vs_direct: worst(&col_direct[..nx]),
+    }];
+    if nu > 0 {
         blocks.push(BlockCheck {
+            name: "control".into(),
+            ift_vs_fd: worst(&col_fd[nx..nx + nu]),
+            ift_vs_direct: worst(&col_direct[nx..nx + nu]),
+        });
+    }
+    for (k, name) in ift.parameter_names.iter().enumerate() {
+        blocks.push(BlockCheck {
+            name: name.clone(),
+            ift_vs_fd: col_fd[nx + nu + k],
+            ift_vs_direct: col_direct[nx + nu + k],
+        });
+    }
+    let input_names = (0..nv)
+        .map(|j| format!("δq[{j}]"))
+        .chain((0..nv).map(|j| format!("δv[{j}]")))
+        .chain((0..nu).map(|j| format!("u[{j}]")))
+        .chain(ift.parameter_names.iter().cloned());
+    let columns = input_names
+        .zip(col_fd.iter().zip(&col_direct))
+        .map(|(name, (&ift_vs_fd, &ift_vs_direct))| Agreement {
             name,
             ift_vs_fd,
             ift_vs_direct,
-            worst_fd_entry,
-        });
-    };
-    let (nx, nu) = (ift.state.ncols(), ift.control.ncols());
-    block("state".into(), 0, nx);
-    if nu > 0 {
-        block("control".into(), nx, nu);
-    }
-    for (k, name) in ift.parameter_names.iter().enumerate() {
-        block(name.clone(), nx + nu + k, 1);
-    }
+        })
+        .collect();
+    let output_names = (0..nv)
+        .map(|i| format!("δq'[{i}]"))
+        .chain((0..nv).map(|i| format!("v'[{i}]")));
+    let rows = output_names
+        .zip(row_fd.iter().zip(&row_direct))
+        .map(|(name, (&ift_vs_fd, &ift_vs_direct))| Agreement {
+            name,
+            ift_vs_fd,
+            ift_vs_direct,
+        })
+        .collect();
     Ok(GradientCheck {
         blocks,
+        rows,
+        columns,
         ms_step,
         ms_ift,
         ms_direct,
