@@ -68,19 +68,24 @@ pub fn output_weights(nv: usize, dt: f64) -> Vec<f64> {
     (0..2 * nv).map(|i| if i < nv { 1.0 } else { dt }).collect()
 }
 
+/// Fraction of the state's own size below which a parameter column is judged against that
+/// size: central differences resolve a column only to about `ε ‖x'‖ / h ≈ 1e-10 ‖x'‖` (with
+/// the relative parameter step `h` of 1e-6), and a parameter that moves the state by less than
+/// `PARAMETER_FLOOR ‖x'‖` when doubled is inactive at this step.
+pub const PARAMETER_FLOOR: f64 = 1e-8;
+
 /// The least scale each input's column is judged against (weighted as [`output_weights`]):
 /// for a position direction `δq[j]`, 1 (it moves `q'` by itself); for a velocity direction
 /// `δv[j]`, `δt` (it moves `q'` by `δt` in free flight); for a control, 0 (no natural scale);
 /// for a parameter, whose column is scaled by `|θ|` (the response to a 100 % change),
-/// `step`, the weighted size of the step's own displacement `x' ⊖ x`: a parameter that cannot
-/// move the step by a fraction of its own motion is inactive at this step.
-pub fn input_scales(nv: usize, nu: usize, dt: f64, step: f64, n: usize) -> Vec<f64> {
+/// [`PARAMETER_FLOOR`] times `size`, the weighted size `‖W x'‖∞` of the state after the step.
+pub fn input_scales(nv: usize, nu: usize, dt: f64, size: f64, n: usize) -> Vec<f64> {
     (0..n)
         .map(|j| match j {
             j if j < nv => 1.0,
             j if j < 2 * nv => dt,
             j if j < 2 * nv + nu => 0.0,
-            _ => step,
+            _ => PARAMETER_FLOOR * size,
         })
         .collect()
 }
@@ -203,13 +208,8 @@ fn compare(
     );
     let (nv, dt) = (sim.model.nv(), sim.settings.dt);
     let weights = output_weights(nv, dt);
-    let next = &ift.next;
-    let step = sim
-        .model
-        .difference(&next.q, &state.q)
-        .amax()
-        .max(dt * (&next.v - &state.v).amax());
-    let scales = input_scales(nv, u.len(), dt, step, a.ncols());
+    let size = ift.next.q.amax().max(dt * ift.next.v.amax());
+    let scales = input_scales(nv, u.len(), dt, size, a.ncols());
     let (col_fd, col_direct) = (
         column_errors(&a, &f, &weights, &scales),
         column_errors(&a, &d, &weights, &scales),
