@@ -50,7 +50,7 @@ pub fn step_jacobians_fd(
 }
 
 /// Steps of [`step_jacobians_fd_selected`], as multiples of the base step of each direction.
-pub const STEP_LADDER: [f64; 6] = [1e2, 1e1, 1.0, 1e-1, 1e-2, 1e-3];
+pub const STEP_LADDER: [f64; 7] = [1e4, 1e3, 1e2, 1e1, 1.0, 1e-1, 1e-2];
 
 /// Step Jacobians by fourth-order central differences with the step chosen per column: each
 /// column is estimated at every step of [`STEP_LADDER`] (times its base step) and takes the
@@ -63,7 +63,7 @@ pub const STEP_LADDER: [f64; 6] = [1e2, 1e1, 1.0, 1e-1, 1e-2, 1e-3];
 /// rotating sphere is smooth over steps of 1e-3 rad about its centre, a penetration of 5e-7 m
 /// only over steps far below it. Where successive estimates agree, both errors are below their
 /// difference; this is the reference [`super::gradient_check`] compares against. It costs
-/// `4 × 6` steps per column.
+/// `4 × 7` steps per column.
 ///
 /// # Errors
 /// Solver failures at any perturbed point.
