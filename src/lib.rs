@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod contact;
+pub mod control;
 pub mod derivatives;
 pub mod error;
 pub mod geometry;

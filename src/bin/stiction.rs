@@ -21,7 +21,7 @@ use stiction::derivatives::{gradient_check, Parameter};
 use stiction::error::{Error, Result};
 use stiction::problem::load_problem;
 use stiction::report::{csv, plot};
-use stiction::simulate::{num_steps, run};
+use stiction::simulate::{num_steps, run_controlled};
 
 /// Differentiable simulation of multibody systems with frictional contact.
 #[derive(Parser)]
@@ -160,8 +160,9 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
             .expect("invariant: the progress template is valid"),
     );
     let start = Instant::now();
-    let recording = run(
+    let recording = run_controlled(
         &mut problem.simulator,
+        &problem.controller,
         &problem.initial_state,
         problem.duration,
         |state, _| {
