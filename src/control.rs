@@ -53,6 +53,18 @@ pub enum ControlLaw {
     },
 }
 
+impl ControlLaw {
+    /// A PD law towards the coordinate `position` (m or rad) at rest.
+    pub fn pd(kp: f64, kd: f64, position: f64) -> Self {
+        ControlLaw::Pd {
+            kp,
+            kd,
+            position,
+            velocity: 0.0,
+        }
+    }
+}
+
 /// One actuator's law and limit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActuatorControl {

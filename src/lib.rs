@@ -34,6 +34,7 @@ pub mod multibody;
 pub mod problem;
 pub mod report;
 pub mod scalar;
+pub mod scene;
 pub mod simulate;
 pub mod solver;
 pub mod step;
