@@ -152,6 +152,23 @@ const CASES: &[Case] = &[
     case("open_loop_lengths_differ", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.1], values = [1.0] }"), "44:62", "actuator[0].control.values", "one value per time (2 times, at least 1)", "1 value"),
     case("open_loop_times_decrease", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.2, 0.1], values = [1.0, 2.0, 3.0] }"), "44:52", "actuator[0].control.times[2]", "a time after 0.2 s (times strictly increasing)", "0.1"),
     case("open_loop_interpolation_unknown", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0], values = [1.0], interpolation = \"cubic\" }"), "44:80", "actuator[0].control.interpolation", "`linear` or `hold`", "`cubic`"),
+    // Outputs.
+    case(
+        "projection_unknown",
+        Replace("[contact]", "[output]\nprojection = \"zx\"\n\n[contact]"),
+        "8:14",
+        "output.projection",
+        "one of xz, xy, yz",
+        "`zx`",
+    ),
+    case(
+        "output_unknown_field",
+        Replace("[contact]", "[output]\ngif = true\n\n[contact]"),
+        "8:1",
+        "output.gif",
+        "one of `plot`, `svg`, `animate`, `projection`",
+        "unknown field `gif`",
+    ),
 ];
 
 /// A fresh folder for one test's files.

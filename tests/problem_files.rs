@@ -65,3 +65,19 @@ fn a_missing_file_is_named() {
         "{missing}"
     );
 }
+
+#[test]
+fn the_readme_problem_example_loads() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let start = readme
+        .find("```toml\n")
+        .expect("a TOML example in README.md")
+        + 8;
+    let end = start + readme[start..].find("```").unwrap();
+    let p = parse_problem(&readme[start..end], Path::new("README.md"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.simulator.model.nu(), 1);
+    assert_eq!(p.controller.actuators[0].name, "flap");
+}

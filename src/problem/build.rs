@@ -15,8 +15,22 @@ use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
 use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{BodySpec, ContactSpec, GeometrySpec, MotionSpec, ProblemFile};
+use crate::report::animate::Projection;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
+
+/// The files a problem asks `stiction simulate` to write besides the CSV tables (`[output]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutputSettings {
+    /// PNG figures.
+    pub plot: bool,
+    /// SVG figures.
+    pub svg: bool,
+    /// `animation.gif`.
+    pub animate: bool,
+    /// The animation's view plane.
+    pub projection: Projection,
+}
 
 /// A loaded problem: a simulator, its initial state and how long to run.
 #[derive(Debug)]
@@ -35,6 +49,8 @@ pub struct Problem {
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
+    /// Files to write besides the tables.
+    pub output: OutputSettings,
 }
 
 /// Reads and builds the problem in `path`.
@@ -671,6 +687,21 @@ impl Builder<'_> {
             contact: default_contact,
         };
         let controller = self.actuators(&file.actuators, &mut model)?;
+        let output = OutputSettings {
+            plot: file.output.plot,
+            svg: file.output.svg,
+            animate: file.output.animate,
+            projection: match file.output.projection.as_deref() {
+                None => Projection::default(),
+                Some(name) => name.parse().map_err(|_| {
+                    self.err(
+                        "output.projection",
+                        "one of xz, xy, yz",
+                        format!("`{name}`"),
+                    )
+                })?,
+            },
+        };
         let simulator = Simulator::new(model, geometries, settings)
             .map_err(|e| self.err("(model)", "a valid model", e))?;
         Ok(Problem {
@@ -688,6 +719,7 @@ impl Builder<'_> {
                 v: DVector::from_vec(v0),
             },
             duration,
+            output,
         })
     }
 }

@@ -26,6 +26,26 @@ pub struct ProblemFile {
     /// Actuators.
     #[serde(default, rename = "actuator")]
     pub actuators: Vec<ActuatorSpec>,
+    /// What `stiction simulate` writes besides the tables.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// `[output]`: files written by default; command-line flags add to them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// PNG figures (as `--plot`).
+    #[serde(default)]
+    pub plot: bool,
+    /// SVG figures (as `--svg`).
+    #[serde(default)]
+    pub svg: bool,
+    /// `animation.gif` (as `--animate`).
+    #[serde(default)]
+    pub animate: bool,
+    /// `xz` (default), `xy` or `yz` (as `--projection`).
+    pub projection: Option<String>,
 }
 
 /// `[simulation]`.

@@ -102,7 +102,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Draw the figures as PNG: contact velocities, contact forces, positions, velocities and
-    /// solver iterations.
+    /// solver iterations. (The problem's [output] table can ask for figures too.)
     #[arg(long)]
     plot: bool,
     /// Draw the same figures as SVG.
@@ -111,10 +111,10 @@ pub struct SimulateArgs {
     /// Write animation.gif: the bodies seen in --projection, contact forces as arrows.
     #[arg(long)]
     animate: bool,
-    /// World plane of the animation: xz (side), xy (top) or yz (front).
-    #[arg(long, default_value = "xz", value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
+    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
+    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
         .try_map(|name| name.parse::<Projection>()))]
-    projection: Projection,
+    projection: Option<Projection>,
     /// Print nothing but errors: no progress bar, no summary.
     #[arg(long)]
     quiet: bool,

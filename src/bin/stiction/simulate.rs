@@ -54,10 +54,13 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         None => output::numbered(&Path::new("out").join(&problem.name))?,
     };
     let (recording, wall) = rollout(&mut problem, args.quiet)?;
+    // Flags add to the problem's [output] table; an explicit --projection wins.
+    let wanted = problem.output;
+    let projection = args.projection.unwrap_or(wanted.projection);
     let outputs = Outputs {
-        png: args.plot,
-        svg: args.svg,
-        animation: args.animate.then_some(args.projection),
+        png: args.plot || wanted.plot,
+        svg: args.svg || wanted.svg,
+        animation: (args.animate || wanted.animate).then_some(projection),
     };
     let written = write_outputs(&recording, &problem, &out, outputs)?;
     if !args.quiet {
