@@ -2,17 +2,22 @@
 
 use std::path::PathBuf;
 
+use crate::problem::TextLocation;
 use crate::solver::SolverStats;
 
 /// Everything that can go wrong in stiction.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A problem file could not be read or did not describe a valid problem.
-    #[error("{path}: field `{field}`: expected {expected}, found {found}")]
+    /// A problem file could not be read or did not describe a valid problem. Printed as
+    /// `FILE:LINE:COLUMN: field `FIELD`: expected …, found …`, the form editors jump to.
+    #[error("{}{}: field `{field}`: expected {expected}, found {found}", path.display(), location.map_or(String::new(), |l| format!(":{l}")))]
     ProblemFile {
         /// The file that was read.
         path: PathBuf,
+        /// Where in the file: the offending value, or the table that lacks a required field;
+        /// `None` when the file could not be read or the error concerns the whole model.
+        location: Option<TextLocation>,
         /// Dotted path of the offending field (`body[1].mass`), or `(file)`.
         field: String,
         /// What a valid value looks like.

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod contact;
+pub mod control;
 pub mod derivatives;
 pub mod error;
 pub mod geometry;
@@ -33,6 +34,7 @@ pub mod multibody;
 pub mod problem;
 pub mod report;
 pub mod scalar;
+pub mod scene;
 pub mod simulate;
 pub mod solver;
 pub mod step;

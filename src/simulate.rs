@@ -1,7 +1,6 @@
 //! Rollouts: step a [`Simulator`] over a duration and record what happened.
 
-use nalgebra::DVector;
-
+use crate::control::Controller;
 use crate::error::Result;
 use crate::step::{Simulator, State, StepReport};
 
@@ -29,20 +28,34 @@ pub fn run(
     sim: &mut Simulator,
     initial: &State,
     duration: f64,
+    on_step: impl FnMut(&State, &StepReport),
+) -> Result<Recording> {
+    run_controlled(sim, &Controller::default(), initial, duration, on_step)
+}
+
+/// Runs `sim` from `initial` for `duration` (s) with the efforts of `controller`, evaluated at
+/// the start of every step, calling `on_step` after every step.
+///
+/// # Errors
+/// The first step error, unchanged (it carries the solver statistics).
+pub fn run_controlled(
+    sim: &mut Simulator,
+    controller: &Controller,
+    initial: &State,
+    duration: f64,
     mut on_step: impl FnMut(&State, &StepReport),
 ) -> Result<Recording> {
     let steps = num_steps(duration, sim.settings.dt);
-    let u = DVector::zeros(sim.model.nu());
+    let nu = sim.model.nu();
     let mut rec = Recording {
         states: Vec::with_capacity(steps + 1),
         reports: Vec::with_capacity(steps),
     };
     rec.states.push(initial.clone());
     for _ in 0..steps {
-        let (next, report) = sim.step(
-            rec.states.last().expect("invariant: initial state pushed"),
-            &u,
-        )?;
+        let state = rec.states.last().expect("invariant: initial state pushed");
+        let u = controller.effort(state, nu);
+        let (next, report) = sim.step(state, &u)?;
         on_step(&next, &report);
         rec.states.push(next);
         rec.reports.push(report);

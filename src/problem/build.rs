@@ -7,14 +7,30 @@ use std::path::{Path, PathBuf};
 use nalgebra::{DVector, Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
 
 use crate::contact::{Approximation, ContactParams};
+use crate::control::Controller;
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
+use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{BodySpec, ContactSpec, GeometrySpec, MotionSpec, ProblemFile};
+use crate::report::animate::Projection;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
+
+/// The files a problem asks `stiction simulate` to write besides the CSV tables (`[output]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutputSettings {
+    /// PNG figures.
+    pub plot: bool,
+    /// SVG figures.
+    pub svg: bool,
+    /// `animation.gif`.
+    pub animate: bool,
+    /// The animation's view plane.
+    pub projection: Projection,
+}
 
 /// A loaded problem: a simulator, its initial state and how long to run.
 #[derive(Debug)]
@@ -27,22 +43,43 @@ pub struct Problem {
     pub path: PathBuf,
     /// The simulator (model, geometry, step settings).
     pub simulator: Simulator,
+    /// The actuators' control laws (empty without `[[actuator]]`).
+    pub controller: Controller,
     /// Initial state at t = 0.
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
+    /// Files to write besides the tables.
+    pub output: OutputSettings,
 }
 
 /// Reads and builds the problem in `path`.
 ///
 /// # Errors
-/// [`Error::ProblemFile`] naming the file and field for unreadable files, malformed TOML,
-/// unknown fields, wrong types and invalid values.
+/// [`Error::ProblemFile`] naming the file, the line and column, the field, what was expected
+/// and what was found, for unreadable files, non-UTF-8 bytes, malformed TOML, unknown fields,
+/// wrong types and invalid values.
 pub fn load_problem(path: &Path) -> Result<Problem> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| err(path, "(file)", "a readable problem file", &e.to_string()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| err(path, "(file)", "UTF-8 TOML text", "non-UTF-8 bytes"))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        err(
+            path,
+            None,
+            "(file)",
+            "a readable problem file",
+            &e.to_string(),
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let location = TextLocation::of_offset(&String::from_utf8_lossy(valid), valid.len());
+        err(
+            path,
+            Some(location),
+            "(file)",
+            "UTF-8 TOML text",
+            "bytes that are not UTF-8",
+        )
+    })?;
     parse_problem(&text, path)
 }
 
@@ -53,57 +90,111 @@ pub fn load_problem(path: &Path) -> Result<Problem> {
 pub fn parse_problem(text: &str, path: &Path) -> Result<Problem> {
     let de = toml::Deserializer::new(text);
     let file: ProblemFile = serde_path_to_error::deserialize(de).map_err(|e| {
-        let field = e.path().to_string();
+        let path_to_field = e.path().to_string();
         let inner = e.into_inner();
-        let location = inner.span().map(|s| line_col(text, s.start));
-        let message = inner.message().trim().to_string();
-        let (found, expected) = match message.split_once(", expected ") {
-            Some((f, x)) => (f.to_string(), x.to_string()),
-            None => (
-                message.clone(),
-                "valid TOML following problems/README.md".to_string(),
-            ),
-        };
-        let field = if field == "." || field.is_empty() {
-            "(document)".to_string()
-        } else {
-            field
-        };
-        let found = match location {
-            Some((l, c)) => format!("{found} (line {l}, column {c})"),
-            None => found,
-        };
-        err(path, &field, &expected, &found)
+        let (field, expected, found) = describe(&path_to_field, inner.message());
+        let location = inner
+            .span()
+            .map(|s| TextLocation::of_offset(text, s.start))
+            .or_else(|| locate(text, &field))
+            .or(Some(TextLocation { line: 1, column: 1 }));
+        err(path, location, &field, &expected, &found)
     })?;
-    Builder { path }.build(file)
+    Builder { path, text }.build(file)
 }
 
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    (line, col)
+/// Field, expectation and finding of a serde/TOML `message` about `path_to_field` (`.` for
+/// the document), in the words of problems/README.md rather than of Rust types.
+fn describe(path_to_field: &str, message: &str) -> (String, String, String) {
+    let message = message.trim();
+    let within = |name: &str| match path_to_field {
+        "" | "." => name.to_string(),
+        parent => format!("{parent}.{name}"),
+    };
+    if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        let expected = if name == "simulation" {
+            "a [simulation] table with `dt` and `duration` (required, see problems/README.md)"
+                .to_string()
+        } else {
+            format!("a value for `{name}` (required, see problems/README.md)")
+        };
+        return (within(name), expected, "nothing".into());
+    }
+    if let Some((found, expected)) = message.split_once("\nexpected ") {
+        return (
+            "(syntax)".into(),
+            format!("TOML syntax: {expected}"),
+            found.into(),
+        );
+    }
+    let field = match path_to_field {
+        "" | "." => "(syntax)".to_string(),
+        f => f.to_string(),
+    };
+    match message.split_once(", expected ") {
+        Some((found, expected)) => {
+            let found = found
+                .trim_start_matches("invalid type: ")
+                .trim_start_matches("invalid value: ");
+            let found = match (found, found.strip_prefix("invalid length ")) {
+                (_, Some(n)) => format!("an array of length {n}"),
+                ("sequence", _) => "an array".to_string(),
+                ("map", _) => "a table".to_string(),
+                (other, _) => other.to_string(),
+            };
+            let expected = match expected {
+                "f64" => "a number",
+                "usize" => "an integer ≥ 0",
+                other => other,
+            };
+            (field, expected.to_string(), found)
+        }
+        None => (field, "valid TOML syntax".into(), message.to_string()),
+    }
 }
 
-fn err(path: &Path, field: &str, expected: &str, found: &str) -> Error {
+/// `1 value`, `2 values`.
+pub(super) fn count_values(n: usize) -> String {
+    if n == 1 {
+        "1 value".into()
+    } else {
+        format!("{n} values")
+    }
+}
+
+fn err(
+    path: &Path,
+    location: Option<TextLocation>,
+    field: &str,
+    expected: &str,
+    found: &str,
+) -> Error {
     Error::ProblemFile {
         path: path.to_path_buf(),
+        location,
         field: field.to_string(),
         expected: expected.to_string(),
         found: found.to_string(),
     }
 }
 
-struct Builder<'a> {
+/// Turns the deserialized file into a problem; `text` is kept to locate fields in errors.
+pub(super) struct Builder<'a> {
     path: &'a Path,
+    text: &'a str,
 }
 
 impl Builder<'_> {
-    fn err(&self, field: &str, expected: &str, found: impl std::fmt::Display) -> Error {
-        err(self.path, field, expected, &found.to_string())
+    /// An error at `field` (a dotted path), located in the text.
+    pub(super) fn err(&self, field: &str, expected: &str, found: impl std::fmt::Display) -> Error {
+        let location = locate(self.text, field);
+        err(self.path, location, field, expected, &found.to_string())
     }
 
-    fn finite(&self, field: &str, x: f64) -> Result<f64> {
+    pub(super) fn finite(&self, field: &str, x: f64) -> Result<f64> {
         if x.is_finite() {
             Ok(x)
         } else {
@@ -111,7 +202,7 @@ impl Builder<'_> {
         }
     }
 
-    fn positive(&self, field: &str, x: f64) -> Result<f64> {
+    pub(super) fn positive(&self, field: &str, x: f64) -> Result<f64> {
         if x > 0.0 && x.is_finite() {
             Ok(x)
         } else {
@@ -464,8 +555,8 @@ impl Builder<'_> {
                     if d.len() != kind.nv() {
                         return Err(self.err(
                             &format!("{field}.damping"),
-                            &format!("{} values for a {} joint", kind.nv(), kind.name()),
-                            format!("{} values", d.len()),
+                            &format!("{} for a {} joint", count_values(kind.nv()), kind.name()),
+                            count_values(d.len()),
                         ));
                     }
                     for (k, x) in d.iter().enumerate() {
@@ -529,8 +620,8 @@ impl Builder<'_> {
                     if values.len() != n {
                         return Err(self.err(
                             &format!("{field}.{name}"),
-                            &format!("{n} values for a {} joint", kind.name()),
-                            format!("{} values", values.len()),
+                            &format!("{} for a {} joint", count_values(n), kind.name()),
+                            count_values(values.len()),
                         ));
                     }
                     for (k, x) in values.iter().enumerate() {
@@ -595,6 +686,22 @@ impl Builder<'_> {
             solver,
             contact: default_contact,
         };
+        let controller = self.actuators(&file.actuators, &mut model)?;
+        let output = OutputSettings {
+            plot: file.output.plot,
+            svg: file.output.svg,
+            animate: file.output.animate,
+            projection: match file.output.projection.as_deref() {
+                None => Projection::default(),
+                Some(name) => name.parse().map_err(|_| {
+                    self.err(
+                        "output.projection",
+                        "one of xz, xy, yz",
+                        format!("`{name}`"),
+                    )
+                })?,
+            },
+        };
         let simulator = Simulator::new(model, geometries, settings)
             .map_err(|e| self.err("(model)", "a valid model", e))?;
         Ok(Problem {
@@ -605,12 +712,14 @@ impl Builder<'_> {
             description: file.description,
             path: self.path.to_path_buf(),
             simulator,
+            controller,
             initial_state: State {
                 t: 0.0,
                 q: DVector::from_vec(q0),
                 v: DVector::from_vec(v0),
             },
             duration,
+            output,
         })
     }
 }

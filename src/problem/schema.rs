@@ -23,6 +23,29 @@ pub struct ProblemFile {
     /// Geometries.
     #[serde(default, rename = "geometry")]
     pub geometries: Vec<GeometrySpec>,
+    /// Actuators.
+    #[serde(default, rename = "actuator")]
+    pub actuators: Vec<ActuatorSpec>,
+    /// What `stiction simulate` writes besides the tables.
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// `[output]`: files written by default; command-line flags add to them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// PNG figures (as `--plot`).
+    #[serde(default)]
+    pub plot: bool,
+    /// SVG figures (as `--svg`).
+    #[serde(default)]
+    pub svg: bool,
+    /// `animation.gif` (as `--animate`).
+    #[serde(default)]
+    pub animate: bool,
+    /// `xz` (default), `xy` or `yz` (as `--projection`).
+    pub projection: Option<String>,
 }
 
 /// `[simulation]`.
@@ -162,4 +185,49 @@ pub struct GeometrySpec {
     pub rpy_deg: Option<[f64; 3]>,
     /// Contact parameters of this geometry.
     pub contact: Option<ContactSpec>,
+}
+
+/// `[[actuator]]`: a force or torque on one joint velocity.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActuatorSpec {
+    /// Name in reports (default: the body's name, with `[dof]` for multi-velocity joints).
+    pub name: Option<String>,
+    /// The body whose joint is driven.
+    pub body: String,
+    /// Which of the joint's velocities (default 0).
+    #[serde(default)]
+    pub dof: usize,
+    /// Effort limit (N or N·m), > 0; default none.
+    pub effort_limit: Option<f64>,
+    /// The control law.
+    pub control: ControlSpec,
+}
+
+/// `control = { type = … }` of an actuator.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ControlSpec {
+    /// A prescribed effort sequence.
+    OpenLoop {
+        /// Sample times (s), strictly increasing.
+        times: Vec<f64>,
+        /// Efforts at those times (N or N·m).
+        values: Vec<f64>,
+        /// `linear` (default) or `hold`.
+        #[serde(default)]
+        interpolation: Option<String>,
+    },
+    /// `u = kp (position − q) + kd (velocity − v)`.
+    Pd {
+        /// Proportional gain (N/m or N·m/rad).
+        kp: f64,
+        /// Derivative gain (N·s/m or N·m·s/rad).
+        kd: f64,
+        /// Target coordinate (m or rad).
+        position: f64,
+        /// Target velocity (m/s or rad/s), default 0.
+        #[serde(default)]
+        velocity: f64,
+    },
 }

@@ -8,15 +8,18 @@
 //!   velocities `(ω_WB, v_WBo)` in the world frame, from forward kinematics for tree bodies
 //!   and from the prescribed motion for prescribed bodies;
 //! - [`csv`]: `trajectory.csv`, `contacts.csv` and `stats.csv`;
-//! - [`plot`]: PNG (and SVG) figures of contact velocities, contact forces and positions, after
-//!   ICF Figs. 2 and 5.
+//! - [`plot`]: PNG (and SVG) figures of contact velocities, contact forces, positions,
+//!   velocities and solver cost, after ICF Figs. 2, 5 and 14;
+//! - [`animate`]: an animated GIF of the scene in a chosen projection, with contact forces.
 //!
 //! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
 //! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
 //!
-//! Files: `csv.rs` (the three tables), `plot.rs` (the figures; the only place plotters is used).
+//! Files: `csv.rs` (the three tables), `plot.rs` (the figures), `animate.rs` (the GIF); plotters
+//! is used in `plot.rs` and `animate.rs` only.
 #![allow(non_snake_case)]
 
+pub mod animate;
 pub mod csv;
 pub mod plot;
 

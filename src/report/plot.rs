@@ -1,6 +1,6 @@
-//! Figures of a rollout, after ICF Figs. 2 and 5. This is the only place plotters is used.
+//! Figures of a rollout, after ICF Figs. 2, 5 and 14.
 //!
-//! Three figures, written as PNG and, on request, SVG:
+//! Five figures, written as PNG and, on request, SVG:
 //!
 //! - `contact_velocity`: per pair of bodies in contact and per step, the largest slip speed
 //!   `max_i ‖v_t,i‖` (m/s) of the pair's contacts (top) and the normal velocity `v_n` (m/s,
@@ -10,6 +10,10 @@
 //! - `contact_force`: the total normal force `Σ f_n` and total tangential force `Σ ‖f_t‖` (N)
 //!   over all contacts, per step.
 //! - `positions`: the x (top) and z (bottom) coordinates (m) of the origin of every tree body.
+//! - `velocities`: the velocity components `v_x`, `v_z` (m/s) of the origin of every tree body,
+//!   and its angular speed `‖ω‖` (rad/s), world frame.
+//! - `solver`: Newton and line-search iterations per step (top) and the number of contacts
+//!   (bottom), the cost measures of ICF Figs. 14-16.
 //!
 //! Time (s) is on the horizontal axis, at the end of each step. Every panel is drawn by one
 //! routine from a list of named series; each figure's title names the problem, the contact
@@ -23,7 +27,7 @@ use plotters::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::multibody::model::BodyId;
-use crate::report::body_states;
+use crate::report::{body_states, BodyState};
 use crate::simulate::Recording;
 use crate::step::Simulator;
 
@@ -50,7 +54,7 @@ impl ImageFormat {
 /// `v_n` while sliding) shows as a flat line rather than as magnified noise.
 const MIN_SPAN: f64 = 1e-9;
 
-/// Draws the three figures of `recording` into the existing folder `dir`, once per format in
+/// Draws the five figures of `recording` into the existing folder `dir`, once per format in
 /// `formats`, replacing files of the same names; `name` (the problem's) heads every title.
 /// Returns the paths written, figure by figure.
 ///
@@ -73,6 +77,8 @@ pub fn write_plots(
         contact_velocity(recording, sim),
         contact_force(recording),
         positions(recording, sim),
+        velocities(recording, sim),
+        solver(recording),
     ];
     let mut paths = Vec::new();
     for figure in &figures {
@@ -115,7 +121,7 @@ struct Panel {
 /// A figure: panels stacked vertically, saved as `stem.png` / `stem.svg`.
 struct Figure {
     stem: &'static str,
-    panels: [Panel; 2],
+    panels: Vec<Panel>,
 }
 
 /// Slip and normal velocity per body pair (see the module docs).
@@ -162,7 +168,7 @@ fn contact_velocity(recording: &Recording, sim: &Simulator) -> Figure {
     let (slip, normal) = pairs.into_iter().map(|(_, s, n, _)| (s, n)).unzip();
     Figure {
         stem: "contact_velocity",
-        panels: [
+        panels: vec![
             Panel {
                 y_label: "max slip speed ‖v_t‖ (m/s)",
                 series: slip,
@@ -187,7 +193,7 @@ fn contact_force(recording: &Recording) -> Figure {
     }
     Figure {
         stem: "contact_force",
-        panels: [
+        panels: vec![
             Panel {
                 y_label: "normal force (N)",
                 series: vec![normal],
@@ -200,35 +206,89 @@ fn contact_force(recording: &Recording) -> Figure {
     }
 }
 
+/// One series per tree body of `value(state of the body)` at every recorded state.
+fn per_body(
+    recording: &Recording,
+    sim: &Simulator,
+    states: &[Vec<BodyState>],
+    value: impl Fn(&BodyState) -> f64,
+) -> Vec<Series> {
+    sim.model
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(b, body)| Series {
+            name: body.name.clone(),
+            segments: vec![recording
+                .states
+                .iter()
+                .zip(states)
+                .map(|(s, row)| (s.t, value(&row[b])))
+                .collect()],
+        })
+        .collect()
+}
+
 /// x and z of every tree body's origin.
 fn positions(recording: &Recording, sim: &Simulator) -> Figure {
     let states = body_states(recording, &sim.model);
-    let coordinate = |axis: usize| {
-        sim.model
-            .bodies
-            .iter()
-            .enumerate()
-            .map(|(b, body)| Series {
-                name: body.name.clone(),
-                segments: vec![recording
-                    .states
-                    .iter()
-                    .zip(&states)
-                    .map(|(s, row)| (s.t, row[b].p_WB[axis]))
-                    .collect()],
-            })
-            .collect()
-    };
     Figure {
         stem: "positions",
-        panels: [
+        panels: vec![
             Panel {
                 y_label: "x (m)",
-                series: coordinate(0),
+                series: per_body(recording, sim, &states, |b| b.p_WB.x),
             },
             Panel {
                 y_label: "z (m)",
-                series: coordinate(2),
+                series: per_body(recording, sim, &states, |b| b.p_WB.z),
+            },
+        ],
+    }
+}
+
+/// v_x, v_z and ‖ω‖ of every tree body.
+fn velocities(recording: &Recording, sim: &Simulator) -> Figure {
+    let states = body_states(recording, &sim.model);
+    Figure {
+        stem: "velocities",
+        panels: vec![
+            Panel {
+                y_label: "velocity v_x (m/s)",
+                series: per_body(recording, sim, &states, |b| b.v_WB.x),
+            },
+            Panel {
+                y_label: "velocity v_z (m/s)",
+                series: per_body(recording, sim, &states, |b| b.v_WB.z),
+            },
+            Panel {
+                y_label: "angular speed ‖ω‖ (rad/s)",
+                series: per_body(recording, sim, &states, |b| b.w_WB.norm()),
+            },
+        ],
+    }
+}
+
+/// Iterations and contacts per step.
+fn solver(recording: &Recording) -> Figure {
+    let mut newton = Series::new("Newton iterations".into());
+    let mut line_search = Series::new("line-search iterations".into());
+    let mut contacts = Series::new("contacts".into());
+    for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+        newton.push((end.t, report.stats.iterations as f64), true);
+        line_search.push((end.t, report.stats.line_search_iterations as f64), true);
+        contacts.push((end.t, report.contacts.len() as f64), true);
+    }
+    Figure {
+        stem: "solver",
+        panels: vec![
+            Panel {
+                y_label: "iterations per step (count)",
+                series: vec![newton, line_search],
+            },
+            Panel {
+                y_label: "contacts (count)",
+                series: vec![contacts],
             },
         ],
     }

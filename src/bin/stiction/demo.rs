@@ -1,0 +1,41 @@
+//! A bare `stiction`: simulate a shipped scene, write everything, and say where.
+
+use std::path::Path;
+
+use stiction::error::Result;
+use stiction::report::animate::Projection;
+
+use crate::output;
+use crate::shipped::shipped;
+use crate::simulate::{rollout, summarize, write_outputs, Outputs};
+
+/// The scene of the demo: short, with sliding, rolling and a landing.
+const DEMO: &str = "falling-sphere";
+
+/// Runs the demo into a new numbered folder under `out/demo/` of the working directory.
+pub fn demo() -> Result<()> {
+    let mut problem = shipped(DEMO).expect("invariant: the demo problem is shipped")?;
+    println!("stiction demo: {DEMO}");
+    println!("  {}", problem.description);
+    let out = output::numbered(Path::new("out/demo"))?;
+    let (recording, wall) = rollout(&mut problem, false)?;
+    let outputs = Outputs {
+        png: true,
+        svg: false,
+        animation: Some(Projection::Xz),
+    };
+    let written = write_outputs(&recording, &problem, &out, outputs)?;
+    summarize(&problem, &recording, wall, &out, &written);
+    println!();
+    println!(
+        "Look at {}/animation.gif and the PNG figures. Next:",
+        out.display()
+    );
+    println!("  stiction list                                  the shipped problems");
+    println!("  stiction simulate {DEMO} --approximation sap --plot --animate");
+    println!(
+        "  stiction simulate problems/{DEMO}.toml --out out/mine --plot   (after editing a copy)"
+    );
+    println!("  stiction --help                                every command and option");
+    Ok(())
+}

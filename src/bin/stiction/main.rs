@@ -1,0 +1,168 @@
+//! The `stiction` command line: run problem files, check derivatives, and write reports.
+//!
+//! ```text
+//! stiction                                          a short demo into out/demo/N
+//! stiction list                                     the shipped problems
+//! stiction simulate falling-sphere --plot --animate
+//! stiction simulate problems/falling-sphere.toml --out out/fs --plot
+//! stiction gradcheck problems/sliding-box.toml --steps 10 --json
+//! ```
+//!
+//! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
+//!
+//! Files: `simulate.rs` (run and write), `gradcheck.rs`, `list.rs`, `demo.rs`, `progress.rs`
+//! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
+//! in).
+
+mod demo;
+mod gradcheck;
+mod list;
+mod output;
+mod progress;
+mod shipped;
+mod simulate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+
+use stiction::contact::Approximation;
+use stiction::report::animate::Projection;
+
+/// Differentiable simulation of multibody systems with frictional contact.
+///
+/// Without a command, runs a short demo (a sphere lands, slides and rolls) and writes its
+/// tables, figures and animation into a new folder out/demo/N.
+#[derive(Parser)]
+#[command(
+    name = "stiction",
+    version,
+    after_help = "Examples:\n  \
+        stiction                                         run the demo, writing out/demo/1 (then 2, 3, …)\n  \
+        stiction list                                    the shipped problems\n  \
+        stiction simulate falling-sphere --plot --animate\n  \
+        stiction simulate --help                         every option of a command"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a problem; write trajectory.csv, contacts.csv and stats.csv, and on request
+    /// figures and an animation.
+    #[command(after_help = "Examples:\n  \
+        stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot\n  \
+        stiction simulate falling-sphere --animate --projection xy\n  \
+        stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3 --svg\n\n\
+        Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
+        contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
+    Simulate(SimulateArgs),
+    /// Compare step Jacobians by the implicit function theorem, by the whole step in dual
+    /// numbers and by central differences, at each of the first N steps of a problem.
+    #[command(after_help = "Examples:\n  \
+        stiction gradcheck problems/falling-sphere.toml --steps 50 --params friction,radius@sphere\n  \
+        stiction gradcheck problems/sliding-box.toml --steps 10 --json\n\n\
+        Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
+        mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
+    Gradcheck(GradcheckArgs),
+    /// List the shipped problems, or the problem files (*.toml) of a folder, with their
+    /// descriptions.
+    #[command(after_help = "Examples:\n  \
+        stiction list\n  \
+        stiction list --dir my-problems")]
+    List {
+        /// Folder to list instead of the shipped problems.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// Options of `stiction simulate`.
+#[derive(Args)]
+pub struct SimulateArgs {
+    /// Problem file (TOML, see problems/README.md), or the name of a shipped problem.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Output folder; created if missing, refused if not empty unless --force. Without it,
+    /// a new numbered folder out/PROBLEM/N.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Contact approximation, replacing the problem file's.
+    #[arg(long, value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
+        .try_map(|name| name.parse::<Approximation>()))]
+    approximation: Option<Approximation>,
+    /// Time step (s), replacing the problem file's.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    dt: Option<f64>,
+    /// Simulated duration (s), replacing the problem file's.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    duration: Option<f64>,
+    /// Draw the figures as PNG: contact velocities, contact forces, positions, velocities and
+    /// solver iterations. (The problem's [output] table can ask for figures too.)
+    #[arg(long)]
+    plot: bool,
+    /// Draw the same figures as SVG.
+    #[arg(long)]
+    svg: bool,
+    /// Write animation.gif: the bodies seen in --projection, contact forces as arrows.
+    #[arg(long)]
+    animate: bool,
+    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
+    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
+        .try_map(|name| name.parse::<Projection>()))]
+    projection: Option<Projection>,
+    /// Print nothing but errors: no progress bar, no summary.
+    #[arg(long)]
+    quiet: bool,
+    /// Write into a non-empty --out folder, replacing files of the same names.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Options of `stiction gradcheck`.
+#[derive(Args)]
+pub struct GradcheckArgs {
+    /// Problem file (TOML, see problems/README.md), or the name of a shipped problem.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Number of steps to check, from the problem's initial state.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    steps: usize,
+    /// Named parameters, comma separated (default: friction, stiffness and the dissipation of
+    /// the approximation).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    params: Option<Vec<String>>,
+    /// Contact approximation, replacing the problem file's.
+    #[arg(long, value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
+        .try_map(|name| name.parse::<Approximation>()))]
+    approximation: Option<Approximation>,
+    /// Time step (s), replacing the problem file's.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    dt: Option<f64>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        None => demo::demo(),
+        Some(Command::Simulate(args)) => simulate::simulate(&args),
+        Some(Command::Gradcheck(args)) => gradcheck::gradcheck(&args),
+        Some(Command::List { dir }) => list::list(dir.as_deref()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

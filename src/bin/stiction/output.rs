@@ -1,0 +1,69 @@
+//! Output folders: never overwrite a previous run without being told to.
+
+use std::path::{Path, PathBuf};
+
+use stiction::error::{Error, Result};
+
+/// Creates `dir` if missing. A non-empty `dir` is refused unless `force`, with a message that
+/// says how to proceed.
+pub fn prepare(dir: &Path, force: bool) -> Result<()> {
+    let io_error = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    if dir.is_dir() && !force {
+        let mut entries = std::fs::read_dir(dir).map_err(io_error)?;
+        if entries.next().is_some() {
+            return Err(io_error(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "the output folder is not empty, and nothing was written. Pass --force to write \
+                 into it (replacing files of the same names), choose another --out, or leave \
+                 --out out to write a new numbered folder under out/PROBLEM/",
+            )));
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(io_error)
+}
+
+/// Creates and returns `base/N`, N one more than the largest number already in `base`
+/// (starting at 1), so earlier runs are kept.
+pub fn numbered(base: &Path) -> Result<PathBuf> {
+    let io_error = |path: &Path, source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(base).map_err(|e| io_error(base, e))?;
+    let mut last = 0;
+    for entry in std::fs::read_dir(base).map_err(|e| io_error(base, e))? {
+        let entry = entry.map_err(|e| io_error(base, e))?;
+        if let Some(n) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u64>().ok())
+        {
+            last = last.max(n);
+        }
+    }
+    let dir = base.join((last + 1).to_string());
+    // create_dir (not _all) fails if another run took the number meanwhile.
+    std::fs::create_dir(&dir).map_err(|e| io_error(&dir, e))?;
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_folders_count_up_and_non_empty_folders_are_refused() {
+        let base = std::env::temp_dir().join(format!("stiction-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        assert_eq!(numbered(&base).unwrap(), base.join("1"));
+        std::fs::create_dir(base.join("7")).unwrap();
+        assert_eq!(numbered(&base).unwrap(), base.join("8"));
+        assert!(prepare(&base, false).is_err());
+        assert!(prepare(&base, true).is_ok());
+        assert!(prepare(&base.join("fresh"), false).is_ok());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

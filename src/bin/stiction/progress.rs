@@ -1,0 +1,60 @@
+//! A progress bar for rollouts that is shown only once a command has run for a second.
+
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How long a command runs before its bar appears.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// Steps done, simulated time and its rate, on stderr (never on stdout, so `--json` output
+/// stays clean; indicatif also hides it when stderr is not a terminal).
+pub struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    quiet: bool,
+    shown: bool,
+    t_end: f64,
+}
+
+impl Progress {
+    /// A hidden bar over `steps` steps ending at simulated time `t_end` (s); with `quiet` it
+    /// never shows.
+    pub fn new(steps: usize, t_end: f64, quiet: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(steps as u64), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:32} {pos}/{len} steps  {msg}  ETA {eta}")
+                .expect("invariant: the progress template is valid"),
+        );
+        Progress {
+            bar,
+            start: Instant::now(),
+            quiet,
+            shown: false,
+            t_end,
+        }
+    }
+
+    /// Records one finished step that reached simulated time `t` (s).
+    pub fn step(&mut self, t: f64) {
+        self.bar.inc(1);
+        let elapsed = self.start.elapsed();
+        if !self.quiet && !self.shown && elapsed >= SHOW_AFTER {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        if self.shown {
+            let rate = t / elapsed.as_secs_f64();
+            self.bar.set_message(format!(
+                "t = {t:.4} of {:.4} s, {rate:.3} simulated s per wall s",
+                self.t_end
+            ));
+        }
+    }
+
+    /// Removes the bar; returns the wall time since it was made.
+    pub fn finish(self) -> Duration {
+        self.bar.finish_and_clear();
+        self.start.elapsed()
+    }
+}

@@ -1,0 +1,52 @@
+//! The problems shipped in `problems/`, compiled into the binary so that `stiction list`, the
+//! demo and `stiction simulate NAME` work from any folder.
+
+use std::path::{Path, PathBuf};
+
+use stiction::error::Result;
+use stiction::problem::{load_problem, parse_problem, Problem};
+
+/// (name, TOML text) of every shipped problem, alphabetically.
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "arm-push-sphere",
+        include_str!("../../../problems/arm-push-sphere.toml"),
+    ),
+    (
+        "conveyor-constant",
+        include_str!("../../../problems/conveyor-constant.toml"),
+    ),
+    (
+        "conveyor-oscillating",
+        include_str!("../../../problems/conveyor-oscillating.toml"),
+    ),
+    (
+        "falling-sphere",
+        include_str!("../../../problems/falling-sphere.toml"),
+    ),
+    (
+        "sliding-box",
+        include_str!("../../../problems/sliding-box.toml"),
+    ),
+    (
+        "sliding-rod",
+        include_str!("../../../problems/sliding-rod.toml"),
+    ),
+];
+
+/// The shipped problem `name`, named `problems/NAME.toml` in errors.
+pub fn shipped(name: &str) -> Option<Result<Problem>> {
+    SHIPPED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| parse_problem(text, &PathBuf::from(format!("problems/{n}.toml"))))
+}
+
+/// The problem in file `path`; if there is no such file and `path` is the name of a shipped
+/// problem (`falling-sphere`), that problem.
+pub fn load(path: &Path) -> Result<Problem> {
+    match path.to_str().filter(|_| !path.exists()).and_then(shipped) {
+        Some(problem) => problem,
+        None => load_problem(path),
+    }
+}

@@ -1,0 +1,155 @@
+//! `stiction simulate`: run a problem and write its tables, figures and animation.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use stiction::error::{Error, Result};
+use stiction::problem::Problem;
+use stiction::report::animate::{write_animation, AnimationSettings, Projection};
+use stiction::report::{csv, plot};
+use stiction::simulate::{num_steps, run_controlled, Recording};
+
+use crate::output;
+use crate::progress::Progress;
+use crate::shipped;
+use crate::SimulateArgs;
+
+/// Which files to write besides the CSV tables.
+#[derive(Clone, Copy)]
+pub struct Outputs {
+    /// PNG figures.
+    pub png: bool,
+    /// SVG figures.
+    pub svg: bool,
+    /// `animation.gif`, in this projection.
+    pub animation: Option<Projection>,
+}
+
+/// Runs `simulate` as the command line asked.
+pub fn simulate(args: &SimulateArgs) -> Result<()> {
+    let mut problem = shipped::load(&args.file)?;
+    let settings = &mut problem.simulator.settings;
+    if let Some(approximation) = args.approximation {
+        settings.approximation = approximation;
+    }
+    if let Some(dt) = args.dt {
+        settings.dt = dt;
+    }
+    settings.validate()?;
+    if let Some(duration) = args.duration {
+        if !(duration > 0.0 && duration.is_finite()) {
+            return Err(Error::invalid(
+                "duration",
+                duration,
+                "the simulated duration must be positive and finite (s)",
+            ));
+        }
+        problem.duration = duration;
+    }
+    let out = match &args.out {
+        Some(dir) => {
+            output::prepare(dir, args.force)?;
+            dir.clone()
+        }
+        None => output::numbered(&Path::new("out").join(&problem.name))?,
+    };
+    let (recording, wall) = rollout(&mut problem, args.quiet)?;
+    // Flags add to the problem's [output] table; an explicit --projection wins.
+    let wanted = problem.output;
+    let projection = args.projection.unwrap_or(wanted.projection);
+    let outputs = Outputs {
+        png: args.plot || wanted.plot,
+        svg: args.svg || wanted.svg,
+        animation: (args.animate || wanted.animate).then_some(projection),
+    };
+    let written = write_outputs(&recording, &problem, &out, outputs)?;
+    if !args.quiet {
+        summarize(&problem, &recording, wall, &out, &written);
+    }
+    Ok(())
+}
+
+/// Runs the problem with its controller, with a progress bar unless `quiet`.
+pub fn rollout(problem: &mut Problem, quiet: bool) -> Result<(Recording, Duration)> {
+    let steps = num_steps(problem.duration, problem.simulator.settings.dt);
+    let mut progress = Progress::new(steps, problem.duration, quiet);
+    let recording = run_controlled(
+        &mut problem.simulator,
+        &problem.controller,
+        &problem.initial_state,
+        problem.duration,
+        |state, _| progress.step(state.t),
+    );
+    let wall = progress.finish();
+    Ok((recording?, wall))
+}
+
+/// Writes the CSV tables and the requested figures into the existing folder `dir`; returns
+/// the files written.
+pub fn write_outputs(
+    recording: &Recording,
+    problem: &Problem,
+    dir: &Path,
+    outputs: Outputs,
+) -> Result<Vec<PathBuf>> {
+    let sim = &problem.simulator;
+    let mut written = csv::write_tables(recording, sim, dir)?.to_vec();
+    let formats: Vec<_> = [
+        (outputs.png, plot::ImageFormat::Png),
+        (outputs.svg, plot::ImageFormat::Svg),
+    ]
+    .into_iter()
+    .filter_map(|(on, format)| on.then_some(format))
+    .collect();
+    if !formats.is_empty() {
+        written.extend(plot::write_plots(
+            recording,
+            sim,
+            &problem.name,
+            dir,
+            &formats,
+        )?);
+    }
+    if let Some(projection) = outputs.animation {
+        let settings = AnimationSettings {
+            projection,
+            ..Default::default()
+        };
+        written.push(write_animation(
+            recording,
+            sim,
+            &problem.name,
+            &dir.join("animation.gif"),
+            &settings,
+        )?);
+    }
+    Ok(written)
+}
+
+/// Prints what was simulated, how hard the solver worked and the files written.
+pub fn summarize(
+    problem: &Problem,
+    recording: &Recording,
+    wall: Duration,
+    dir: &Path,
+    written: &[PathBuf],
+) {
+    let settings = &problem.simulator.settings;
+    let steps = recording.reports.len();
+    let iterations = recording.reports.iter().map(|r| r.stats.iterations);
+    let max_iterations = iterations.clone().max().unwrap_or(0);
+    let mean_iterations = iterations.sum::<usize>() as f64 / steps.max(1) as f64;
+    let t_end = recording.states.last().map_or(0.0, |s| s.t);
+    println!(
+        "{} ({}, δt = {} s): {steps} steps to t = {t_end:.6} s in {:.3} s wall time",
+        problem.name,
+        settings.approximation,
+        settings.dt,
+        wall.as_secs_f64()
+    );
+    println!("Newton iterations per step: mean {mean_iterations:.2}, max {max_iterations}");
+    println!("wrote {} files to {}:", written.len(), dir.display());
+    for path in written {
+        println!("  {}", path.display());
+    }
+}

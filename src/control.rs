@@ -1,0 +1,201 @@
+//! Actuation: the generalized forces `u` (nu) applied at each step, from open-loop sequences or
+//! PD laws with effort limits.
+//!
+//! Actuator `j` drives velocity coordinate `model.actuators[j]` (column `j` of `B`, nv × nu;
+//! see [`MultibodyModel::add_actuator`](crate::multibody::MultibodyModel::add_actuator)). At
+//! the start of each step, from the state `(t, q0, v0)`, each actuator's law gives
+//!
+//! - open loop: `u_j = s(t)`, the sequence `(t_k, u_k)` interpolated linearly or held
+//!   (zero-order hold), and held at its first and last values outside `[t_0, t_last]`;
+//! - PD: `u_j = k_p (q_ref − q_i) + k_d (v_ref − v_i)` on the joint coordinate `q_i` that goes
+//!   with velocity `v_i` (revolute, prismatic and planar joints, where `q̇ = v`),
+//!
+//! then clamps it to `[−u_max, u_max]`. The PD law is explicit: it uses the state at the start
+//! of the step. It is stable when `k_d δt` is small against the joint's effective inertia and
+//! `k_p δt² ≪ k_d δt`; for stiffer gains, reduce δt.
+
+use nalgebra::DVector;
+
+use crate::step::State;
+
+/// How an open-loop sequence is read between its samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Straight lines between samples (default).
+    #[default]
+    Linear,
+    /// Each sample holds until the next one (zero-order hold).
+    Hold,
+}
+
+/// The law of one actuator.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ControlLaw {
+    /// A prescribed effort sequence.
+    OpenLoop {
+        /// Sample times (s), strictly increasing, at least one.
+        times: Vec<f64>,
+        /// Efforts at those times (N or N·m), as many as `times`.
+        values: Vec<f64>,
+        /// Reading between samples.
+        interpolation: Interpolation,
+    },
+    /// A PD law towards a fixed target.
+    Pd {
+        /// Proportional gain `k_p` (N/m or N·m/rad), ≥ 0.
+        kp: f64,
+        /// Derivative gain `k_d` (N·s/m or N·m·s/rad), ≥ 0.
+        kd: f64,
+        /// Target coordinate `q_ref` (m or rad).
+        position: f64,
+        /// Target velocity `v_ref` (m/s or rad/s).
+        velocity: f64,
+    },
+}
+
+impl ControlLaw {
+    /// A PD law towards the coordinate `position` (m or rad) at rest.
+    pub fn pd(kp: f64, kd: f64, position: f64) -> Self {
+        ControlLaw::Pd {
+            kp,
+            kd,
+            position,
+            velocity: 0.0,
+        }
+    }
+}
+
+/// One actuator's law and limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActuatorControl {
+    /// Name shown in reports (the file's `name`, or `BODY` / `BODY[dof]`).
+    pub name: String,
+    /// Index `j` of the actuator (column of `B`, entry of `u`).
+    pub actuator: usize,
+    /// Velocity coordinate `i` it drives (`model.actuators[j]`).
+    pub v_index: usize,
+    /// Position coordinate that goes with it; `Some` for PD laws.
+    pub q_index: Option<usize>,
+    /// Effort limit `u_max` (N or N·m), > 0; `f64::INFINITY` for none.
+    pub effort_limit: f64,
+    /// The law.
+    pub law: ControlLaw,
+}
+
+/// The laws of all actuators; actuators it does not list get `u_j = 0`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Controller {
+    /// One entry per controlled actuator.
+    pub actuators: Vec<ActuatorControl>,
+}
+
+impl Controller {
+    /// The efforts `u` (nu) at `state`, clamped to each actuator's limit.
+    ///
+    /// # Panics
+    /// If an actuator index is `≥ nu`, or a coordinate index is outside `state` (a controller
+    /// built for another model).
+    #[track_caller]
+    pub fn effort(&self, state: &State, nu: usize) -> DVector<f64> {
+        let mut u = DVector::zeros(nu);
+        for a in &self.actuators {
+            let raw = match &a.law {
+                ControlLaw::OpenLoop {
+                    times,
+                    values,
+                    interpolation,
+                } => sample(times, values, *interpolation, state.t),
+                ControlLaw::Pd {
+                    kp,
+                    kd,
+                    position,
+                    velocity,
+                } => {
+                    let q = a.q_index.map_or(0.0, |i| state.q[i]);
+                    kp * (position - q) + kd * (velocity - state.v[a.v_index])
+                }
+            };
+            u[a.actuator] = raw.clamp(-a.effort_limit, a.effort_limit);
+        }
+        u
+    }
+}
+
+/// The sequence `(times, values)` read at `t`; held constant outside its time span.
+fn sample(times: &[f64], values: &[f64], interpolation: Interpolation, t: f64) -> f64 {
+    // Index of the last sample at or before t (0 before the first).
+    let k = times.partition_point(|&tk| tk <= t).saturating_sub(1);
+    match (interpolation, times.get(k + 1)) {
+        (Interpolation::Linear, Some(&t1)) if t >= times[k] => {
+            let s = (t - times[k]) / (t1 - times[k]);
+            values[k] + s * (values[k + 1] - values[k])
+        }
+        _ => values.get(k).copied().unwrap_or(0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(t: f64, q: f64, v: f64) -> State {
+        State {
+            t,
+            q: DVector::from_element(1, q),
+            v: DVector::from_element(1, v),
+        }
+    }
+
+    fn open_loop(interpolation: Interpolation) -> Controller {
+        Controller {
+            actuators: vec![ActuatorControl {
+                name: "a".into(),
+                actuator: 0,
+                v_index: 0,
+                q_index: None,
+                effort_limit: 5.0,
+                law: ControlLaw::OpenLoop {
+                    times: vec![0.0, 1.0, 2.0],
+                    values: vec![0.0, 2.0, 10.0],
+                    interpolation,
+                },
+            }],
+        }
+    }
+
+    #[test]
+    fn open_loop_interpolates_holds_and_clamps() {
+        let linear = open_loop(Interpolation::Linear);
+        let hold = open_loop(Interpolation::Hold);
+        let at = |c: &Controller, t| c.effort(&state(t, 0.0, 0.0), 1)[0];
+        assert_eq!(at(&linear, -1.0), 0.0);
+        assert_eq!(at(&linear, 0.5), 1.0);
+        assert_eq!(at(&hold, 0.5), 0.0);
+        assert_eq!(at(&hold, 1.5), 2.0);
+        // 2 + 0.5·8 = 6, clamped to the limit 5.
+        assert_eq!(at(&linear, 1.5), 5.0);
+        assert_eq!(at(&linear, 3.0), 5.0);
+    }
+
+    #[test]
+    fn pd_pulls_towards_the_target_within_the_limit() {
+        let pd = Controller {
+            actuators: vec![ActuatorControl {
+                name: "a".into(),
+                actuator: 0,
+                v_index: 0,
+                q_index: Some(0),
+                effort_limit: 3.0,
+                law: ControlLaw::Pd {
+                    kp: 10.0,
+                    kd: 1.0,
+                    position: 0.5,
+                    velocity: 0.0,
+                },
+            }],
+        };
+        assert_eq!(pd.effort(&state(0.0, 0.25, 0.5), 1)[0], 2.0);
+        assert_eq!(pd.effort(&state(0.0, 0.0, 0.0), 1)[0], 3.0);
+        assert_eq!(pd.effort(&state(0.0, 1.0, 0.0), 1)[0], -3.0);
+    }
+}

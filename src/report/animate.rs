@@ -1,0 +1,551 @@
+//! An animated GIF of a rollout: the scene seen along one world axis, frame by frame.
+//!
+//! Each frame draws, in the plane of the chosen [`Projection`] (equal scale on both axes):
+//!
+//! - every geometry at its world pose `X_WG = X_WB X_BG`, as the convex outline of its
+//!   projection (spheres as discs with a radius line that turns as the sphere rolls; boxes,
+//!   capsules, cylinders and convex meshes as the 2-D convex hull of their projected points);
+//!   bodies in their own colours, world and prescribed geometry in grey;
+//! - half-spaces as the shaded region `n·(x − p) ≤ 0` they occupy, when their boundary is not
+//!   parallel to the view plane;
+//! - the contact force on body B of every contact of the step that ends at the frame's time, as a
+//!   black arrow from the contact point. The 90th percentile of all contact forces of the
+//!   rollout spans 15 % of the view, so resting contacts stay visible next to impacts; arrows
+//!   are capped at 35 % of the view;
+//! - a title with the problem, the approximation, δt and the frame's time `t`.
+//!
+//! At most [`AnimationSettings::max_frames`] states are shown, evenly spaced in time, at a fixed
+//! frame delay, so a short rollout plays in slow motion.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use nalgebra::Vector3;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::geometry::Shape;
+use crate::math::Pose;
+use crate::multibody::model::BodyId;
+use crate::multibody::{forward_kinematics, MultibodyData};
+use crate::simulate::Recording;
+use crate::step::{geometry_poses, Simulator};
+
+/// The world plane a scene is drawn in: the first letter is the horizontal axis, the second the
+/// vertical one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Projection {
+    /// Side view: x to the right, z up (default).
+    #[default]
+    Xz,
+    /// Top view: x to the right, y up.
+    Xy,
+    /// Front view: y to the right, z up.
+    Yz,
+}
+
+impl Projection {
+    /// All projections, in the order of their names.
+    pub const ALL: [Projection; 3] = [Projection::Xz, Projection::Xy, Projection::Yz];
+
+    /// The name used in files and on the command line (`xz`, `xy`, `yz`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Projection::Xz => "xz",
+            Projection::Xy => "xy",
+            Projection::Yz => "yz",
+        }
+    }
+
+    /// World axis indices (horizontal, vertical).
+    fn axes(self) -> (usize, usize) {
+        match self {
+            Projection::Xz => (0, 2),
+            Projection::Xy => (0, 1),
+            Projection::Yz => (1, 2),
+        }
+    }
+
+    /// Projects a world point.
+    fn project(self, p: &Vector3<f64>) -> (f64, f64) {
+        let (h, v) = self.axes();
+        (p[h], p[v])
+    }
+}
+
+impl fmt::Display for Projection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Projection {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Projection::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| Error::invalid("projection", s, "expected one of xz, xy, yz"))
+    }
+}
+
+/// How the animation is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnimationSettings {
+    /// The view plane (default [`Projection::Xz`]).
+    pub projection: Projection,
+    /// Image size in pixels (default 800 × 600).
+    pub size: (u32, u32),
+    /// Most frames drawn (default 120); states are picked evenly in time.
+    pub max_frames: usize,
+    /// Delay between frames (ms, default 40: 25 frames per second).
+    pub frame_delay_ms: u32,
+}
+
+impl Default for AnimationSettings {
+    fn default() -> Self {
+        AnimationSettings {
+            projection: Projection::Xz,
+            size: (800, 600),
+            max_frames: 120,
+            frame_delay_ms: 40,
+        }
+    }
+}
+
+/// Points per circle when outlines are sampled.
+const CIRCLE_POINTS: usize = 32;
+
+/// Writes the animation of `recording` to `path` (a `.gif`); `name` (the problem's) heads
+/// every title. Returns `path`.
+///
+/// # Errors
+/// [`Error::Plot`] if the GIF cannot be drawn or written.
+pub fn write_animation(
+    recording: &Recording,
+    sim: &Simulator,
+    name: &str,
+    path: &Path,
+    settings: &AnimationSettings,
+) -> Result<PathBuf> {
+    let frames = frames(recording, sim, settings);
+    draw_frames(&frames, recording, sim, name, path, settings).map_err(|message| Error::Plot {
+        path: path.to_path_buf(),
+        message,
+    })?;
+    Ok(path.to_path_buf())
+}
+
+/// A point of the view plane (m).
+type Point2 = (f64, f64);
+
+/// Colour of a drawing: the body index for tree bodies, `None` (grey) for the rest.
+type Colour = Option<usize>;
+
+/// What one frame shows, in view-plane coordinates (m).
+struct Frame {
+    t: f64,
+    /// Filled outlines with the index of their colour (`None`: grey).
+    outlines: Vec<(Vec<Point2>, Colour)>,
+    /// Radius lines of spheres: (centre, rim point, colour).
+    markers: Vec<(Point2, Point2, Colour)>,
+    /// Half-spaces: a point on the boundary and the outward normal.
+    half_spaces: Vec<((f64, f64), (f64, f64))>,
+    /// Contact forces on B: (point, force in N).
+    forces: Vec<((f64, f64), (f64, f64))>,
+}
+
+/// The evenly spaced frames of the rollout.
+fn frames(recording: &Recording, sim: &Simulator, settings: &AnimationSettings) -> Vec<Frame> {
+    let projection = settings.projection;
+    let n_states = recording.states.len();
+    let n_frames = settings.max_frames.clamp(1, n_states.max(1));
+    let mut data = MultibodyData::new(&sim.model);
+    (0..n_frames.min(n_states))
+        .map(|i| {
+            let k = if n_frames > 1 {
+                (i * (n_states - 1) + (n_frames - 1) / 2) / (n_frames - 1)
+            } else {
+                0
+            };
+            let state = &recording.states[k];
+            forward_kinematics(&sim.model, &mut data, &state.q, &state.v);
+            let poses = geometry_poses(&sim.model, &data, sim.geometries(), state.t);
+            let project = |p: &Vector3<f64>| projection.project(p);
+            let mut frame = Frame {
+                t: state.t,
+                outlines: Vec::new(),
+                markers: Vec::new(),
+                half_spaces: Vec::new(),
+                forces: Vec::new(),
+            };
+            for (g, X_WG) in sim.geometries().iter().zip(&poses) {
+                let colour = match g.body {
+                    BodyId::Body(b) => Some(b),
+                    BodyId::World | BodyId::Prescribed(_) => None,
+                };
+                if let Shape::HalfSpace = g.shape {
+                    let n = X_WG.R.column(2).into_owned();
+                    frame.half_spaces.push((project(&X_WG.p), project(&n)));
+                    continue;
+                }
+                let points: Vec<_> = shape_points(&g.shape, X_WG, projection)
+                    .iter()
+                    .map(project)
+                    .collect();
+                frame.outlines.push((convex_hull(points), colour));
+                if let Shape::Sphere { radius } = g.shape {
+                    let rim = X_WG.transform_point(&Vector3::new(radius, 0.0, 0.0));
+                    frame
+                        .markers
+                        .push((project(&X_WG.p), project(&rim), colour));
+                }
+            }
+            if k > 0 {
+                for c in &recording.reports[k - 1].contacts {
+                    frame.forces.push((project(&c.point), project(&c.force)));
+                }
+            }
+            frame
+        })
+        .collect()
+}
+
+/// World points whose projected convex hull is the shape's outline in the view plane.
+fn shape_points(shape: &Shape, X_WG: &Pose<f64>, projection: Projection) -> Vec<Vector3<f64>> {
+    let (h, v) = projection.axes();
+    // A circle of radius r about c, in the view plane (world axes h and v).
+    let view_circle = |c: Vector3<f64>, r: f64| {
+        (0..CIRCLE_POINTS).map(move |k| {
+            let a = std::f64::consts::TAU * k as f64 / CIRCLE_POINTS as f64;
+            let mut p = c;
+            p[h] += r * a.cos();
+            p[v] += r * a.sin();
+            p
+        })
+    };
+    let world = |p: Vector3<f64>| X_WG.transform_point(&p);
+    match shape {
+        Shape::Sphere { radius } => view_circle(X_WG.p, *radius).collect(),
+        Shape::Box { half_extents: e } => (0..8)
+            .map(|k| {
+                let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                world(Vector3::new(s(1) * e.x, s(2) * e.y, s(4) * e.z))
+            })
+            .collect(),
+        Shape::Capsule {
+            radius,
+            half_length,
+        } => [-1.0, 1.0]
+            .into_iter()
+            .flat_map(|s| view_circle(world(Vector3::new(0.0, 0.0, s * half_length)), *radius))
+            .collect(),
+        Shape::Cylinder {
+            radius,
+            half_length,
+        } => [-1.0, 1.0]
+            .into_iter()
+            .flat_map(|s| {
+                (0..CIRCLE_POINTS).map(move |k| {
+                    let a = std::f64::consts::TAU * k as f64 / CIRCLE_POINTS as f64;
+                    Vector3::new(radius * a.cos(), radius * a.sin(), s * half_length)
+                })
+            })
+            .map(world)
+            .collect(),
+        Shape::ConvexMesh { vertices } => vertices.iter().map(|p| world(*p)).collect(),
+        Shape::HalfSpace => Vec::new(),
+    }
+}
+
+/// Andrew's monotone chain: the convex hull of `points`, counter-clockwise.
+fn convex_hull(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    points.dedup();
+    if points.len() < 3 {
+        return points;
+    }
+    let cross = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    let mut hull: Vec<(f64, f64)> = Vec::with_capacity(2 * points.len());
+    for pass in [points.clone(), points.into_iter().rev().collect()] {
+        let start = hull.len();
+        for p in pass {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    hull
+}
+
+/// The part of `rect` (counter-clockwise corners) with `n·(x − p) ≤ 0` (Sutherland–Hodgman).
+fn clip(rect: &[(f64, f64)], p: (f64, f64), n: (f64, f64)) -> Vec<(f64, f64)> {
+    let side = |x: (f64, f64)| n.0 * (x.0 - p.0) + n.1 * (x.1 - p.1);
+    let mut out = Vec::new();
+    for (i, &a) in rect.iter().enumerate() {
+        let b = rect[(i + 1) % rect.len()];
+        let (sa, sb) = (side(a), side(b));
+        if sa <= 0.0 {
+            out.push(a);
+        }
+        if (sa < 0.0) != (sb < 0.0) && sa != sb {
+            let s = sa / (sa - sb);
+            out.push((a.0 + s * (b.0 - a.0), a.1 + s * (b.1 - a.1)));
+        }
+    }
+    out
+}
+
+/// The view rectangle: every outline of every frame with a margin, widened to the image's
+/// aspect ratio so both axes share one scale.
+fn view(frames: &[Frame], aspect: f64) -> ((f64, f64), (f64, f64)) {
+    let (mut lo, mut hi) = (
+        (f64::INFINITY, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::NEG_INFINITY),
+    );
+    for p in frames
+        .iter()
+        .flat_map(|f| f.outlines.iter().flat_map(|o| o.0.iter()))
+    {
+        lo = (lo.0.min(p.0), lo.1.min(p.1));
+        hi = (hi.0.max(p.0), hi.1.max(p.1));
+    }
+    if lo.0 > hi.0 {
+        lo = (-0.5, -0.5);
+        hi = (0.5, 0.5);
+    }
+    let centre = (0.5 * (lo.0 + hi.0), 0.5 * (lo.1 + hi.1));
+    let mut half = (
+        0.5 * (hi.0 - lo.0).max(1e-3) * 1.3,
+        0.5 * (hi.1 - lo.1).max(1e-3) * 1.3,
+    );
+    if half.0 / half.1 < aspect {
+        half.0 = half.1 * aspect;
+    } else {
+        half.1 = half.0 / aspect;
+    }
+    (
+        (centre.0 - half.0, centre.0 + half.0),
+        (centre.1 - half.1, centre.1 + half.1),
+    )
+}
+
+/// What every frame shares: the view, the force scale and the labels.
+struct Canvas {
+    /// View rectangle (m): (x0, x1), (y0, y1) in the view plane.
+    view: ((f64, f64), (f64, f64)),
+    /// Arrow length per newton (m/N).
+    arrow_scale: f64,
+    /// Longest arrow (m).
+    arrow_cap: f64,
+    /// The reference force: 90th percentile of the rollout's contact forces (N).
+    f_ref: f64,
+    /// Title before the time stamp.
+    title: String,
+    projection: Projection,
+    height: u32,
+}
+
+/// Draws every frame into the GIF at `path`.
+fn draw_frames(
+    frames: &[Frame],
+    recording: &Recording,
+    sim: &Simulator,
+    name: &str,
+    path: &Path,
+    settings: &AnimationSettings,
+) -> std::result::Result<(), String> {
+    let (width, height) = settings.size;
+    // Plot area of the chart: the image minus the label areas, caption, note and margins.
+    let (area_w, area_h) = (f64::from(width) - 80.0, f64::from(height) - 136.0);
+    let view = view(frames, area_w / area_h);
+    let ((x0, x1), (y0, y1)) = view;
+    let span = (x1 - x0).min(y1 - y0);
+    let f_ref = reference_force(recording);
+    let canvas = Canvas {
+        view,
+        arrow_scale: if f_ref > 0.0 {
+            0.15 * span / f_ref
+        } else {
+            0.0
+        },
+        arrow_cap: 0.35 * span,
+        f_ref,
+        title: format!(
+            "{name} ({}, δt = {} s)",
+            sim.settings.approximation, sim.settings.dt
+        ),
+        projection: settings.projection,
+        height,
+    };
+    let root = BitMapBackend::gif(path, settings.size, settings.frame_delay_ms)
+        .map_err(|e| e.to_string())?
+        .into_drawing_area();
+    for frame in frames {
+        draw_frame(&root, frame, &canvas).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Draws one frame on `root` (any plotters backend).
+fn draw_frame<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    frame: &Frame,
+    canvas: &Canvas,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let ((x0, x1), (y0, y1)) = canvas.view;
+    let (h, v) = canvas.projection.axes();
+    let axis_name = |i: usize| ["x (m)", "y (m)", "z (m)"][i];
+    let grey = RGBColor(150, 150, 150);
+    root.fill(&WHITE)?;
+    let (plot_area, _) = root.split_vertically(canvas.height.saturating_sub(26));
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(
+            format!("{}   t = {:.3} s", canvas.title, frame.t),
+            ("sans-serif", 22),
+        )
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc(axis_name(h))
+        .y_desc(axis_name(v))
+        .light_line_style(WHITE)
+        .draw()?;
+    let rect = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
+    for &(p, n) in &frame.half_spaces {
+        if n.0.hypot(n.1) < 1e-6 {
+            continue;
+        }
+        chart.draw_series(std::iter::once(Polygon::new(
+            clip(&rect, p, n),
+            grey.mix(0.35).filled(),
+        )))?;
+    }
+    let colour = |c: Option<usize>| match c {
+        Some(i) => Palette99::pick(i).to_rgba(),
+        None => grey.to_rgba(),
+    };
+    for (outline, c) in &frame.outlines {
+        let mut closed = outline.clone();
+        closed.extend(outline.first());
+        chart.draw_series(std::iter::once(Polygon::new(
+            outline.clone(),
+            colour(*c).mix(0.45).filled(),
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            closed,
+            colour(*c).stroke_width(2),
+        )))?;
+    }
+    for &(centre, rim, c) in &frame.markers {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![centre, rim],
+            colour(c).stroke_width(2),
+        )))?;
+    }
+    for &(p, f) in &frame.forces {
+        let length = canvas.arrow_scale * f.0.hypot(f.1);
+        let s = canvas.arrow_scale * (canvas.arrow_cap / length).min(1.0);
+        if length > 0.0 {
+            let tip = (p.0 + s * f.0, p.1 + s * f.1);
+            chart.draw_series(
+                arrow(p, tip)
+                    .into_iter()
+                    .map(|segment| PathElement::new(segment, BLACK.stroke_width(2))),
+            )?;
+        }
+    }
+    root.draw(&Text::new(
+        format!(
+            "{} view. Arrows: contact forces on the second body of each pair; {:.3} N (90th percentile) = {:.3} m, capped at {:.3} m",
+            canvas.projection,
+            canvas.f_ref,
+            0.15 * canvas.arrow_cap / 0.35,
+            canvas.arrow_cap
+        ),
+        (10, canvas.height as i32 - 16),
+        ("sans-serif", 13),
+    ))
+}
+
+/// The 90th percentile of the norms of all contact forces of the rollout (N); 0 without
+/// contacts.
+fn reference_force(recording: &Recording) -> f64 {
+    let mut forces: Vec<f64> = recording
+        .reports
+        .iter()
+        .flat_map(|r| r.contacts.iter().map(|c| c.force.norm()))
+        .filter(|f| *f > 0.0)
+        .collect();
+    if forces.is_empty() {
+        return 0.0;
+    }
+    forces.sort_by(f64::total_cmp);
+    forces[(forces.len() - 1) * 9 / 10]
+}
+
+/// An arrow from `from` to `tip` as three segments: the shaft and two barbs at ±25°, a quarter
+/// of the shaft long.
+fn arrow(from: (f64, f64), tip: (f64, f64)) -> [Vec<(f64, f64)>; 3] {
+    let back = (from.0 - tip.0, from.1 - tip.1);
+    let barb = |angle: f64| {
+        let (s, c) = (0.25 * angle.sin(), 0.25 * angle.cos());
+        vec![
+            tip,
+            (
+                tip.0 + c * back.0 - s * back.1,
+                tip.1 + s * back.0 + c * back.1,
+            ),
+        ]
+    };
+    let a = 25f64.to_radians();
+    [vec![from, tip], barb(a), barb(-a)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hull_of_a_square_with_an_inner_point() {
+        let hull = convex_hull(vec![
+            (0.0, 0.0),
+            (1.0, 0.0),
+            (0.5, 0.5),
+            (1.0, 1.0),
+            (0.0, 1.0),
+        ]);
+        assert_eq!(hull, vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]);
+    }
+
+    #[test]
+    fn clipping_keeps_the_lower_half() {
+        let rect = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+        let below = clip(&rect, (0.0, 0.0), (0.0, 1.0));
+        assert_eq!(
+            below,
+            vec![(-1.0, -1.0), (1.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]
+        );
+    }
+
+    #[test]
+    fn projections_parse_by_name() {
+        for p in Projection::ALL {
+            assert_eq!(p.name().parse::<Projection>().unwrap(), p);
+        }
+        assert!("zx".parse::<Projection>().is_err());
+    }
+}

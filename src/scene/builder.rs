@@ -1,0 +1,308 @@
+//! [`SceneBuilder`]: a scene from Rust values, with the checks a problem file gets.
+
+use nalgebra::{DVector, Vector3};
+
+use crate::contact::{Approximation, ContactParams};
+use crate::control::{ActuatorControl, ControlLaw, Controller};
+use crate::error::{Error, Result};
+use crate::geometry::{Geometry, Shape};
+use crate::math::{Pose, SpatialInertia};
+use crate::multibody::{BodyId, JointKind, JointSpec, MultibodyModel};
+use crate::scene::Scene;
+use crate::step::{Simulator, State, StepSettings};
+
+/// One rigid body with one collision shape, its joint, initial state and optional actuator.
+///
+/// The centre of mass is the shape's centre and the inertia the shape's solid inertia, so the
+/// shape must be a sphere, box, capsule or cylinder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyDesc {
+    name: String,
+    mass: f64,
+    shape: Shape,
+    kind: JointKind,
+    parent: Option<String>,
+    position: [f64; 3],
+    shape_offset: [f64; 3],
+    velocity: [f64; 3],
+    angular_velocity: [f64; 3],
+    q0: f64,
+    v0: f64,
+    contact: Option<ContactParams<f64>>,
+    actuator: Option<(ControlLaw, f64)>,
+}
+
+impl BodyDesc {
+    fn new(name: &str, mass: f64, shape: Shape, kind: JointKind) -> Self {
+        BodyDesc {
+            name: name.to_string(),
+            mass,
+            shape,
+            kind,
+            parent: None,
+            position: [0.0; 3],
+            shape_offset: [0.0; 3],
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            q0: 0.0,
+            v0: 0.0,
+            contact: None,
+            actuator: None,
+        }
+    }
+
+    /// A free body (six degrees of freedom) of `mass` (kg).
+    pub fn free(name: &str, mass: f64, shape: Shape) -> Self {
+        Self::new(name, mass, shape, JointKind::Free)
+    }
+
+    /// A body turning about `axis` (unit vector in the parent frame) through its joint origin.
+    pub fn revolute(name: &str, mass: f64, shape: Shape, axis: [f64; 3]) -> Self {
+        let axis = Vector3::from(axis);
+        Self::new(name, mass, shape, JointKind::Revolute { axis })
+    }
+
+    /// A body sliding along `axis` (unit vector in the parent frame) from its joint origin.
+    pub fn prismatic(name: &str, mass: f64, shape: Shape, axis: [f64; 3]) -> Self {
+        let axis = Vector3::from(axis);
+        Self::new(name, mass, shape, JointKind::Prismatic { axis })
+    }
+
+    /// Free bodies: the initial position (m, world). Other joints: the joint origin in the
+    /// parent frame (m).
+    pub fn at(mut self, position: [f64; 3]) -> Self {
+        self.position = position;
+        self
+    }
+
+    /// Free bodies: the initial velocity of the body origin (m/s, world).
+    pub fn velocity(mut self, velocity: [f64; 3]) -> Self {
+        self.velocity = velocity;
+        self
+    }
+
+    /// Free bodies: the initial angular velocity (rad/s, world).
+    pub fn angular_velocity(mut self, angular_velocity: [f64; 3]) -> Self {
+        self.angular_velocity = angular_velocity;
+        self
+    }
+
+    /// Revolute and prismatic joints: initial coordinate (rad or m) and its rate.
+    pub fn joint_state(mut self, q0: f64, v0: f64) -> Self {
+        self.q0 = q0;
+        self.v0 = v0;
+        self
+    }
+
+    /// Hangs the body from `parent` (added before it) instead of the world.
+    pub fn child_of(mut self, parent: &str) -> Self {
+        self.parent = Some(parent.to_string());
+        self
+    }
+
+    /// Places the shape, and with it the centre of mass, at `offset` in the body frame (m).
+    pub fn shape_offset(mut self, offset: [f64; 3]) -> Self {
+        self.shape_offset = offset;
+        self
+    }
+
+    /// Gives the shape its own contact parameters (combined with others as in a problem file).
+    pub fn contact(mut self, params: ContactParams<f64>) -> Self {
+        self.contact = Some(params);
+        self
+    }
+
+    /// Drives the joint's first velocity with `law`, clamped to `effort_limit` (N or N·m; use
+    /// `f64::INFINITY` for none). PD laws need a revolute or prismatic joint.
+    pub fn actuated(mut self, law: ControlLaw, effort_limit: f64) -> Self {
+        self.actuator = Some((law, effort_limit));
+        self
+    }
+}
+
+/// Builds a [`Scene`] in code: settings, a ground, bodies; checked when [`SceneBuilder::build`]
+/// is called.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneBuilder {
+    gravity: [f64; 3],
+    settings: StepSettings,
+    ground: bool,
+    bodies: Vec<BodyDesc>,
+}
+
+impl Default for SceneBuilder {
+    fn default() -> Self {
+        SceneBuilder {
+            gravity: [0.0, 0.0, -9.81],
+            settings: StepSettings::default(),
+            ground: false,
+            bodies: Vec::new(),
+        }
+    }
+}
+
+impl SceneBuilder {
+    /// Gravity 9.81 m/s² along −z, the default [`StepSettings`] (δt = 1e-3 s, Lagged), no
+    /// bodies.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Time step δt (s).
+    pub fn dt(mut self, dt: f64) -> Self {
+        self.settings.dt = dt;
+        self
+    }
+
+    /// Contact approximation.
+    pub fn approximation(mut self, approximation: Approximation) -> Self {
+        self.settings.approximation = approximation;
+        self
+    }
+
+    /// Contact parameters of pairs whose shapes have none of their own.
+    pub fn contact(mut self, params: ContactParams<f64>) -> Self {
+        self.settings.contact = params;
+        self
+    }
+
+    /// Gravity (m/s², world).
+    pub fn gravity(mut self, gravity: [f64; 3]) -> Self {
+        self.gravity = gravity;
+        self
+    }
+
+    /// All step settings at once (δt, approximation, margin, solver, contact).
+    pub fn settings(mut self, settings: StepSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Adds the ground: the half-space z ≤ 0 of the world, named `ground`.
+    pub fn ground(mut self) -> Self {
+        self.ground = true;
+        self
+    }
+
+    /// Adds a body (parents before their children).
+    pub fn body(mut self, body: BodyDesc) -> Self {
+        self.bodies.push(body);
+        self
+    }
+
+    /// The scene at its initial state.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for invalid settings, a non-finite initial state, a shape
+    /// without a solid inertia, an unknown parent, a duplicate name, a PD law on a free body,
+    /// or a mass, inertia or axis that [`MultibodyModel::add_body`] rejects.
+    pub fn build(self) -> Result<Scene> {
+        let mut model = MultibodyModel::new(Vector3::from(self.gravity));
+        let mut geometries = Vec::new();
+        if self.ground {
+            geometries.push(Geometry {
+                name: "ground".into(),
+                body: BodyId::World,
+                X_BG: Pose::identity(),
+                shape: Shape::HalfSpace,
+                contact: None,
+            });
+        }
+        let (mut q, mut v) = (Vec::new(), Vec::new());
+        let mut controller = Controller::default();
+        for b in self.bodies {
+            let field = |what: &str| format!("body `{}` {what}", b.name);
+            let inertia_com = b.shape.solid_inertia(b.mass).ok_or_else(|| {
+                Error::invalid(
+                    &field("shape"),
+                    format!("{:?}", b.shape),
+                    "a sphere, box, capsule or cylinder, whose solid inertia the body takes",
+                )
+            })?;
+            let parent = match &b.parent {
+                None => None,
+                Some(p) => Some(model.body_index(p).ok_or_else(|| {
+                    Error::invalid(&field("parent"), p, "add the parent body first")
+                })?),
+            };
+            let free = b.kind == JointKind::Free;
+            let offset = Vector3::from(b.shape_offset);
+            let index = model.add_body(
+                &b.name,
+                SpatialInertia {
+                    mass: b.mass,
+                    com: offset,
+                    inertia_com,
+                },
+                JointSpec {
+                    kind: b.kind,
+                    parent,
+                    X_PJ: if free {
+                        Pose::identity()
+                    } else {
+                        Pose::translation(Vector3::from(b.position))
+                    },
+                    damping: vec![0.0; b.kind.nv()],
+                },
+            )?;
+            let joint = &model.joints[index];
+            let (q_start, v_start) = (joint.q_start, joint.v_start);
+            if free {
+                q.extend(b.position);
+                q.extend([1.0, 0.0, 0.0, 0.0]);
+                v.extend(b.angular_velocity);
+                v.extend(b.velocity);
+            } else {
+                q.push(b.q0);
+                v.push(b.v0);
+            }
+            geometries.push(Geometry {
+                name: b.name.clone(),
+                body: BodyId::Body(index),
+                X_BG: Pose::translation(offset),
+                shape: b.shape,
+                contact: b.contact,
+            });
+            if let Some((law, effort_limit)) = b.actuator {
+                let pd = matches!(law, ControlLaw::Pd { .. });
+                if pd && free {
+                    return Err(Error::invalid(
+                        &field("actuator"),
+                        "PD",
+                        "PD laws need a revolute or prismatic joint; drive free bodies open-loop",
+                    ));
+                }
+                if effort_limit.is_nan() || effort_limit <= 0.0 {
+                    return Err(Error::invalid(
+                        &field("effort limit"),
+                        effort_limit,
+                        "must be positive (N or N·m)",
+                    ));
+                }
+                let actuator = model.add_actuator(v_start)?;
+                controller.actuators.push(ActuatorControl {
+                    name: b.name.clone(),
+                    actuator,
+                    v_index: v_start,
+                    q_index: pd.then_some(q_start),
+                    effort_limit,
+                    law,
+                });
+            }
+        }
+        if let Some(x) = q.iter().chain(&v).find(|x| !x.is_finite()) {
+            return Err(Error::invalid(
+                "initial state",
+                x,
+                "positions and velocities must be finite",
+            ));
+        }
+        let simulator = Simulator::new(model, geometries, self.settings)?;
+        let state = State {
+            t: 0.0,
+            q: DVector::from_vec(q),
+            v: DVector::from_vec(v),
+        };
+        Ok(Scene::new(simulator, controller, state))
+    }
+}

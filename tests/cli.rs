@@ -1,0 +1,275 @@
+//! The `stiction` binary run as a user would: every command on shipped problems, checking the
+//! files it writes and what it prints. Durations are cut with `--duration` to stay fast.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh, empty folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stiction-cli-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// Runs the binary with `args` in the folder `cwd`.
+fn stiction(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stiction"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a successful exit, showing stderr otherwise.
+fn assert_ok(o: &Output) {
+    assert!(o.status.success(), "exit {:?}: {}", o.status, stderr(o));
+}
+
+fn problem(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("problems")
+        .join(format!("{name}.toml"))
+        .display()
+        .to_string()
+}
+
+/// Asserts that `dir/name` exists and starts with `magic`.
+fn assert_file(dir: &Path, name: &str, magic: &[u8]) {
+    let path = dir.join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        bytes.len() > magic.len() && bytes.starts_with(magic),
+        "{} is not what it should be",
+        path.display()
+    );
+}
+
+const FIGURES: [&str; 5] = [
+    "contact_velocity",
+    "contact_force",
+    "positions",
+    "velocities",
+    "solver",
+];
+
+#[test]
+fn every_help_text_has_an_example() {
+    let dir = scratch("help");
+    for args in [
+        &["--help"][..],
+        &["simulate", "--help"],
+        &["gradcheck", "--help"],
+        &["list", "--help"],
+    ] {
+        let out = stiction(&dir, args);
+        assert_ok(&out);
+        assert!(
+            stdout(&out).contains("Example"),
+            "{args:?}: {}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn list_shows_every_shipped_problem_with_its_description() {
+    let dir = scratch("list");
+    let out = stiction(&dir, &["list"]);
+    assert_ok(&out);
+    let listing = stdout(&out);
+    let problems = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems");
+    for entry in std::fs::read_dir(&problems).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let name = path.file_stem().unwrap().to_str().unwrap();
+            let p = stiction::problem::load_problem(&path).unwrap();
+            let line = listing
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} ")))
+                .unwrap_or_else(|| {
+                    panic!("`{name}` not listed (add it to shipped.rs):\n{listing}")
+                });
+            assert!(line.ends_with(&p.description), "{line}");
+        }
+    }
+    let out = stiction(&dir, &["list", "--dir", problems.to_str().unwrap()]);
+    assert_ok(&out);
+    assert!(stdout(&out).contains("falling-sphere.toml"));
+}
+
+#[test]
+fn simulate_writes_tables_figures_and_animation_and_never_overwrites() {
+    let dir = scratch("simulate");
+    let args = [
+        "simulate",
+        &problem("falling-sphere"),
+        "--out",
+        "fs",
+        "--duration",
+        "0.1",
+        "--plot",
+        "--svg",
+        "--animate",
+        "--projection",
+        "xz",
+    ];
+    let out = stiction(&dir, &args);
+    assert_ok(&out);
+    let fs = dir.join("fs");
+    assert!(
+        stdout(&out).contains("wrote 14 files to fs"),
+        "{}",
+        stdout(&out)
+    );
+    // 0.1 s at δt = 2e-3: a header and 51 states.
+    let trajectory = std::fs::read_to_string(fs.join("trajectory.csv")).unwrap();
+    assert_eq!(trajectory.lines().count(), 52);
+    assert!(trajectory.starts_with("t,sphere.px,"));
+    assert_file(&fs, "contacts.csv", b"t,body_a,body_b,");
+    assert_file(&fs, "stats.csv", b"t,iterations,");
+    for figure in FIGURES {
+        assert_file(&fs, &format!("{figure}.png"), b"\x89PNG");
+        assert_file(&fs, &format!("{figure}.svg"), b"<svg");
+    }
+    assert_file(&fs, "animation.gif", b"GIF89a");
+
+    // The same folder again is refused and left alone; --force writes into it.
+    let before = std::fs::metadata(fs.join("trajectory.csv"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let again = stiction(&dir, &args);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        stderr(&again).contains("fs: the output folder is not empty"),
+        "{}",
+        stderr(&again)
+    );
+    assert!(stderr(&again).contains("--force"));
+    let after = std::fs::metadata(fs.join("trajectory.csv"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+    let forced = stiction(&dir, &[&args[..], &["--force", "--quiet"]].concat());
+    assert_ok(&forced);
+    assert!(
+        stdout(&forced).is_empty(),
+        "--quiet printed {}",
+        stdout(&forced)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn simulate_by_name_writes_new_numbered_folders() {
+    let dir = scratch("numbered");
+    for run in ["1", "2"] {
+        let out = stiction(
+            &dir,
+            &[
+                "simulate",
+                "sliding-box",
+                "--duration",
+                "0.05",
+                "--approximation",
+                "sap",
+            ],
+        );
+        assert_ok(&out);
+        let folder = Path::new("out").join("sliding-box").join(run);
+        assert!(
+            stdout(&out).contains(&format!("to {}", folder.display())),
+            "{}",
+            stdout(&out)
+        );
+        assert!(
+            stdout(&out).contains("(sap, δt = 0.01 s)"),
+            "{}",
+            stdout(&out)
+        );
+        assert_file(&dir.join(&folder), "stats.csv", b"t,");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn gradcheck_prints_a_table_and_json() {
+    let dir = scratch("gradcheck");
+    let file = problem("sliding-box");
+    let table = stiction(&dir, &["gradcheck", &file, "--steps", "2"]);
+    assert_ok(&table);
+    assert!(stdout(&table).contains("IFT vs FD"), "{}", stdout(&table));
+    let json = stiction(&dir, &["gradcheck", &file, "--steps", "2", "--json"]);
+    assert_ok(&json);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("one JSON object");
+    assert_eq!(value["problem"], "sliding-box");
+    assert_eq!(value["steps"], 2);
+    assert!(value["ms_step"].is_number());
+    let blocks = value["blocks"].as_array().expect("blocks");
+    assert!(blocks.iter().any(|b| b["name"] == "friction"), "{value}");
+    for key in [
+        "name",
+        "ift_vs_fd",
+        "ift_vs_direct",
+        "ms_ift",
+        "ms_direct",
+        "ms_fd",
+    ] {
+        assert!(blocks[0].get(key).is_some(), "no `{key}` in {value}");
+    }
+}
+
+#[test]
+fn bare_stiction_runs_the_demo_into_a_new_folder() {
+    let dir = scratch("demo");
+    // An earlier run's folder is kept; the demo takes the next number.
+    std::fs::create_dir_all(dir.join("out/demo/1")).unwrap();
+    let out = stiction(&dir, &[]);
+    assert_ok(&out);
+    let folder = Path::new("out").join("demo").join("2");
+    assert!(
+        stdout(&out).contains(&format!("to {}:", folder.display())),
+        "{}",
+        stdout(&out)
+    );
+    let folder = dir.join(folder);
+    assert_file(&folder, "trajectory.csv", b"t,");
+    assert_file(&folder, "positions.png", b"\x89PNG");
+    assert_file(&folder, "animation.gif", b"GIF89a");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_malformed_file_fails_with_its_location() {
+    let dir = scratch("malformed");
+    let text = std::fs::read_to_string(problem("sliding-box")).unwrap();
+    let bad = text.replacen("mass = 1.0", "mass = -1.0", 1);
+    assert_ne!(bad, text, "test setup: sliding-box.toml has `mass = 1.0`");
+    let line = bad
+        .lines()
+        .position(|l| l.starts_with("mass = -1.0"))
+        .unwrap()
+        + 1;
+    std::fs::write(dir.join("bad.toml"), bad).unwrap();
+    let out = stiction(&dir, &["simulate", "bad.toml", "--out", "bad"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        format!("error: bad.toml:{line}:8: field `body[0].mass`: expected a positive finite number, found -1")
+    );
+    assert!(
+        !dir.join("bad").exists(),
+        "an output folder was made for a bad file"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
