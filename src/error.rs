@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::ncp::NcpStats;
 use crate::solver::SolverStats;
 
 /// Everything that can go wrong in stiction.
@@ -51,6 +52,12 @@ pub enum Error {
     NotConverged {
         /// Statistics of the failed solve.
         stats: SolverStats,
+    },
+    /// The geometrically implicit (MNCP) step did not reach its tolerance.
+    #[error("complementarity (ncp) solver did not converge: {stats}")]
+    NcpNotConverged {
+        /// Statistics of the failed semismooth Newton solve.
+        stats: NcpStats,
     },
     /// A non-finite value appeared.
     #[error("non-finite value in {stage}: {stats}")]

@@ -7,4 +7,4 @@
 pub mod build;
 pub mod schema;
 
-pub use build::{load_problem, parse_problem, Problem};
+pub use build::{load_problem, parse_problem, Problem, Stepper};
