@@ -174,6 +174,22 @@ impl ConvexInequalities {
         }
     }
 
+    /// A characteristic size (m): the radius of the smallest origin-centred ball holding a
+    /// bounded body; 1 m for the plane. Scales the residual (see `problem.rs`).
+    pub fn size(&self) -> f64 {
+        match self {
+            ConvexInequalities::HalfSpaces { vertices, .. } => {
+                vertices.iter().fold(0.0_f64, |s, v| s.max(v.norm()))
+            }
+            ConvexInequalities::Cylinder {
+                radius,
+                half_length,
+            } => radius.hypot(*half_length),
+            ConvexInequalities::Ellipsoid { semi_axes } => semi_axes.max(),
+            ConvexInequalities::Plane => 1.0,
+        }
+    }
+
     /// Always false: every description has at least one inequality.
     pub fn is_empty(&self) -> bool {
         false

@@ -60,6 +60,34 @@ pub struct NcpBody {
     pub v: Vector3<f64>,
     /// Applied impulse during the step `(angular N·m·s; linear N·s)`, world.
     pub applied: [Vector3<f64>; 2],
+    /// Scales of the body's Newton–Euler rows: impulse `m g δt` (N·s) and length (m).
+    pub scales: Scales,
+}
+
+/// Characteristic magnitudes that make the residual dimensionless, so that the merit
+/// `½‖Φ‖²` and the tolerance weigh every row alike: an impulse `P = m g δt` (N·s), a length
+/// `L` (m, the body size) and a speed `V = √(g L)` (m/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scales {
+    /// Impulse P (N·s).
+    pub impulse: f64,
+    /// Length L (m).
+    pub length: f64,
+    /// Speed V (m/s).
+    pub speed: f64,
+}
+
+impl Scales {
+    /// The scales of a body of mass `m` (kg) and size `length` (m) under gravity `g` (m/s²;
+    /// 9.81 is used when gravity is off) with step `dt` (s).
+    pub fn new(mass: f64, length: f64, g: f64, dt: f64) -> Self {
+        let g = if g > 0.0 { g } else { 9.81 };
+        Scales {
+            impulse: mass * g * dt,
+            length,
+            speed: (g * length).sqrt(),
+        }
+    }
 }
 
 /// Where a pair's geometry is attached.
@@ -93,6 +121,8 @@ pub struct NcpPair {
     pub friction: FrictionEllipsoid,
     /// Helper direction of the contact frame for this step ([`crate::ncp::ecp::frame_helper`]).
     pub helper: Vector3<f64>,
+    /// Scales of the pair's rows (those of body F).
+    pub scales: Scales,
 }
 
 impl NcpPair {
@@ -202,7 +232,9 @@ impl MixedComplementarityProblem {
     }
 
     /// The MNCP at `z`: equality residuals (Newton–Euler, (K1)-(K3), eq. (9); 6 nb + 10 nc)
-    /// and complementarity pairs `(a, b)`, `0 ≤ a ⊥ b ≥ 0` (Σ_c m_c + n_c + 2).
+    /// and complementarity pairs `(a, b)`, `0 ≤ a ⊥ b ≥ 0` (Σ_c m_c + n_c + 2), each divided by
+    /// its [`Scales`] (Newton–Euler by P and P L, (K2) and the inequality values by L, eq. (9)
+    /// by P V, `(p_n, δ)` by `(P, L)`, `(σ, slack)` by `(V, P²)`), so all are dimensionless.
     pub fn residual<T: Scalar>(&self, z: &[T]) -> (Vec<T>, Vec<(T, T)>) {
         let dt: T = lit(self.dt);
         let ends: Vec<BodyEnd<T>> = (0..self.bodies.len())
@@ -215,6 +247,7 @@ impl MixedComplementarityProblem {
         let mut contact_equations = Vec::with_capacity(10 * self.pairs.len());
         for (c, pair) in self.pairs.iter().enumerate() {
             let s = self.pair_solution(z, c);
+            let first_pair = pairs.len();
             let F = PairBody {
                 shape: &pair.f.shape,
                 X_WG: self.side_pose(&pair.f, z),
@@ -235,7 +268,15 @@ impl MixedComplementarityProblem {
                 },
                 &mut pairs,
             );
-            contact_equations.extend(k);
+            let sc = pair.scales;
+            let (P, L, V): (T, T, T) = (lit(sc.impulse), lit(sc.length), lit(sc.speed));
+            // (K1) and (K3) are dimensionless, (K2) is a length.
+            contact_equations.extend(k[..3].iter().copied());
+            contact_equations.extend(k[3..6].iter().map(|x| *x / L));
+            contact_equations.push(k[6]);
+            for (_, b) in pairs[first_pair..].iter_mut() {
+                *b /= L;
+            }
             let (t, o) = contact_frame(&n, &pair.helper);
             // Relative velocity of the ECP on F with respect to G, and relative spin.
             let point_velocity = |a: Attachment| match a {
@@ -249,9 +290,10 @@ impl MixedComplementarityProblem {
             let (vg, wg) = point_velocity(pair.g.attachment);
             let v_rel = vf - vg;
             let v = [t.dot(&v_rel), o.dot(&v_rel), n.dot(&(wf - wg))];
-            contact_equations.extend(pair.friction.maximum_dissipation(&s.p, &v, s.sigma));
-            pairs.push((s.p[0], s.gap));
-            pairs.push((s.sigma, pair.friction.limit_surface_slack(&s.p)));
+            let friction = pair.friction.maximum_dissipation(&s.p, &v, s.sigma);
+            contact_equations.extend(friction.iter().map(|x| *x / (P * V)));
+            pairs.push((s.p[0] / P, s.gap / L));
+            pairs.push((s.sigma / V, pair.friction.limit_surface_slack(&s.p) / (P * P)));
             // Wrench at the ECP (eq. (2)): on F, and the opposite on G.
             let P = n * s.p[0] + t * s.p[1] + o * s.p[2];
             let moment = n * s.p[3];
@@ -276,7 +318,10 @@ impl MixedComplementarityProblem {
                 - self.gravity.map(lit::<T>) * (m * dt)
                 - impulses[b][1]
                 - body.applied[1].map(lit::<T>);
-            equations.extend(angular.iter().chain(linear.iter()).copied());
+            let P: T = lit(body.scales.impulse);
+            let L: T = lit(body.scales.length);
+            equations.extend(angular.iter().map(|x| *x / (P * L)));
+            equations.extend(linear.iter().map(|x| *x / P));
         }
         equations.extend(contact_equations);
         (equations, pairs)

@@ -15,7 +15,7 @@ use crate::ncp::friction::FrictionEllipsoid;
 use crate::ncp::inequalities::ConvexInequalities;
 use crate::ncp::newton::{semismooth_newton, NcpSolverParams, NcpStats};
 use crate::ncp::problem::{
-    Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide,
+    Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales,
 };
 use crate::step::{PairParameters, State};
 
@@ -151,6 +151,7 @@ pub struct NcpSimulator {
     gravity: Vector3<f64>,
     masses: Vec<(f64, Matrix3<f64>)>,
     q_starts: Vec<(usize, usize)>,
+    sizes: Vec<f64>,
     nq: usize,
     nv: usize,
     pairs: Vec<PairTemplate>,
@@ -253,6 +254,18 @@ impl NcpSimulator {
             }
         }
         let warm = vec![None; pairs.len()];
+        // A body's size: the largest of its geometries' sizes, placement included.
+        let mut sizes = vec![0.0_f64; model.bodies.len()];
+        for side in &sides {
+            if let Attachment::Body(b) = side.attachment {
+                sizes[b] = sizes[b].max(side.shape.size() + side.X_BG.p.norm());
+            }
+        }
+        for s in &mut sizes {
+            if *s == 0.0 {
+                *s = 1.0;
+            }
+        }
         Ok(NcpSimulator {
             settings,
             gravity: model.gravity,
@@ -262,6 +275,7 @@ impl NcpSimulator {
                 .map(|b| (b.inertia.mass, b.inertia.inertia_com))
                 .collect(),
             q_starts: model.joints.iter().map(|j| (j.q_start, j.v_start)).collect(),
+            sizes,
             nq: model.nq(),
             nv: model.nv(),
             pairs,
@@ -297,7 +311,8 @@ impl NcpSimulator {
             }
         }
         let dt = self.settings.dt;
-        let bodies = self
+        let g = self.gravity.norm();
+        let bodies: Vec<NcpBody> = self
             .masses
             .iter()
             .zip(&self.q_starts)
@@ -320,6 +335,7 @@ impl NcpSimulator {
                     w: Vector3::new(v[*vs], v[vs + 1], v[vs + 2]),
                     v: Vector3::new(v[vs + 3], v[vs + 4], v[vs + 5]),
                     applied,
+                    scales: Scales::new(*mass, self.sizes[b], g, dt),
                 }
             })
             .collect();
@@ -338,6 +354,10 @@ impl NcpSimulator {
                     ..self.settings.limit_surface
                 },
                 helper: Vector3::x(),
+                scales: match p.f.attachment {
+                    Attachment::Body(b) => problem.bodies[b].scales,
+                    Attachment::World => Scales::new(1.0, p.f.shape.size(), g, dt),
+                },
             });
         }
         Ok(problem)
@@ -463,8 +483,16 @@ fn geometric_guess(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -
     let mut values = Vec::with_capacity(pair.unknowns());
     values.extend(a1.iter());
     values.extend(a2.iter());
-    values.push(n0.dot(&(a1 - a2)));
-    values.extend([0.0; 5]);
+    let gap = n0.dot(&(a1 - a2));
+    values.push(gap);
+    // A pair within one step of free fall of touching starts by carrying F's weight.
+    let dt = problem.dt;
+    let g = problem.gravity.norm();
+    let p_n = match pair.f.attachment {
+        Attachment::Body(b) if gap <= g * dt * dt => problem.bodies[b].mass * g * dt,
+        _ => 0.0,
+    };
+    values.extend([p_n, 0.0, 0.0, 0.0, 0.0]);
     values.extend(l1);
     values.extend(l2);
     values
