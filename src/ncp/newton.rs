@@ -138,7 +138,6 @@ pub fn semismooth_newton(
             return Err(Error::NcpNotConverged { stats });
         }
         stats.iterations += 1;
-        if std::env::var("NCP_DEBUG").is_ok() { eprintln!("it {} res {:.3e} argmax {} z {:.4?}", stats.iterations, stats.residual, phi.iamax(), z.as_slice()); }
         let psi = 0.5 * phi.norm_squared();
         let gradient = J.tr_mul(&phi);
         let lambda = (2.0 * psi).min(params.max_regularization);

@@ -156,6 +156,7 @@ pub struct NcpSimulator {
     nv: usize,
     pairs: Vec<PairTemplate>,
     warm: Vec<Option<Vec<f64>>>,
+    helpers: Vec<Vector3<f64>>,
 }
 
 impl NcpSimulator {
@@ -278,6 +279,7 @@ impl NcpSimulator {
             sizes,
             nq: model.nq(),
             nv: model.nv(),
+            helpers: vec![Vector3::x(); pairs.len()],
             pairs,
             warm,
         })
@@ -369,18 +371,32 @@ impl NcpSimulator {
         let mut z = DVector::zeros(problem.unknowns());
         let dt = problem.dt;
         for (b, body) in problem.bodies.iter().enumerate() {
+            // A body resting on a loaded pair of the previous step starts at its velocity;
+            // any other in free fall.
+            let loaded = self.pairs.iter().zip(&self.warm).any(|(p, w)| {
+                let on_b = p.f.attachment == Attachment::Body(b)
+                    || p.g.attachment == Attachment::Body(b);
+                on_b && w.as_ref().is_some_and(|w| w[7] > 0.0)
+            });
+            let fall = if loaded { 0.0 } else { dt };
             z.fixed_rows_mut::<3>(6 * b).copy_from(&body.w);
-            let v = body.v + problem.gravity * dt + body.applied[1] / body.mass;
+            let v = body.v + problem.gravity * fall + body.applied[1] / body.mass;
             z.fixed_rows_mut::<3>(6 * b + 3).copy_from(&v);
         }
         let start: Vec<f64> = z.iter().copied().collect();
         for c in 0..problem.pairs.len() {
             let o = problem.pair_offset(c);
             let size = problem.pairs[c].unknowns();
-            let values = match &self.warm[c] {
+            let mut values = match &self.warm[c] {
                 Some(w) => w.clone(),
                 None => geometric_guess(problem, c, &start),
             };
+            // An unloaded pair starts with σ at the speed scale: with p_n = 0 the friction
+            // conditions `p σ = 0` only pin p = 0 quickly when σ > 0 (at p = σ = 0 their
+            // Jacobian vanishes and Newton converges linearly).
+            if values[7] <= 0.0 {
+                values[11] = values[11].max(problem.pairs[c].scales.speed);
+            }
             z.rows_mut(o, size).copy_from_slice(&values);
         }
         z
@@ -395,10 +411,15 @@ impl NcpSimulator {
     pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
         let mut problem = self.problem(state)?;
         let mut z = self.initial_guess(&problem);
-        // The frame helper is fixed for the solve, away from the starting normal.
+        // The frame helper is fixed for the solve, away from the starting normal, and kept
+        // from step to step while it stays away, so that warm-started (p_t, p_o) keep their
+        // meaning.
         for c in 0..problem.pairs.len() {
             let n = start_normal(&problem, c, z.as_slice());
-            problem.pairs[c].helper = frame_helper(&n);
+            if self.helpers[c].dot(&n).abs() > 0.8 {
+                self.helpers[c] = frame_helper(&n);
+            }
+            problem.pairs[c].helper = self.helpers[c];
         }
         let stats = semismooth_newton(&mut z, problem.pairs.len(), &self.settings.solver, |z| {
             problem.fischer_burmeister_system(z)
@@ -460,12 +481,7 @@ fn geometric_guess(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -
     let n0 = if pair.g.shape == ConvexInequalities::Plane {
         X_WG.R.column(2).into_owned()
     } else {
-        let d = X_WF.p - X_WG.p;
-        if d.norm() > 1e-12 {
-            d.normalize()
-        } else {
-            Vector3::z()
-        }
+        separating_direction(&pair.f.shape, &X_WF, &pair.g.shape, &X_WG)
     };
     let dF = X_WF.R.transpose() * (-n0);
     let a1_F = pair.f.shape.support(&dF);
@@ -496,6 +512,47 @@ fn geometric_guess(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -
     values.extend(l1);
     values.extend(l2);
     values
+}
+
+/// The direction n (out of G) of largest separation `min_F nᵀξ − max_G nᵀξ` among the
+/// face normals of both bodies and the direction between their origins: the separating-axis
+/// test restricted to faces, a start for the normal of a convex-convex pair.
+fn separating_direction(
+    F: &ConvexInequalities,
+    X_WF: &Pose<f64>,
+    G: &ConvexInequalities,
+    X_WG: &Pose<f64>,
+) -> Vector3<f64> {
+    let faces = |shape: &ConvexInequalities, X: &Pose<f64>, sign: f64| -> Vec<Vector3<f64>> {
+        match shape {
+            ConvexInequalities::HalfSpaces { normals, .. } => {
+                normals.iter().map(|n| X.R * n * sign).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let centre = X_WF.p - X_WG.p;
+    let mut candidates = faces(G, X_WG, 1.0);
+    candidates.extend(faces(F, X_WF, -1.0));
+    if centre.norm() > 1e-12 {
+        candidates.push(centre.normalize());
+    }
+    let separation = |n: &Vector3<f64>| {
+        let lowest_F = X_WF.transform_point(&F.support(&(X_WF.R.transpose() * -n)));
+        let highest_G = X_WG.transform_point(&G.support(&(X_WG.R.transpose() * n)));
+        n.dot(&(lowest_F - highest_G))
+    };
+    candidates
+        .into_iter()
+        .map(|n| (separation(&n), n))
+        .fold((f64::NEG_INFINITY, Vector3::z()), |best, c| {
+            if c.0 > best.0 {
+                c
+            } else {
+                best
+            }
+        })
+        .1
 }
 
 fn contact_result(
