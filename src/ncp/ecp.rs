@@ -108,10 +108,7 @@ pub fn closest_point_conditions<T: Scalar>(
 /// The contact frame `(t, o, n)` (Sec. III-A): `t` is the unit projection of the fixed
 /// `helper` direction on the plane normal to `n`, `o = n × t`. The helper is chosen once per
 /// step, away from n (see [`frame_helper`]), so the frame is smooth in n during a solve.
-pub fn contact_frame<T: Scalar>(
-    n: &Vector3<T>,
-    helper: &Vector3<f64>,
-) -> (Vector3<T>, Vector3<T>) {
+pub fn contact_frame<T: Scalar>(n: &Vector3<T>, helper: &Vector3<f64>) -> (Vector3<T>, Vector3<T>) {
     let h = helper.map(crate::scalar::lit::<T>);
     let t = h - n * n.dot(&h);
     let t = t / t.norm();
@@ -175,12 +172,7 @@ mod tests {
             X_WG: Pose::identity(),
         };
         let a = Vector3::new(0.2, -0.1, 0.0);
-        let l1 = initial_multipliers(
-            &cube,
-            &Vector3::new(0.2, -0.1, -0.5),
-            &-Vector3::z(),
-            0.5,
-        );
+        let l1 = initial_multipliers(&cube, &Vector3::new(0.2, -0.1, -0.5), &-Vector3::z(), 0.5);
         assert_eq!(l1.iter().filter(|l| **l > 0.0).count(), 1);
         let mut pairs = Vec::new();
         let (eq, n) = closest_point_conditions(
@@ -197,7 +189,9 @@ mod tests {
         );
         assert!(eq.iter().all(|e| e.abs() < 1e-15));
         assert_eq!(n, Vector3::z());
-        assert!(pairs.iter().all(|(l, s)| *l >= 0.0 && *s >= 0.0 && l * s == 0.0));
+        assert!(pairs
+            .iter()
+            .all(|(l, s)| *l >= 0.0 && *s >= 0.0 && l * s == 0.0));
     }
 
     #[test]

@@ -43,6 +43,5 @@ pub use inequalities::ConvexInequalities;
 pub use newton::{semismooth_newton, NcpSolverParams, NcpStats};
 pub use problem::MixedComplementarityProblem;
 pub use step::{
-    run, AppliedImpulse, NcpContactResult, NcpRecording, NcpSettings, NcpSimulator,
-    NcpStepReport,
+    run, AppliedImpulse, NcpContactResult, NcpRecording, NcpSettings, NcpSimulator, NcpStepReport,
 };

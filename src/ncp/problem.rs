@@ -293,11 +293,17 @@ impl MixedComplementarityProblem {
             let friction = pair.friction.maximum_dissipation(&s.p, &v, s.sigma);
             contact_equations.extend(friction.iter().map(|x| *x / (P * V)));
             pairs.push((s.p[0] / P, s.gap / L));
-            pairs.push((s.sigma / V, pair.friction.limit_surface_slack(&s.p) / (P * P)));
+            pairs.push((
+                s.sigma / V,
+                pair.friction.limit_surface_slack(&s.p) / (P * P),
+            ));
             // Wrench at the ECP (eq. (2)): on F, and the opposite on G.
             let P = n * s.p[0] + t * s.p[1] + o * s.p[2];
             let moment = n * s.p[3];
-            for (a, sign) in [(pair.f.attachment, T::one()), (pair.g.attachment, -T::one())] {
+            for (a, sign) in [
+                (pair.f.attachment, T::one()),
+                (pair.g.attachment, -T::one()),
+            ] {
                 if let Attachment::Body(b) = a {
                     let r = s.a1 - ends[b].x;
                     impulses[b][0] += (r.cross(&P) + moment) * sign;

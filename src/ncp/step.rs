@@ -176,7 +176,11 @@ impl NcpSimulator {
         settings: NcpSettings,
     ) -> Result<Self> {
         if !(settings.dt > 0.0 && settings.dt.is_finite()) {
-            return Err(Error::invalid("dt", settings.dt, "must be positive and finite (s)"));
+            return Err(Error::invalid(
+                "dt",
+                settings.dt,
+                "must be positive and finite (s)",
+            ));
         }
         settings.limit_surface.validate()?;
         if let Some(p) = model.prescribed.first() {
@@ -208,13 +212,21 @@ impl NcpSimulator {
                 }
             }
         }
-        if let Some(imp) = settings.impulses.iter().find(|i| i.body >= model.bodies.len()) {
+        if let Some(imp) = settings
+            .impulses
+            .iter()
+            .find(|i| i.body >= model.bodies.len())
+        {
             return Err(Error::invalid("impulse body", imp.body, "no such body"));
         }
         let mut sides = Vec::with_capacity(geometries.len());
         for g in geometries {
             let shape = ConvexInequalities::from_shape(&g.shape).map_err(|e| {
-                Error::invalid(&format!("geometry `{}`", g.name), g.shape.kind(), &e.to_string())
+                Error::invalid(
+                    &format!("geometry `{}`", g.name),
+                    g.shape.kind(),
+                    &e.to_string(),
+                )
             })?;
             let (attachment, X_BG) = match g.body {
                 BodyId::World => (Attachment::World, g.X_BG),
@@ -275,7 +287,11 @@ impl NcpSimulator {
                 .iter()
                 .map(|b| (b.inertia.mass, b.inertia.inertia_com))
                 .collect(),
-            q_starts: model.joints.iter().map(|j| (j.q_start, j.v_start)).collect(),
+            q_starts: model
+                .joints
+                .iter()
+                .map(|j| (j.q_start, j.v_start))
+                .collect(),
             sizes,
             nq: model.nq(),
             nv: model.nv(),
@@ -300,10 +316,9 @@ impl NcpSimulator {
     /// # Errors
     /// [`Error::DimensionMismatch`] for a state of the wrong size.
     pub fn problem(&self, state: &State) -> Result<MixedComplementarityProblem> {
-        for (what, expected, found) in [
-            ("q", self.nq, state.q.len()),
-            ("v", self.nv, state.v.len()),
-        ] {
+        for (what, expected, found) in
+            [("q", self.nq, state.q.len()), ("v", self.nv, state.v.len())]
+        {
             if expected != found {
                 return Err(Error::DimensionMismatch {
                     what: what.into(),
@@ -374,8 +389,8 @@ impl NcpSimulator {
             // A body resting on a loaded pair of the previous step starts at its velocity;
             // any other in free fall.
             let loaded = self.pairs.iter().zip(&self.warm).any(|(p, w)| {
-                let on_b = p.f.attachment == Attachment::Body(b)
-                    || p.g.attachment == Attachment::Body(b);
+                let on_b =
+                    p.f.attachment == Attachment::Body(b) || p.g.attachment == Attachment::Body(b);
                 on_b && w.as_ref().is_some_and(|w| w[7] > 0.0)
             });
             let fall = if loaded { 0.0 } else { dt };
@@ -457,12 +472,11 @@ fn start_normal(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -> V
     let pair = &problem.pairs[c];
     let s = problem.pair_solution(z, c);
     let X_WG = problem.side_pose(&pair.g, z);
-    let n: Vector3<f64> = s
-        .l2
-        .iter()
-        .enumerate()
-        .map(|(j, l)| pair.g.shape.world(j, &X_WG, &s.a2).1 * *l)
-        .sum();
+    let n: Vector3<f64> =
+        s.l2.iter()
+            .enumerate()
+            .map(|(j, l)| pair.g.shape.world(j, &X_WG, &s.a2).1 * *l)
+            .sum();
     if n.norm() > 1e-12 {
         n.normalize()
     } else {
@@ -613,7 +627,8 @@ pub fn run(
     };
     rec.states.push(initial.clone());
     for _ in 0..steps {
-        let (next, report) = sim.step(rec.states.last().expect("invariant: initial state pushed"))?;
+        let (next, report) =
+            sim.step(rec.states.last().expect("invariant: initial state pushed"))?;
         on_step(&next, &report);
         rec.states.push(next);
         rec.reports.push(report);
