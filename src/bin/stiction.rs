@@ -19,7 +19,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use stiction::contact::Approximation;
 use stiction::derivatives::{gradient_check, Parameter};
 use stiction::error::{Error, Result};
-use stiction::problem::load_problem;
+use stiction::problem::{load_problem, Problem, Stepper};
 use stiction::report::{csv, plot};
 use stiction::simulate::{num_steps, run};
 
@@ -36,7 +36,8 @@ enum Command {
     /// Simulate a problem file; write trajectory.csv, contacts.csv and stats.csv (and figures).
     #[command(after_help = "Example:\n  \
         stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot\n  \
-        stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3")]
+        stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3\n  \
+        stiction simulate problems/cube-topple.toml --out out/cube-topple --stepper ncp")]
     Simulate(SimulateArgs),
     /// Compare step Jacobians by the implicit function theorem, by the whole step in dual
     /// numbers and by central differences, at each of the first N steps of a problem.
@@ -70,6 +71,11 @@ struct SimulateArgs {
     /// Time step (s), replacing the problem file's.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     dt: Option<f64>,
+    /// Time stepper, replacing the problem file's `[simulation] stepper`: `convex`
+    /// (compliant point contact) or `ncp` (geometrically implicit line and surface contact).
+    #[arg(long, value_parser = PossibleValuesParser::new(Stepper::ALL.map(|s| s.name()))
+        .try_map(|name| name.parse::<Stepper>()))]
+    stepper: Option<Stepper>,
     /// Simulated duration (s), replacing the problem file's.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     duration: Option<f64>,
@@ -146,6 +152,12 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         }
         problem.duration = duration;
     }
+    if let Some(stepper) = args.stepper {
+        problem.stepper = stepper;
+    }
+    if problem.stepper == Stepper::Ncp {
+        return simulate_ncp(args, &problem);
+    }
     prepare_output_folder(&args.out, args.force)?;
 
     let dt = problem.simulator.settings.dt;
@@ -208,6 +220,76 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         );
         println!(
             "Newton iterations per step: mean {:.2}, max {max_iterations}",
+            iterations as f64 / steps.max(1) as f64
+        );
+        println!("wrote {}:", args.out.display());
+        for path in &written {
+            println!("  {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// `simulate` with the geometrically implicit stepper: trajectory, ncp contacts and stats.
+fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
+    if args.plot {
+        return Err(Error::invalid(
+            "--plot",
+            "ncp",
+            "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead",
+        ));
+    }
+    if args.approximation.is_some() {
+        return Err(Error::invalid(
+            "--approximation",
+            "ncp",
+            "contact approximations belong to the convex stepper",
+        ));
+    }
+    let mut sim = problem.ncp_simulator()?;
+    prepare_output_folder(&args.out, args.force)?;
+    let dt = sim.settings.dt;
+    let steps = num_steps(problem.duration, dt);
+    let progress = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(steps as u64)
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} {wide_bar} {pos}/{len} steps, {msg}")
+            .expect("invariant: the progress template is valid"),
+    );
+    let start = Instant::now();
+    let recording = stiction::ncp::run(
+        &mut sim,
+        &problem.initial_state,
+        problem.duration,
+        |state, _| {
+            progress.inc(1);
+            progress.set_message(format!("t = {:.4} s", state.t));
+        },
+    );
+    progress.finish_and_clear();
+    let recording = recording?;
+    let wall = start.elapsed();
+    let written = csv::write_ncp_tables(&recording, &problem.simulator, &args.out)?;
+    if !args.quiet {
+        let steps = recording.reports.len();
+        let iterations: usize = recording.reports.iter().map(|r| r.stats.iterations).sum();
+        let max_iterations = recording
+            .reports
+            .iter()
+            .map(|r| r.stats.iterations)
+            .max()
+            .unwrap_or(0);
+        let t_end = recording.states.last().map_or(0.0, |s| s.t);
+        println!(
+            "{} (ncp, δt = {dt} s): {steps} steps to t = {t_end:.6} s in {:.3} s wall time",
+            problem.name,
+            wall.as_secs_f64()
+        );
+        println!(
+            "semismooth Newton iterations per step: mean {:.2}, max {max_iterations}",
             iterations as f64 / steps.max(1) as f64
         );
         println!("wrote {}:", args.out.display());
