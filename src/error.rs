@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::ncp::NcpStats;
 use crate::problem::TextLocation;
 use crate::solver::SolverStats;
 
@@ -56,6 +57,12 @@ pub enum Error {
     NotConverged {
         /// Statistics of the failed solve.
         stats: SolverStats,
+    },
+    /// The geometrically implicit (MNCP) step did not reach its tolerance.
+    #[error("complementarity (ncp) solver did not converge: {stats}")]
+    NcpNotConverged {
+        /// Statistics of the failed semismooth Newton solve.
+        stats: NcpStats,
     },
     /// A non-finite value appeared.
     #[error("non-finite value in {stage}: {stats}")]

@@ -31,6 +31,7 @@ pub mod error;
 pub mod geometry;
 pub mod math;
 pub mod multibody;
+pub mod ncp;
 pub mod problem;
 pub mod report;
 pub mod scalar;

@@ -319,7 +319,7 @@ fn ift_matches_central_differences_on_every_case() {
             0.0,
             0.2,
             10,
-            &[Separation, Slip],
+            &[Stick, Slip],
             &["friction", "stiffness", "mass@sphere"],
         ),
     ];

@@ -13,8 +13,11 @@ use crate::geometry::{Geometry, Shape};
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
+use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
-use crate::problem::schema::{BodySpec, ContactSpec, GeometrySpec, MotionSpec, ProblemFile};
+use crate::problem::schema::{
+    BodySpec, ContactSpec, GeometrySpec, MotionSpec, NcpSpec, ProblemFile,
+};
 use crate::report::animate::Projection;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
@@ -51,6 +54,69 @@ pub struct Problem {
     pub duration: f64,
     /// Files to write besides the tables.
     pub output: OutputSettings,
+    /// The time stepper the file selects (`[simulation] stepper`).
+    pub stepper: Stepper,
+    /// Settings of the geometrically implicit stepper (`[ncp]`); its δt is the simulator's.
+    pub ncp: NcpSettings,
+}
+
+/// Which time stepper runs a problem.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stepper {
+    /// The convex compliant-contact stepper ([`crate::step::Simulator`]).
+    #[default]
+    Convex,
+    /// The geometrically implicit complementarity stepper ([`crate::ncp::NcpSimulator`]).
+    Ncp,
+}
+
+impl Stepper {
+    /// Both steppers.
+    pub const ALL: [Stepper; 2] = [Stepper::Convex, Stepper::Ncp];
+
+    /// The name used in files and on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stepper::Convex => "convex",
+            Stepper::Ncp => "ncp",
+        }
+    }
+}
+
+impl std::str::FromStr for Stepper {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Stepper::ALL
+            .into_iter()
+            .find(|x| x.name() == s)
+            .ok_or_else(|| Error::invalid("stepper", s, "expected `convex` or `ncp`"))
+    }
+}
+
+impl std::fmt::Display for Stepper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Problem {
+    /// The geometrically implicit stepper of this scene, with the simulator's current δt.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when the scene does not fit the stepper (non-free bodies,
+    /// unsupported shapes; see [`NcpSimulator::new`]).
+    pub fn ncp_simulator(&self) -> Result<NcpSimulator> {
+        let settings = NcpSettings {
+            dt: self.simulator.settings.dt,
+            ..self.ncp.clone()
+        };
+        NcpSimulator::new(
+            &self.simulator.model,
+            self.simulator.geometries(),
+            &self.simulator.pair_parameters(),
+            settings,
+        )
+    }
 }
 
 /// Reads and builds the problem in `path`.
@@ -416,6 +482,12 @@ impl Builder<'_> {
                 )
             })?,
         };
+        let stepper = match &sim.stepper {
+            None => Stepper::default(),
+            Some(s) => s.parse().map_err(|_| {
+                self.err("simulation.stepper", "one of convex, ncp", format!("`{s}`"))
+            })?,
+        };
         let margin = match sim.margin {
             None => DEFAULT_MARGIN,
             Some(m) if m >= 0.0 && m.is_finite() => m,
@@ -702,9 +774,10 @@ impl Builder<'_> {
                 })?,
             },
         };
+        let ncp = self.ncp(&file.ncp, &model, dt)?;
         let simulator = Simulator::new(model, geometries, settings)
             .map_err(|e| self.err("(model)", "a valid model", e))?;
-        Ok(Problem {
+        let problem = Problem {
             name: self
                 .path
                 .file_stem()
@@ -720,6 +793,71 @@ impl Builder<'_> {
             },
             duration,
             output,
+            stepper,
+            ncp,
+        };
+        if stepper == Stepper::Ncp {
+            problem.ncp_simulator().map_err(|e| {
+                self.err(
+                    "(model)",
+                    "a scene the ncp stepper supports: free bodies with box, cylinder or sphere geometry, half-spaces on the world",
+                    e,
+                )
+            })?;
+        }
+        Ok(problem)
+    }
+
+    fn ncp(&self, spec: &NcpSpec, model: &MultibodyModel<f64>, dt: f64) -> Result<NcpSettings> {
+        let mut limit_surface = FrictionEllipsoid::default();
+        for (name, slot, value) in [
+            ("e_t", &mut limit_surface.e_t, spec.e_t),
+            ("e_o", &mut limit_surface.e_o, spec.e_o),
+            ("e_r", &mut limit_surface.e_r, spec.e_r),
+        ] {
+            if let Some(x) = value {
+                *slot = self.positive(&format!("ncp.{name}"), x)?;
+            }
+        }
+        let mut solver = NcpSolverParams::default();
+        if let Some(t) = spec.tolerance {
+            solver = solver
+                .with_tolerance(t)
+                .map_err(|_| self.err("ncp.tolerance", "a number in (0, 1)", t))?;
+        }
+        if let Some(n) = spec.max_iterations {
+            solver = solver
+                .with_max_iterations(n)
+                .map_err(|_| self.err("ncp.max_iterations", "an integer ≥ 1", n))?;
+        }
+        let mut impulses = Vec::with_capacity(spec.impulses.len());
+        for (i, imp) in spec.impulses.iter().enumerate() {
+            let field = format!("ncp.impulse[{i}]");
+            let body = model.body_index(&imp.body).ok_or_else(|| {
+                self.err(
+                    &format!("{field}.body"),
+                    "the name of a free body",
+                    format!("`{}`", imp.body),
+                )
+            })?;
+            let start = self.finite(&format!("{field}.time"), imp.time)?;
+            let period = match imp.period {
+                None => None,
+                Some(p) => Some(self.positive(&format!("{field}.period"), p)?),
+            };
+            impulses.push(AppliedImpulse {
+                body,
+                start,
+                period,
+                angular: self.vec3(&format!("{field}.angular"), imp.angular.unwrap_or([0.0; 3]))?,
+                linear: self.vec3(&format!("{field}.linear"), imp.linear.unwrap_or([0.0; 3]))?,
+            });
+        }
+        Ok(NcpSettings {
+            dt,
+            limit_surface,
+            solver,
+            impulses,
         })
     }
 }

@@ -17,5 +17,5 @@ pub mod build;
 pub mod locate;
 pub mod schema;
 
-pub use build::{load_problem, parse_problem, OutputSettings, Problem};
+pub use build::{load_problem, parse_problem, OutputSettings, Problem, Stepper};
 pub use locate::TextLocation;

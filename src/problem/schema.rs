@@ -29,6 +29,9 @@ pub struct ProblemFile {
     /// What `stiction simulate` writes besides the tables.
     #[serde(default)]
     pub output: OutputSpec,
+    /// Settings of the geometrically implicit (`ncp`) stepper.
+    #[serde(default)]
+    pub ncp: NcpSpec,
 }
 
 /// `[output]`: files written by default; command-line flags add to them.
@@ -48,6 +51,41 @@ pub struct OutputSpec {
     pub projection: Option<String>,
 }
 
+/// `[ncp]`: the geometrically implicit stepper (Xie & Chakraborty).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NcpSpec {
+    /// Friction ellipsoid semi-axis e_t (default 1).
+    pub e_t: Option<f64>,
+    /// Friction ellipsoid semi-axis e_o (default 1).
+    pub e_o: Option<f64>,
+    /// Friction ellipsoid semi-axis e_r (m, default 0.01).
+    pub e_r: Option<f64>,
+    /// Tolerance on ‖Φ‖∞ (default 1e-10).
+    pub tolerance: Option<f64>,
+    /// Semismooth Newton iteration limit (default 100).
+    pub max_iterations: Option<usize>,
+    /// Applied impulses, `[[ncp.impulse]]`.
+    #[serde(default, rename = "impulse")]
+    pub impulses: Vec<ImpulseSpec>,
+}
+
+/// `[[ncp.impulse]]`: an impulse applied to a body once or periodically.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpulseSpec {
+    /// Body name.
+    pub body: String,
+    /// First application time (s).
+    pub time: f64,
+    /// Repeat period (s); once if absent.
+    pub period: Option<f64>,
+    /// Linear impulse (N·s, world), default zero.
+    pub linear: Option<[f64; 3]>,
+    /// Angular impulse (N·m·s, world), default zero.
+    pub angular: Option<[f64; 3]>,
+}
+
 /// `[simulation]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,6 +97,9 @@ pub struct SimulationSpec {
     /// `lagged` (default), `regularized-lagged`, `similar` or `sap`.
     #[serde(default)]
     pub approximation: Option<String>,
+    /// `convex` (default) or `ncp`.
+    #[serde(default)]
+    pub stepper: Option<String>,
     /// Contact margin (m), default 0.01.
     #[serde(default)]
     pub margin: Option<f64>,

@@ -19,6 +19,15 @@
 //! - [`STATS`] (`stats.csv`): one row per step, `t,iterations,ls_iterations,contacts,residual`:
 //!   time at the end of the step (s), Newton iterations, line-search iterations summed over
 //!   them, number of contacts and the final scaled gradient norm `‖D ∇ℓ‖`.
+//!
+//! The geometrically implicit stepper ([`write_ncp_tables`]) writes the same `trajectory.csv`
+//! and `stats.csv` (residual: the dimensionless `‖Φ‖∞`, contacts: the number of pairs), and its
+//! own `contacts.csv`, one row per pair per step ([`NCP_CONTACTS_HEADER`]):
+//! `t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,fo,mr,facets,gap`: the ECP `a1` (m), the unit
+//! normal n out of A, the wrench on B at the ECP (Xie & Chakraborty Sec. III): normal force
+//! `fn = p_n/δt`, friction forces `ft = p_t/δt`, `fo = p_o/δt` along the contact frame's `t`,
+//! `o` (N) and the moment about the normal `mr = p_r/δt` (N·m), the number of active facets of
+//! B (1 surface, 2 line, 3 point contact for a box) and the gap δ (m).
 
 use std::fmt;
 use std::fs::File;
@@ -26,6 +35,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::ncp::NcpRecording;
 use crate::report::{body_names, body_states};
 use crate::simulate::Recording;
 use crate::step::Simulator;
@@ -39,6 +49,8 @@ pub const STATS: &str = "stats.csv";
 
 /// Header of [`CONTACTS`].
 pub const CONTACTS_HEADER: &str = "t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,slip,penetration";
+/// Header of [`CONTACTS`] for the geometrically implicit stepper.
+pub const NCP_CONTACTS_HEADER: &str = "t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,fo,mr,facets,gap";
 /// Header of [`STATS`].
 pub const STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual";
 
@@ -147,6 +159,68 @@ pub fn write_stats(recording: &Recording, dir: &Path) -> Result<PathBuf> {
         }
         Ok(())
     })
+}
+
+/// Writes [`TRAJECTORY`], [`CONTACTS`] (ncp columns) and [`STATS`] of a rollout of the
+/// geometrically implicit stepper into the existing folder `dir`; `sim` gives the model and
+/// the body names. Returns the paths in that order.
+///
+/// # Errors
+/// [`Error::Io`] naming the file that could not be created or written.
+pub fn write_ncp_tables(
+    recording: &NcpRecording,
+    sim: &Simulator,
+    dir: &Path,
+) -> Result<[PathBuf; 3]> {
+    let states = Recording {
+        states: recording.states.clone(),
+        reports: Vec::new(),
+    };
+    let trajectory = write_trajectory(&states, sim, dir)?;
+    let contacts = write_file(dir, CONTACTS, |w| {
+        writeln!(w, "{NCP_CONTACTS_HEADER}")?;
+        for (report, step) in recording.reports.iter().zip(recording.states.windows(2)) {
+            let (start, end) = (&step[0], &step[1]);
+            let dt = end.t - start.t;
+            for c in &report.contacts {
+                write!(
+                    w,
+                    "{},{},{}",
+                    Num(end.t),
+                    sim.model.name_of(c.body_a),
+                    sim.model.name_of(c.body_b)
+                )?;
+                let [p_n, p_t, p_o, p_r] = c.impulse;
+                let values = [
+                    c.ecp.as_slice(),
+                    c.normal.as_slice(),
+                    &[p_n / dt, p_t / dt, p_o / dt, p_r / dt],
+                ];
+                for x in values.concat() {
+                    write!(w, ",{}", Num(x))?;
+                }
+                writeln!(w, ",{},{}", c.facets, Num(c.gap))?;
+            }
+        }
+        Ok(())
+    })?;
+    let stats = write_file(dir, STATS, |w| {
+        writeln!(w, "{STATS_HEADER}")?;
+        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+            let s = &report.stats;
+            writeln!(
+                w,
+                "{},{},{},{},{}",
+                Num(end.t),
+                s.iterations,
+                s.line_search_iterations,
+                s.contacts,
+                Num(s.residual)
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok([trajectory, contacts, stats])
 }
 
 /// Creates `dir/name`, lets `body` fill it through a buffer and flushes it.

@@ -29,6 +29,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 use stiction::contact::Approximation;
+use stiction::problem::Stepper;
 use stiction::report::animate::Projection;
 
 /// Differentiable simulation of multibody systems with frictional contact.
@@ -57,7 +58,8 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot\n  \
         stiction simulate falling-sphere --animate --projection xy\n  \
-        stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3 --svg\n\n\
+        stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3 --svg\n  \
+        stiction simulate problems/cube-topple.toml --out out/cube-topple --stepper ncp\n\n\
         Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
         contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
     Simulate(SimulateArgs),
@@ -98,6 +100,11 @@ pub struct SimulateArgs {
     /// Time step (s), replacing the problem file's.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     dt: Option<f64>,
+    /// Time stepper, replacing the problem file's `[simulation] stepper`: `convex`
+    /// (compliant point contact) or `ncp` (geometrically implicit line and surface contact).
+    #[arg(long, value_parser = PossibleValuesParser::new(Stepper::ALL.map(|s| s.name()))
+        .try_map(|name| name.parse::<Stepper>()))]
+    stepper: Option<Stepper>,
     /// Simulated duration (s), replacing the problem file's.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     duration: Option<f64>,

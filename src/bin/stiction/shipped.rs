@@ -21,6 +21,18 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/conveyor-oscillating.toml"),
     ),
     (
+        "cube-slide",
+        include_str!("../../../problems/cube-slide.toml"),
+    ),
+    (
+        "cube-topple",
+        include_str!("../../../problems/cube-topple.toml"),
+    ),
+    (
+        "cylinder-roll",
+        include_str!("../../../problems/cylinder-roll.toml"),
+    ),
+    (
         "falling-sphere",
         include_str!("../../../problems/falling-sphere.toml"),
     ),

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use stiction::error::{Error, Result};
-use stiction::problem::Problem;
+use stiction::problem::{Problem, Stepper};
 use stiction::report::animate::{write_animation, AnimationSettings, Projection};
 use stiction::report::{csv, plot};
 use stiction::simulate::{num_steps, run_controlled, Recording};
@@ -46,13 +46,13 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         }
         problem.duration = duration;
     }
-    let out = match &args.out {
-        Some(dir) => {
-            output::prepare(dir, args.force)?;
-            dir.clone()
-        }
-        None => output::numbered(&Path::new("out").join(&problem.name))?,
-    };
+    if let Some(stepper) = args.stepper {
+        problem.stepper = stepper;
+    }
+    if problem.stepper == Stepper::Ncp {
+        return simulate_ncp(args, &problem);
+    }
+    let out = output_folder(args, &problem)?;
     let (recording, wall) = rollout(&mut problem, args.quiet)?;
     // Flags add to the problem's [output] table; an explicit --projection wins.
     let wanted = problem.output;
@@ -65,6 +65,66 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
     let written = write_outputs(&recording, &problem, &out, outputs)?;
     if !args.quiet {
         summarize(&problem, &recording, wall, &out, &written);
+    }
+    Ok(())
+}
+
+/// The `--out` folder, prepared, or a new numbered folder `out/PROBLEM/N`.
+fn output_folder(args: &SimulateArgs, problem: &Problem) -> Result<PathBuf> {
+    match &args.out {
+        Some(dir) => {
+            output::prepare(dir, args.force)?;
+            Ok(dir.clone())
+        }
+        None => output::numbered(&Path::new("out").join(&problem.name)),
+    }
+}
+
+/// `simulate` with the geometrically implicit stepper: trajectory, ncp contacts and stats.
+fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
+    let refused = [
+        (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
+        (args.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
+    ];
+    if let Some((_, flag, why)) = refused.iter().find(|(on, _, _)| *on) {
+        return Err(Error::invalid(flag, "ncp", why));
+    }
+    let mut sim = problem.ncp_simulator()?;
+    let out = output_folder(args, problem)?;
+    let dt = sim.settings.dt;
+    let mut progress = Progress::new(
+        num_steps(problem.duration, dt),
+        problem.duration,
+        args.quiet,
+    );
+    let recording = stiction::ncp::run(
+        &mut sim,
+        &problem.initial_state,
+        problem.duration,
+        |state, _| progress.step(state.t),
+    );
+    let wall = progress.finish();
+    let recording = recording?;
+    let written = csv::write_ncp_tables(&recording, &problem.simulator, &out)?;
+    if !args.quiet {
+        let steps = recording.reports.len();
+        let iterations = recording.reports.iter().map(|r| r.stats.iterations);
+        let max_iterations = iterations.clone().max().unwrap_or(0);
+        let t_end = recording.states.last().map_or(0.0, |s| s.t);
+        println!(
+            "{} (ncp, δt = {dt} s): {steps} steps to t = {t_end:.6} s in {:.3} s wall time",
+            problem.name,
+            wall.as_secs_f64()
+        );
+        println!(
+            "semismooth Newton iterations per step: mean {:.2}, max {max_iterations}",
+            iterations.sum::<usize>() as f64 / steps.max(1) as f64
+        );
+        println!("wrote {}:", out.display());
+        for path in &written {
+            println!("  {}", path.display());
+        }
     }
     Ok(())
 }

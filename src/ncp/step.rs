@@ -1,0 +1,637 @@
+//! The geometrically implicit time step (Xie & Chakraborty Sec. III-D, IV-B): one MNCP per
+//! step in the end-of-step velocities, the ECPs and the contact wrenches, solved by
+//! semismooth Newton from the previous step's solution; positions follow eq. (8).
+#![allow(non_snake_case)]
+
+use nalgebra::{DVector, Matrix3, Quaternion, Vector3};
+
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+use crate::math::Pose;
+use crate::multibody::model::BodyId;
+use crate::multibody::{JointKind, MultibodyModel};
+use crate::ncp::ecp::{frame_helper, initial_multipliers};
+use crate::ncp::friction::FrictionEllipsoid;
+use crate::ncp::inequalities::ConvexInequalities;
+use crate::ncp::newton::{semismooth_newton, NcpSolverParams, NcpStats};
+use crate::ncp::problem::{
+    Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales,
+};
+use crate::step::{PairParameters, State};
+
+/// A multiplier above this counts its inequality as active (a facet in contact, Sec. VI-C).
+/// The solver's tolerance (1e-10) bounds the multipliers of inactive inequalities.
+pub const ACTIVE_MULTIPLIER: f64 = 1e-7;
+
+/// An impulse applied to a body at given times (Sec. VI-B, VI-C: "we provide an impulse").
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppliedImpulse {
+    /// Model body index (a free body).
+    pub body: usize,
+    /// Time of the first application (s).
+    pub start: f64,
+    /// Repeat period (s); `None` applies once.
+    pub period: Option<f64>,
+    /// Angular impulse (N·m·s, world).
+    pub angular: Vector3<f64>,
+    /// Linear impulse (N·s, world), at the centre of mass.
+    pub linear: Vector3<f64>,
+}
+
+impl AppliedImpulse {
+    /// Whether an application time `start + k period` (k ≥ 0) falls in the step `[t, t + dt)`.
+    pub fn applies(&self, t: f64, dt: f64) -> bool {
+        let eps = 1e-9 * dt;
+        if t + dt - eps <= self.start {
+            return false;
+        }
+        match self.period {
+            None => self.start >= t - eps,
+            Some(period) => {
+                let k = ((t - eps - self.start) / period).ceil().max(0.0);
+                self.start + k * period < t + dt - eps
+            }
+        }
+    }
+}
+
+/// Settings of the geometrically implicit stepper.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NcpSettings {
+    /// Time step δt (s).
+    pub dt: f64,
+    /// Semi-axes of the friction ellipsoid (eq. (6)); its μ is replaced by each pair's.
+    pub limit_surface: FrictionEllipsoid,
+    /// Solver parameters.
+    pub solver: NcpSolverParams,
+    /// Applied impulses.
+    pub impulses: Vec<AppliedImpulse>,
+}
+
+impl Default for NcpSettings {
+    fn default() -> Self {
+        NcpSettings {
+            dt: 1e-2,
+            limit_surface: FrictionEllipsoid::default(),
+            solver: NcpSolverParams::default(),
+            impulses: Vec::new(),
+        }
+    }
+}
+
+/// What one contact pair did during a step (Sec. III-A): the ECP, the wrench and the active
+/// facets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NcpContactResult {
+    /// Body A, carrying G (the wrench on it is the opposite).
+    pub body_a: BodyId,
+    /// Body B, carrying F (the wrench is on it).
+    pub body_b: BodyId,
+    /// Geometry indices (A, B).
+    pub geometries: (usize, usize),
+    /// The ECP `a1` on B (m, world).
+    pub ecp: Vector3<f64>,
+    /// The point `a2` on A (m, world); equal to the ECP in contact.
+    pub point_a: Vector3<f64>,
+    /// Unit normal n out of A (world).
+    pub normal: Vector3<f64>,
+    /// Tangent t (world).
+    pub tangent: Vector3<f64>,
+    /// Tangent o = n × t (world).
+    pub bitangent: Vector3<f64>,
+    /// Gap δ at the end of the step (m, ≥ 0).
+    pub gap: f64,
+    /// Impulses `(p_n, p_t, p_o, p_r)` (N·s, N·s, N·s, N·m·s) on B.
+    pub impulse: [f64; 4],
+    /// Friction multiplier σ (m/s): the weighted slip speed while sliding.
+    pub sigma: f64,
+    /// Multipliers l1 of B's inequalities.
+    pub multipliers_b: Vec<f64>,
+    /// Multipliers l2 of A's inequalities.
+    pub multipliers_a: Vec<f64>,
+    /// Active facets of B (multipliers above [`ACTIVE_MULTIPLIER`]).
+    pub facets: usize,
+    /// Sliding velocities `(W_tᵀν⁺, W_oᵀν⁺)` (m/s) and relative spin `W_rᵀν⁺` (rad/s).
+    pub velocity: [f64; 3],
+}
+
+/// Report of one step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NcpStepReport {
+    /// Solver statistics.
+    pub stats: NcpStats,
+    /// One result per pair.
+    pub contacts: Vec<NcpContactResult>,
+}
+
+/// A recorded rollout of the geometrically implicit stepper.
+#[derive(Clone, Debug, Default)]
+pub struct NcpRecording {
+    /// States at t = 0, δt, … (steps + 1).
+    pub states: Vec<State>,
+    /// One report per step (steps).
+    pub reports: Vec<NcpStepReport>,
+}
+
+#[derive(Clone, Debug)]
+struct PairTemplate {
+    f: PairSide,
+    g: PairSide,
+    geometries: (usize, usize),
+    bodies: (BodyId, BodyId),
+    mu: f64,
+}
+
+/// A scene ready for geometrically implicit stepping: free bodies, their convex inequality
+/// descriptions and every pair between them (and with fixed geometry).
+#[derive(Clone, Debug)]
+pub struct NcpSimulator {
+    /// Settings.
+    pub settings: NcpSettings,
+    gravity: Vector3<f64>,
+    masses: Vec<(f64, Matrix3<f64>)>,
+    q_starts: Vec<(usize, usize)>,
+    sizes: Vec<f64>,
+    nq: usize,
+    nv: usize,
+    pairs: Vec<PairTemplate>,
+    warm: Vec<Option<Vec<f64>>>,
+    helpers: Vec<Vector3<f64>>,
+}
+
+impl NcpSimulator {
+    /// A stepper for `model` and `geometries`; each pair's μ comes from `parameters`.
+    ///
+    /// Every body must be a free body at the world (identity joint frame, centre of mass at
+    /// the body origin), prescribed bodies are not supported, and geometries on bodies must be
+    /// boxes, cylinders or spheres (half-spaces on the world).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the body or geometry that does not fit, or invalid
+    /// settings.
+    pub fn new(
+        model: &MultibodyModel<f64>,
+        geometries: &[Geometry],
+        parameters: &PairParameters<f64>,
+        settings: NcpSettings,
+    ) -> Result<Self> {
+        if !(settings.dt > 0.0 && settings.dt.is_finite()) {
+            return Err(Error::invalid(
+                "dt",
+                settings.dt,
+                "must be positive and finite (s)",
+            ));
+        }
+        settings.limit_surface.validate()?;
+        if let Some(p) = model.prescribed.first() {
+            return Err(Error::invalid(
+                &format!("body `{}`", p.name),
+                "prescribed",
+                "the ncp stepper supports free bodies only",
+            ));
+        }
+        for (b, (body, joint)) in model.bodies.iter().zip(&model.joints).enumerate() {
+            let free = joint.kind == JointKind::Free
+                && joint.parent.is_none()
+                && joint.X_PJ == Pose::identity()
+                && body.inertia.com.norm() == 0.0;
+            if !free {
+                return Err(Error::invalid(
+                    &format!("body `{}`", body.name),
+                    joint.kind.name(),
+                    "the ncp stepper needs free bodies at the world with the centre of mass at the body origin",
+                ));
+            }
+            for imp in settings.impulses.iter().filter(|i| i.body == b) {
+                if imp.period.is_some_and(|p| !(p > 0.0 && p.is_finite())) {
+                    return Err(Error::invalid(
+                        "impulse period",
+                        format!("{:?}", imp.period),
+                        "must be positive and finite (s)",
+                    ));
+                }
+            }
+        }
+        if let Some(imp) = settings
+            .impulses
+            .iter()
+            .find(|i| i.body >= model.bodies.len())
+        {
+            return Err(Error::invalid("impulse body", imp.body, "no such body"));
+        }
+        let mut sides = Vec::with_capacity(geometries.len());
+        for g in geometries {
+            let shape = ConvexInequalities::from_shape(&g.shape).map_err(|e| {
+                Error::invalid(
+                    &format!("geometry `{}`", g.name),
+                    g.shape.kind(),
+                    &e.to_string(),
+                )
+            })?;
+            let (attachment, X_BG) = match g.body {
+                BodyId::World => (Attachment::World, g.X_BG),
+                BodyId::Body(b) => (Attachment::Body(b), g.X_BG),
+                BodyId::Prescribed(_) => {
+                    return Err(Error::invalid(
+                        &format!("geometry `{}`", g.name),
+                        "on a prescribed body",
+                        "the ncp stepper supports free bodies only",
+                    ))
+                }
+            };
+            sides.push(PairSide {
+                shape,
+                attachment,
+                X_BG,
+            });
+        }
+        let mut pairs = Vec::new();
+        for i in 0..geometries.len() {
+            for j in i + 1..geometries.len() {
+                let (a, b) = (geometries[i].body, geometries[j].body);
+                if a == b || (a == BodyId::World && b == BodyId::World) {
+                    continue;
+                }
+                // G is the world geometry when there is one, else the first listed.
+                let (gi, fi) = if b == BodyId::World { (j, i) } else { (i, j) };
+                if sides[fi].shape == ConvexInequalities::Plane {
+                    continue;
+                }
+                pairs.push(PairTemplate {
+                    f: sides[fi].clone(),
+                    g: sides[gi].clone(),
+                    geometries: (gi, fi),
+                    bodies: (geometries[gi].body, geometries[fi].body),
+                    mu: parameters.pair(gi, fi).mu,
+                });
+            }
+        }
+        let warm = vec![None; pairs.len()];
+        // A body's size: the largest of its geometries' sizes, placement included.
+        let mut sizes = vec![0.0_f64; model.bodies.len()];
+        for side in &sides {
+            if let Attachment::Body(b) = side.attachment {
+                sizes[b] = sizes[b].max(side.shape.size() + side.X_BG.p.norm());
+            }
+        }
+        for s in &mut sizes {
+            if *s == 0.0 {
+                *s = 1.0;
+            }
+        }
+        Ok(NcpSimulator {
+            settings,
+            gravity: model.gravity,
+            masses: model
+                .bodies
+                .iter()
+                .map(|b| (b.inertia.mass, b.inertia.inertia_com))
+                .collect(),
+            q_starts: model
+                .joints
+                .iter()
+                .map(|j| (j.q_start, j.v_start))
+                .collect(),
+            sizes,
+            nq: model.nq(),
+            nv: model.nv(),
+            helpers: vec![Vector3::x(); pairs.len()],
+            pairs,
+            warm,
+        })
+    }
+
+    /// Number of contact pairs considered at every step.
+    pub fn num_pairs(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Forgets the previous solution, so the next step starts from geometry alone.
+    pub fn reset_warm_start(&mut self) {
+        self.warm.iter_mut().for_each(|w| *w = None);
+    }
+
+    /// The MNCP of the step from `state` (with this simulator's warm start).
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] for a state of the wrong size.
+    pub fn problem(&self, state: &State) -> Result<MixedComplementarityProblem> {
+        for (what, expected, found) in
+            [("q", self.nq, state.q.len()), ("v", self.nv, state.v.len())]
+        {
+            if expected != found {
+                return Err(Error::DimensionMismatch {
+                    what: what.into(),
+                    expected,
+                    found,
+                });
+            }
+        }
+        let dt = self.settings.dt;
+        let g = self.gravity.norm();
+        let bodies: Vec<NcpBody> = self
+            .masses
+            .iter()
+            .zip(&self.q_starts)
+            .enumerate()
+            .map(|(b, ((mass, inertia_B), (qs, vs)))| {
+                let q = &state.q;
+                let v = &state.v;
+                let mut applied = [Vector3::zeros(); 2];
+                for imp in &self.settings.impulses {
+                    if imp.body == b && imp.applies(state.t, dt) {
+                        applied[0] += imp.angular;
+                        applied[1] += imp.linear;
+                    }
+                }
+                NcpBody {
+                    mass: *mass,
+                    inertia_B: *inertia_B,
+                    x: Vector3::new(q[*qs], q[qs + 1], q[qs + 2]),
+                    q: Quaternion::new(q[qs + 3], q[qs + 4], q[qs + 5], q[qs + 6]),
+                    w: Vector3::new(v[*vs], v[vs + 1], v[vs + 2]),
+                    v: Vector3::new(v[vs + 3], v[vs + 4], v[vs + 5]),
+                    applied,
+                    scales: Scales::new(*mass, self.sizes[b], g, dt),
+                }
+            })
+            .collect();
+        let mut problem = MixedComplementarityProblem {
+            dt,
+            gravity: self.gravity,
+            bodies,
+            pairs: Vec::with_capacity(self.pairs.len()),
+        };
+        for p in &self.pairs {
+            problem.pairs.push(NcpPair {
+                f: p.f.clone(),
+                g: p.g.clone(),
+                friction: FrictionEllipsoid {
+                    mu: p.mu,
+                    ..self.settings.limit_surface
+                },
+                helper: Vector3::x(),
+                scales: match p.f.attachment {
+                    Attachment::Body(b) => problem.bodies[b].scales,
+                    Attachment::World => Scales::new(1.0, p.f.shape.size(), g, dt),
+                },
+            });
+        }
+        Ok(problem)
+    }
+
+    /// The start point of the solve: free-motion velocities and, per pair, the previous
+    /// solution or a geometric guess (support points along the normal, Sec. IV-A).
+    fn initial_guess(&self, problem: &MixedComplementarityProblem) -> DVector<f64> {
+        let mut z = DVector::zeros(problem.unknowns());
+        let dt = problem.dt;
+        for (b, body) in problem.bodies.iter().enumerate() {
+            // A body resting on a loaded pair of the previous step starts at its velocity;
+            // any other in free fall.
+            let loaded = self.pairs.iter().zip(&self.warm).any(|(p, w)| {
+                let on_b =
+                    p.f.attachment == Attachment::Body(b) || p.g.attachment == Attachment::Body(b);
+                on_b && w.as_ref().is_some_and(|w| w[7] > 0.0)
+            });
+            let fall = if loaded { 0.0 } else { dt };
+            z.fixed_rows_mut::<3>(6 * b).copy_from(&body.w);
+            let v = body.v + problem.gravity * fall + body.applied[1] / body.mass;
+            z.fixed_rows_mut::<3>(6 * b + 3).copy_from(&v);
+        }
+        let start: Vec<f64> = z.iter().copied().collect();
+        for c in 0..problem.pairs.len() {
+            let o = problem.pair_offset(c);
+            let size = problem.pairs[c].unknowns();
+            let mut values = match &self.warm[c] {
+                Some(w) => w.clone(),
+                None => geometric_guess(problem, c, &start),
+            };
+            // An unloaded pair starts with σ at the speed scale: with p_n = 0 the friction
+            // conditions `p σ = 0` only pin p = 0 quickly when σ > 0 (at p = σ = 0 their
+            // Jacobian vanishes and Newton converges linearly).
+            if values[7] <= 0.0 {
+                values[11] = values[11].max(problem.pairs[c].scales.speed);
+            }
+            z.rows_mut(o, size).copy_from_slice(&values);
+        }
+        z
+    }
+
+    /// Advances `state` by one step.
+    ///
+    /// # Errors
+    /// [`Error::NcpNotConverged`] with the solver statistics when the MNCP is not solved to
+    /// tolerance (the state is not advanced); [`Error::DimensionMismatch`] for a state of the
+    /// wrong size.
+    pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
+        let mut problem = self.problem(state)?;
+        let mut z = self.initial_guess(&problem);
+        // The frame helper is fixed for the solve, away from the starting normal, and kept
+        // from step to step while it stays away, so that warm-started (p_t, p_o) keep their
+        // meaning.
+        for c in 0..problem.pairs.len() {
+            let n = start_normal(&problem, c, z.as_slice());
+            if self.helpers[c].dot(&n).abs() > 0.8 {
+                self.helpers[c] = frame_helper(&n);
+            }
+            problem.pairs[c].helper = self.helpers[c];
+        }
+        let stats = semismooth_newton(&mut z, problem.pairs.len(), &self.settings.solver, |z| {
+            problem.fischer_burmeister_system(z)
+        })?;
+        let zs = z.as_slice();
+        let mut q = state.q.clone();
+        let mut v = state.v.clone();
+        for (b, (qs, vs)) in self.q_starts.iter().enumerate() {
+            let end = problem.body_pose(b, zs);
+            let w = Vector3::new(zs[6 * b], zs[6 * b + 1], zs[6 * b + 2]);
+            let quat = crate::math::integrate_quaternion(&problem.bodies[b].q, &w, problem.dt);
+            q.rows_mut(*qs, 3).copy_from(&end.p);
+            q.rows_mut(qs + 3, 4)
+                .copy_from_slice(&[quat.w, quat.i, quat.j, quat.k]);
+            v.rows_mut(*vs, 6).copy_from_slice(&zs[6 * b..6 * b + 6]);
+        }
+        let mut contacts = Vec::with_capacity(problem.pairs.len());
+        for (c, template) in self.pairs.iter().enumerate() {
+            let o = problem.pair_offset(c);
+            let size = problem.pairs[c].unknowns();
+            self.warm[c] = Some(zs[o..o + size].to_vec());
+            contacts.push(contact_result(&problem, c, zs, template));
+        }
+        let next = State {
+            t: state.t + problem.dt,
+            q,
+            v,
+        };
+        Ok((next, NcpStepReport { stats, contacts }))
+    }
+}
+
+/// The normal `n = Σ_j l2_j ∇g_j(a2)` of pair `c` at `z`, or the vertical if it vanishes.
+fn start_normal(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -> Vector3<f64> {
+    let pair = &problem.pairs[c];
+    let s = problem.pair_solution(z, c);
+    let X_WG = problem.side_pose(&pair.g, z);
+    let n: Vector3<f64> =
+        s.l2.iter()
+            .enumerate()
+            .map(|(j, l)| pair.g.shape.world(j, &X_WG, &s.a2).1 * *l)
+            .sum();
+    if n.norm() > 1e-12 {
+        n.normalize()
+    } else {
+        Vector3::z()
+    }
+}
+
+/// A geometric start for pair `c` (12 + m + n values): the normal n0 out of G (the plane's
+/// normal, or the direction between the geometry origins), `a1` the support point of F along
+/// −n0, `a2` that of G along n0 (the projection of a1 on a plane), δ = n0ᵀ(a1 − a2), the
+/// multipliers of the active inequalities for those normals, and zero impulses.
+fn geometric_guess(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -> Vec<f64> {
+    let pair = &problem.pairs[c];
+    let X_WF = problem.side_pose(&pair.f, z);
+    let X_WG = problem.side_pose(&pair.g, z);
+    let n0 = if pair.g.shape == ConvexInequalities::Plane {
+        X_WG.R.column(2).into_owned()
+    } else {
+        separating_direction(&pair.f.shape, &X_WF, &pair.g.shape, &X_WG)
+    };
+    let dF = X_WF.R.transpose() * (-n0);
+    let a1_F = pair.f.shape.support(&dF);
+    let a1 = X_WF.transform_point(&a1_F);
+    let a2 = if pair.g.shape == ConvexInequalities::Plane {
+        a1 - n0 * n0.dot(&(a1 - X_WG.p))
+    } else {
+        X_WG.transform_point(&pair.g.shape.support(&(X_WG.R.transpose() * n0)))
+    };
+    let a2_G = X_WG.R.transpose() * (a2 - X_WG.p);
+    let scale_f = a1_F.norm().max(1e-3);
+    let scale_g = a2_G.norm().max(1e-3);
+    let l1 = initial_multipliers(&pair.f.shape, &a1_F, &dF, scale_f);
+    let l2 = initial_multipliers(&pair.g.shape, &a2_G, &(X_WG.R.transpose() * n0), scale_g);
+    let mut values = Vec::with_capacity(pair.unknowns());
+    values.extend(a1.iter());
+    values.extend(a2.iter());
+    let gap = n0.dot(&(a1 - a2));
+    values.push(gap);
+    // A pair within one step of free fall of touching starts by carrying F's weight.
+    let dt = problem.dt;
+    let g = problem.gravity.norm();
+    let p_n = match pair.f.attachment {
+        Attachment::Body(b) if gap <= g * dt * dt => problem.bodies[b].mass * g * dt,
+        _ => 0.0,
+    };
+    values.extend([p_n, 0.0, 0.0, 0.0, 0.0]);
+    values.extend(l1);
+    values.extend(l2);
+    values
+}
+
+/// The direction n (out of G) of largest separation `min_F nᵀξ − max_G nᵀξ` among the
+/// face normals of both bodies and the direction between their origins: the separating-axis
+/// test restricted to faces, a start for the normal of a convex-convex pair.
+fn separating_direction(
+    F: &ConvexInequalities,
+    X_WF: &Pose<f64>,
+    G: &ConvexInequalities,
+    X_WG: &Pose<f64>,
+) -> Vector3<f64> {
+    let faces = |shape: &ConvexInequalities, X: &Pose<f64>, sign: f64| -> Vec<Vector3<f64>> {
+        match shape {
+            ConvexInequalities::HalfSpaces { normals, .. } => {
+                normals.iter().map(|n| X.R * n * sign).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let centre = X_WF.p - X_WG.p;
+    let mut candidates = faces(G, X_WG, 1.0);
+    candidates.extend(faces(F, X_WF, -1.0));
+    if centre.norm() > 1e-12 {
+        candidates.push(centre.normalize());
+    }
+    let separation = |n: &Vector3<f64>| {
+        let lowest_F = X_WF.transform_point(&F.support(&(X_WF.R.transpose() * -n)));
+        let highest_G = X_WG.transform_point(&G.support(&(X_WG.R.transpose() * n)));
+        n.dot(&(lowest_F - highest_G))
+    };
+    candidates
+        .into_iter()
+        .map(|n| (separation(&n), n))
+        .fold((f64::NEG_INFINITY, Vector3::z()), |best, c| {
+            if c.0 > best.0 {
+                c
+            } else {
+                best
+            }
+        })
+        .1
+}
+
+fn contact_result(
+    problem: &MixedComplementarityProblem,
+    c: usize,
+    z: &[f64],
+    template: &PairTemplate,
+) -> NcpContactResult {
+    let pair = &problem.pairs[c];
+    let s = problem.pair_solution(z, c);
+    let n = start_normal(problem, c, z);
+    let (t, o) = crate::ncp::ecp::contact_frame(&n, &pair.helper);
+    let velocity_of = |a: Attachment| match a {
+        Attachment::World => (Vector3::zeros(), Vector3::zeros()),
+        Attachment::Body(b) => {
+            let x = problem.body_pose(b, z);
+            let w = Vector3::new(z[6 * b], z[6 * b + 1], z[6 * b + 2]);
+            let v = Vector3::new(z[6 * b + 3], z[6 * b + 4], z[6 * b + 5]);
+            (v + w.cross(&(s.a1 - x.p)), w)
+        }
+    };
+    let (vf, wf) = velocity_of(pair.f.attachment);
+    let (vg, wg) = velocity_of(pair.g.attachment);
+    let v_rel = vf - vg;
+    NcpContactResult {
+        body_a: template.bodies.0,
+        body_b: template.bodies.1,
+        geometries: template.geometries,
+        ecp: s.a1,
+        point_a: s.a2,
+        normal: n,
+        tangent: t,
+        bitangent: o,
+        gap: s.gap,
+        impulse: s.p,
+        sigma: s.sigma,
+        multipliers_b: s.l1.to_vec(),
+        multipliers_a: s.l2.to_vec(),
+        facets: s.l1.iter().filter(|l| **l > ACTIVE_MULTIPLIER).count(),
+        velocity: [t.dot(&v_rel), o.dot(&v_rel), n.dot(&(wf - wg))],
+    }
+}
+
+/// Runs `sim` from `initial` for `duration` (s), calling `on_step` after every step.
+///
+/// # Errors
+/// The first step error, unchanged (it carries the solver statistics).
+pub fn run(
+    sim: &mut NcpSimulator,
+    initial: &State,
+    duration: f64,
+    mut on_step: impl FnMut(&State, &NcpStepReport),
+) -> Result<NcpRecording> {
+    let steps = crate::simulate::num_steps(duration, sim.settings.dt);
+    let mut rec = NcpRecording {
+        states: Vec::with_capacity(steps + 1),
+        reports: Vec::with_capacity(steps),
+    };
+    rec.states.push(initial.clone());
+    for _ in 0..steps {
+        let (next, report) =
+            sim.step(rec.states.last().expect("invariant: initial state pushed"))?;
+        on_step(&next, &report);
+        rec.states.push(next);
+        rec.reports.push(report);
+    }
+    Ok(rec)
+}
