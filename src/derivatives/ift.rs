@@ -2,14 +2,17 @@
 //! (ICF ext. Sec. X-B): `∂v/∂θ = −H⁻¹ ∂r/∂θ`.
 #![allow(non_snake_case)]
 
-use nalgebra::{Const, DMatrix, DVector, SVector, U1};
+use std::ops::Range;
+
+use nalgebra::{Const, DMatrix, DVector, DVectorView, SVector, U1};
 use num_dual::{Derivative, DualSVec64};
 
+use crate::derivatives::analytic::state_residual_jacobian;
 use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
 use crate::derivatives::StepJacobians;
 use crate::error::Result;
-use crate::multibody::integrate_positions;
+use crate::multibody::{integrate_positions, JointKind};
 use crate::solver::linalg::{DenseCholesky, SpdSolver};
 use crate::solver::{solve, ConvexSolution, ProblemEval};
 use crate::step::{Simulator, State};
@@ -82,31 +85,89 @@ pub fn current_factor(
     }
 }
 
-/// `∂r/∂θ` (nv × n) at the converged `v`, one dual evaluation of the residual per chunk.
+/// `∂r/∂θ` (nv × n) at the converged `v`, one dual evaluation of the residual per chunk: the
+/// dual reference for all directions.
 pub fn residual_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
     params: &[Parameter],
     dirs: Directions,
 ) -> Result<DMatrix<f64>> {
+    residual_jacobian_columns(sim, nominal, params, dirs, 0..dirs.len())
+}
+
+/// Columns `columns` of `∂r/∂θ` (nv × `columns.len()`) by duals, chunk by chunk, only those
+/// directions seeded.
+pub fn residual_jacobian_columns(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    params: &[Parameter],
+    dirs: Directions,
+    columns: Range<usize>,
+) -> Result<DMatrix<f64>> {
     let (nv, n) = (dirs.nv, dirs.len());
     let v = nominal.v.map(Chunk::from_re);
-    let mut dr = DMatrix::zeros(nv, n);
-    for start in (0..n).step_by(CHUNK) {
+    let mut dr = DMatrix::zeros(nv, columns.len());
+    for start in columns.clone().step_by(CHUNK) {
         let theta: Vec<Chunk> = (0..n).map(|k| seed(k, start)).collect();
         let lifted = lifted_step(sim, nominal, params, &theta)?;
         let r = lifted.problem.problem.residual(&v);
         for i in 0..nv {
             let e = eps(&r[i]);
-            for j in 0..CHUNK.min(n - start) {
-                dr[(i, start + j)] = e[j];
+            for j in 0..CHUNK.min(columns.end - start) {
+                dr[(i, start - columns.start + j)] = e[j];
             }
         }
     }
     Ok(dr)
 }
 
-/// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`.
+/// The dual of one free joint's position update, seeded on its tangent `δq0` (slots 0..6)
+/// and velocity `v` (slots 6..12).
+type JointDual = DualSVec64<12>;
+
+/// `(∂δq'/∂δq0, ∂δq'/∂v)` (nv_j × nv_j each) of one joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
+/// measured as `δq' = q' ⊖ q'_nominal`: the identity and `δt 1` for revolute, prismatic and
+/// planar joints (their coordinates are flat), a width-12 dual for a free joint.
+fn joint_position_blocks(
+    kind: &JointKind,
+    q0: DVectorView<f64>,
+    v: DVectorView<f64>,
+    q_next: DVectorView<f64>,
+    dt: f64,
+) -> (DMatrix<f64>, DMatrix<f64>) {
+    let nv = kind.nv();
+    if *kind != JointKind::Free {
+        return (DMatrix::identity(nv, nv), DMatrix::identity(nv, nv) * dt);
+    }
+    let unit = |k: usize| {
+        JointDual::new(
+            0.0,
+            Derivative::some(SVector::<f64, 12>::from_fn(
+                |i, _| if i == k { 1.0 } else { 0.0 },
+            )),
+        )
+    };
+    let lift = |x: &DVectorView<f64>| x.map(JointDual::from_re);
+    let delta = DVector::from_fn(nv, |i, _| unit(i));
+    let vd = DVector::from_fn(nv, |i, _| JointDual::from_re(v[i]) + unit(nv + i));
+    let q = DVector::from_vec(kind.retract(lift(&q0).rows(0, q0.len()), delta.rows(0, nv)));
+    let q1 = DVector::from_vec(kind.integrate(
+        q.rows(0, q.len()),
+        vd.rows(0, nv),
+        JointDual::from_re(dt),
+    ));
+    let d = kind.difference(q1.rows(0, q1.len()), lift(&q_next).rows(0, q_next.len()));
+    let e = |i: usize, k: usize| d[i].eps.unwrap_generic(Const::<12>, U1)[k];
+    (
+        DMatrix::from_fn(nv, nv, |i, k| e(i, k)),
+        DMatrix::from_fn(nv, nv, |i, k| e(i, nv + k)),
+    )
+}
+
+/// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
+/// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
+/// `δq0` columns ([`joint_position_blocks`]).
 pub fn position_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
@@ -114,36 +175,73 @@ pub fn position_jacobian(
     dirs: Directions,
 ) -> DMatrix<f64> {
     let (nv, n) = (dirs.nv, dirs.len());
-    let model = sim.model.cast::<Chunk>();
-    let q0 = nominal.state.q.map(Chunk::from_re);
-    let q_next = nominal.q_next.map(Chunk::from_re);
-    let dt = Chunk::from_re(sim.settings.dt);
     let mut dq = DMatrix::zeros(nv, n);
-    for start in (0..n).step_by(CHUNK) {
-        let width = CHUNK.min(n - start);
-        let delta = DVector::from_fn(nv, |i, _| seed(i, start));
-        let v = DVector::from_fn(nv, |i, _| {
-            Chunk::new(
-                nominal.v[i],
-                Derivative::some(SVector::<f64, CHUNK>::from_fn(|j, _| {
-                    if j < width {
-                        dv[(i, start + j)]
-                    } else {
-                        0.0
-                    }
-                })),
-            )
-        });
-        let q = integrate_positions(&model, &model.retract(&q0, &delta), &v, dt);
-        let d = model.difference(&q, &q_next);
-        for i in 0..nv {
-            let e = eps(&d[i]);
-            for j in 0..width {
-                dq[(i, start + j)] = e[j];
-            }
+    for joint in &sim.model.joints {
+        let (nq, nvj) = (joint.kind.nq(), joint.kind.nv());
+        if nvj == 0 {
+            continue;
         }
+        let (Pq, Pv) = joint_position_blocks(
+            &joint.kind,
+            nominal.state.q.rows(joint.q_start, nq),
+            nominal.v.rows(joint.v_start, nvj),
+            nominal.q_next.rows(joint.q_start, nq),
+            sim.settings.dt,
+        );
+        dq.rows_mut(joint.v_start, nvj)
+            .copy_from(&(Pv * dv.rows(joint.v_start, nvj)));
+        let mut own = dq.view_mut((joint.v_start, joint.v_start), (nvj, nvj));
+        own += Pq;
     }
     dq
+}
+
+/// The step Jacobians given the nominal step and the factor of `H` at its solution:
+/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]) and by duals
+/// for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+///
+/// # Errors
+/// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
+pub fn jacobians_given_factor(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    factor: &DenseCholesky,
+    params: &[Parameter],
+) -> Result<StepJacobians> {
+    let dirs = Directions {
+        nv: sim.model.nv(),
+        nu: sim.model.nu(),
+        np: params.len(),
+    };
+    let n_state = 2 * dirs.nv + dirs.nu;
+    let mut dv = DMatrix::zeros(dirs.nv, dirs.len());
+    dv.columns_mut(0, n_state)
+        .copy_from(&state_residual_jacobian(sim, nominal)?);
+    if dirs.np > 0 {
+        dv.columns_mut(n_state, dirs.np)
+            .copy_from(&residual_jacobian_columns(
+                sim,
+                nominal,
+                params,
+                dirs,
+                n_state..dirs.len(),
+            )?);
+    }
+    dv.neg_mut();
+    factor.solve_many_in_place(&mut dv);
+    let dq = position_jacobian(sim, nominal, &dv, dirs);
+    let mut full = DMatrix::zeros(2 * dirs.nv, dirs.len());
+    full.rows_mut(0, dirs.nv).copy_from(&dq);
+    full.rows_mut(dirs.nv, dirs.nv).copy_from(&dv);
+    let next = State {
+        t: nominal.state.t + sim.settings.dt,
+        q: nominal.q_next.clone(),
+        v: nominal.v.clone(),
+    };
+    let names = params.iter().map(|p| p.name(sim)).collect();
+    Ok(StepJacobians::from_full(
+        full, dirs.nv, dirs.nu, names, next,
+    ))
 }
 
 /// Jacobians of the step from `state` with actuation `u` (nu) with respect to the state (in
@@ -160,24 +258,5 @@ pub fn step_jacobians(
 ) -> Result<StepJacobians> {
     let (nominal, solution) = nominal_step(sim, state, u)?;
     let (factor, _) = current_factor(&nominal, solution)?;
-    let dirs = Directions {
-        nv: sim.model.nv(),
-        nu: sim.model.nu(),
-        np: params.len(),
-    };
-    let mut dv = -residual_jacobian(sim, &nominal, params, dirs)?;
-    factor.solve_many_in_place(&mut dv);
-    let dq = position_jacobian(sim, &nominal, &dv, dirs);
-    let mut full = DMatrix::zeros(2 * dirs.nv, dirs.len());
-    full.rows_mut(0, dirs.nv).copy_from(&dq);
-    full.rows_mut(dirs.nv, dirs.nv).copy_from(&dv);
-    let next = State {
-        t: state.t + sim.settings.dt,
-        q: nominal.q_next.clone(),
-        v: nominal.v.clone(),
-    };
-    let names = params.iter().map(|p| p.name(sim)).collect();
-    Ok(StepJacobians::from_full(
-        full, dirs.nv, dirs.nu, names, next,
-    ))
+    jacobians_given_factor(sim, &nominal, &factor, params)
 }
