@@ -53,16 +53,17 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
         out[(index, 2 * nv + col)] = -dt;
     }
     let X_WG = geometry_poses(model, &data, sim.geometries(), nominal.state.t);
-    let inputs = ContactInputs {
-        sim,
-        world: &world,
-        X_WG: &X_WG,
-        A,
-        v,
-        v0,
-        t: nominal.state.t,
-    };
     for c in &nominal.problem.contacts {
+        let inputs = ContactInputs {
+            sim,
+            world: &world.about(&c.p_WC),
+            X_WG: &X_WG,
+            origin: c.p_WC,
+            A,
+            v,
+            v0,
+            t: nominal.state.t,
+        };
         add_contact_columns(&inputs, c, &mut out)?;
     }
     Ok(out)

@@ -61,6 +61,9 @@ pub struct ContactInputs<'a> {
     pub world: &'a WorldKinematics,
     /// Geometry poses at `q0`.
     pub X_WG: &'a [Pose<f64>],
+    /// The origin `o` (world) that `world`'s twists and forces are taken about
+    /// ([`WorldKinematics::about`]); the contact point keeps the lever arms short.
+    pub origin: Vector3<f64>,
     /// `A = M + δt D` at `q0`.
     pub A: &'a DMatrix<f64>,
     /// Converged velocities.
@@ -128,9 +131,9 @@ fn prescribed_relative(
     (vb - va, wb - wa)
 }
 
-/// A pose moved by the world twist `ε ξ` (first order): `R + ε ω̂ R`, `p + ε (v + ω × p)`;
-/// slots `offset..offset + 6` of the dual seed `(ω, v)`.
-fn seeded_pose(X: &Pose<f64>, offset: usize) -> Pose<GeometryDual> {
+/// A pose moved by the twist `ε ξ` about `o` (first order): `R + ε ω̂ R`,
+/// `p + ε (v + ω × (p − o))`; slots `offset..offset + 6` of the dual seed `(ω, v)`.
+fn seeded_pose(X: &Pose<f64>, o: &Vector3<f64>, offset: usize) -> Pose<GeometryDual> {
     let unit = |k: usize| {
         GeometryDual::new(
             0.0,
@@ -149,7 +152,7 @@ fn seeded_pose(X: &Pose<f64>, offset: usize) -> Pose<GeometryDual> {
     for k in 0..3 {
         let e = Vector3::ith(k, 1.0);
         R += (skew(&e) * X.R).map(lift) * unit(k);
-        p += e.cross(&X.p).map(lift) * unit(k) + e.map(lift) * unit(3 + k);
+        p += e.cross(&(X.p - o)).map(lift) * unit(k) + e.map(lift) * unit(3 + k);
     }
     Pose { R, p }
 }
@@ -162,10 +165,10 @@ fn local_derivative(inputs: &ContactInputs<'_>, c: &ContactPoint<f64>) -> Result
     let d = feature_distance(
         &geometries[a].shape,
         &geometries[a].shape.size::<GeometryDual>(),
-        &seeded_pose(&inputs.X_WG[a], 0),
+        &seeded_pose(&inputs.X_WG[a], &inputs.origin, 0),
         &geometries[b].shape,
         &geometries[b].shape.size::<GeometryDual>(),
-        &seeded_pose(&inputs.X_WG[b], 6),
+        &seeded_pose(&inputs.X_WG[b], &inputs.origin, 6),
         &c.feature,
     )?;
     let p = contact_point(c.body_a, d.p_WPa, d.p_WPb);
@@ -228,14 +231,14 @@ fn impulse_partials(
 
 /// `δ(J_W x)` along tangent direction `k` (eq. (1)), given the point variation `dp`.
 fn point_velocity_variation(
-    model: &MultibodyModel<f64>,
-    world: &WorldKinematics,
+    inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
     x: &Twists,
     k: usize,
     dp: &Vector3<f64>,
 ) -> Vector3<f64> {
-    let p = c.p_WC;
+    let (model, world) = (&inputs.sim.model, inputs.world);
+    let p = c.p_WC - inputs.origin;
     sides(c).fold(Vector3::zeros(), |acc, (s, i)| {
         let dV = world.body_twist_variation(model, i, k, &x.body, &x.joint);
         let V = &x.body[i];
@@ -300,14 +303,12 @@ impl Delassus {
         if self.w == 0.0 {
             return 0.0;
         }
-        let model = &inputs.sim.model;
         let R = &c.R_WC;
         let P = Matrix3::from_fn(|r, col| {
             let y = self.Y.column(col);
             let JWy = R * Vector3::from_iterator((&c.J * y).iter().copied());
             let d = dR.transpose() * JWy
-                + R.transpose()
-                    * point_velocity_variation(model, inputs.world, c, &self.twists[col], k, dp);
+                + R.transpose() * point_velocity_variation(inputs, c, &self.twists[col], k, dp);
             d[r]
         });
         let Q = Matrix3::from_fn(|a, b| self.Y.column(a).dot(&self.dAY[b].column(k)));
@@ -338,7 +339,7 @@ pub fn add_contact_columns(
     let v_c = Jv + c.b;
     let w = delassus.as_ref().map_or(0.0, |d| d.w);
     let (gamma, G, partials) = impulse_partials(approximation, c, w, dt, &v_c);
-    let (R, p) = (c.R_WC, c.p_WC);
+    let (R, p) = (c.R_WC, c.p_WC - inputs.origin);
     let f = R * gamma;
     let F = spatial(p.cross(&f), f);
 
@@ -362,13 +363,11 @@ pub fn add_contact_columns(
         let dphi = dG[(0, k)];
         let dR = Matrix3::from_iterator(dG.column(k).rows(1, 9).iter().copied());
         let dp: Vector3<f64> = dG.fixed_view::<3, 1>(10, k).into_owned();
-        let dJv = dR.transpose() * JWv
-            + R.transpose() * point_velocity_variation(model, world, c, &tv, k, &dp);
+        let dJv =
+            dR.transpose() * JWv + R.transpose() * point_velocity_variation(inputs, c, &tv, k, &dp);
         let db = dR.transpose() * rel_end + R.transpose() * w_end.cross(&dp);
         let dvn0 = dR.column(2).dot(&(JWv0 + rel_start))
-            + nhat.dot(
-                &(point_velocity_variation(model, world, c, &tv0, k, &dp) + w_start.cross(&dp)),
-            );
+            + nhat.dot(&(point_velocity_variation(inputs, c, &tv0, k, &dp) + w_start.cross(&dp)));
         let dw = delassus
             .as_ref()
             .map_or(0.0, |d| d.variation(inputs, c, k, &dR, &dp));

@@ -42,6 +42,7 @@
 
 use nalgebra::{DMatrix, DVector, Matrix6, Vector3, Vector6};
 
+use crate::math::skew;
 use crate::multibody::joint::JointKind;
 use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::MultibodyModel;
@@ -146,6 +147,28 @@ impl WorldKinematics {
             I,
             subtree,
             coordinate,
+        }
+    }
+
+    /// The same kinematics about the origin `o` (world axes): motion vectors `(ω, v + ω × o)`,
+    /// positions `p − o`, inertias `M⁻ᵀ ᵒI M⁻¹` with `M⁻¹ = [[1, 0], [ô, 1]]`. Derivatives of
+    /// generalized quantities do not depend on the origin, but their round-off grows with the
+    /// lever arms `|p − o|` of the terms that cancel in them: contact terms are computed about
+    /// the contact point.
+    pub fn about(&self, o: &Vector3<f64>) -> Self {
+        let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
+        let mut Minv = Matrix6::identity();
+        Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
+        WorldKinematics {
+            S: self
+                .S
+                .iter()
+                .map(|S| S.iter().map(shift).collect())
+                .collect(),
+            p: self.p.iter().map(|p| p - o).collect(),
+            I: self.I.iter().map(|I| Minv.transpose() * I * Minv).collect(),
+            subtree: self.subtree.clone(),
+            coordinate: self.coordinate.clone(),
         }
     }
 
@@ -267,6 +290,10 @@ impl WorldKinematics {
 /// `τ = ID(q, v, a)` (eq. (1)) at the configuration of `world`, with world acceleration
 /// `a_root` of the roots' parent: `(0, −g)` for the dynamics, zero for `∂(M x)/∂q` (then
 /// `v = 0`, `a = x`).
+///
+/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about`]): the
+/// result does not depend on the origin, but the round-off of the terms that cancel (a free
+/// body's inertia about a distant origin) does.
 pub fn inverse_dynamics_derivatives(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
@@ -275,69 +302,105 @@ pub fn inverse_dynamics_derivatives(
     a_root: &Vector6<f64>,
     with_velocity: bool,
 ) -> (DMatrix<f64>, Option<DMatrix<f64>>) {
-    let nb = model.bodies.len();
     let nv = model.nv();
-    let u = world.joint_twists(model, v);
-    let V = world.body_twists(model, &u);
-    let ua = world.joint_twists(model, a);
-    let mut A = Vec::with_capacity(nb);
-    let mut c = Vec::with_capacity(nb);
-    for (i, joint) in model.joints.iter().enumerate() {
-        let ci = if has_bias(&joint.kind) {
-            let w = ang(&u[i]);
-            let vo = lin(&u[i]) - world.p[i].cross(&w);
-            spatial(Vector3::zeros(), -w.cross(&vo))
-        } else {
-            Vector6::zeros()
-        };
-        let parent = joint.parent.map_or(*a_root, |p: usize| A[p]);
-        A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
-        c.push(ci);
-    }
-    let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * V[i]).collect();
-    let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * A[i]).collect();
-    let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
-    for i in (0..nb).rev() {
-        if let Some(p) = model.joints[i].parent {
-            let Fi = F[i];
-            F[p] += Fi;
+    let mut dq = DMatrix::zeros(nv, nv);
+    let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
+    for (r, joint) in model.joints.iter().enumerate() {
+        if joint.parent.is_none() {
+            let o = world.p[r];
+            let a_o = spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o));
+            let tree = Tree {
+                model,
+                world: &world.about(&o),
+                root: r,
+            };
+            tree.derivatives(v, a, &a_o, &mut dq, dv.as_mut());
         }
     }
-    let nominal = Nominal {
-        u: &u,
-        V: &V,
-        A: &A,
-        c: &c,
-        h: &h,
-        IA: &IA,
-    };
-    let mut buffers = Buffers::new(model);
-    let mut dq = DMatrix::zeros(nv, nv);
-    for k in 0..nv {
-        position_direction(model, world, &nominal, v, a, k, &mut buffers);
-        backward(
-            model,
-            world,
-            &mut buffers,
-            &F,
-            dq.column_mut(k).as_mut_slice(),
-        );
-    }
-    let dv = with_velocity.then(|| {
-        let mut dv = DMatrix::zeros(nv, nv);
-        for k in 0..nv {
-            velocity_direction(model, world, &nominal, k, &mut buffers);
+    (dq, dv)
+}
+
+/// One tree of the forest, and the world kinematics it is differentiated with.
+struct Tree<'a> {
+    model: &'a MultibodyModel<f64>,
+    world: &'a WorldKinematics,
+    root: usize,
+}
+
+impl Tree<'_> {
+    /// Columns of this tree's directions in `dq` and `dv`.
+    fn derivatives(
+        &self,
+        v: &DVector<f64>,
+        a: &DVector<f64>,
+        a_root: &Vector6<f64>,
+        dq: &mut DMatrix<f64>,
+        dv: Option<&mut DMatrix<f64>>,
+    ) {
+        let (model, world) = (self.model, self.world);
+        let nb = model.bodies.len();
+        let nv = model.nv();
+        let mine: Vec<usize> = (0..nv)
+            .filter(|&k| world.subtree[self.root][world.coordinate[k].0])
+            .collect();
+        let u = world.joint_twists(model, v);
+        let V = world.body_twists(model, &u);
+        let ua = world.joint_twists(model, a);
+        let mut A = Vec::with_capacity(nb);
+        let mut c = Vec::with_capacity(nb);
+        for (i, joint) in model.joints.iter().enumerate() {
+            let ci = if has_bias(&joint.kind) {
+                let w = ang(&u[i]);
+                let vo = lin(&u[i]) - world.p[i].cross(&w);
+                spatial(Vector3::zeros(), -w.cross(&vo))
+            } else {
+                Vector6::zeros()
+            };
+            let parent = joint.parent.map_or(*a_root, |p: usize| A[p]);
+            A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
+            c.push(ci);
+        }
+        let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * V[i]).collect();
+        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * A[i]).collect();
+        let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
+        for i in (0..nb).rev() {
+            if let Some(p) = model.joints[i].parent {
+                let Fi = F[i];
+                F[p] += Fi;
+            }
+        }
+        let nominal = Nominal {
+            u: &u,
+            V: &V,
+            A: &A,
+            c: &c,
+            h: &h,
+            IA: &IA,
+        };
+        let mut buffers = Buffers::new(model);
+        for &k in &mine {
+            position_direction(model, world, &nominal, v, a, k, &mut buffers);
             backward(
                 model,
                 world,
                 &mut buffers,
                 &F,
-                dv.column_mut(k).as_mut_slice(),
+                dq.column_mut(k).as_mut_slice(),
             );
         }
-        dv
-    });
-    (dq, dv)
+        if let Some(dv) = dv {
+            for &k in &mine {
+                velocity_direction(model, world, &nominal, k, &mut buffers);
+                backward(
+                    model,
+                    world,
+                    &mut buffers,
+                    &F,
+                    dv.column_mut(k).as_mut_slice(),
+                );
+            }
+        }
+    }
 }
 
 /// The nominal world-frame RNEA quantities of eq. (1).
