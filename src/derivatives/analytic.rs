@@ -16,12 +16,14 @@
 
 use nalgebra::{DMatrix, Vector6};
 
+use crate::contact::Approximation;
 use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs};
 use crate::derivatives::lifted::NominalStep;
 use crate::error::Result;
+use crate::math::Pose;
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
-use crate::multibody::{forward_kinematics, MultibodyData};
-use crate::step::{geometry_poses, Simulator};
+use crate::multibody::model::BodyId;
+use crate::step::Simulator;
 
 /// `∂r/∂[δq0, δv0, δu]` (nv × (2 nv + nu)) at the converged velocities of `nominal`.
 ///
@@ -31,9 +33,7 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
     let model = &sim.model;
     let (nv, nu, dt) = (model.nv(), model.nu(), sim.settings.dt);
     let (q0, v0, v) = (&nominal.state.q, &nominal.state.v, &nominal.v);
-    let mut data = MultibodyData::new(model);
-    forward_kinematics(model, &mut data, q0, v0);
-    let world = WorldKinematics::new(model, &data);
+    let (world, X_WB) = WorldKinematics::at(model, q0);
     let a = (v - v0) / dt;
     let gravity: Vector6<f64> = spatial(nalgebra::Vector3::zeros(), -model.gravity);
     let (dq, dv) = inverse_dynamics_derivatives(model, &world, v0, &a, &gravity, true);
@@ -52,11 +52,30 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
     for (col, &index) in model.actuators.iter().enumerate() {
         out[(index, 2 * nv + col)] = -dt;
     }
-    let X_WG = geometry_poses(model, &data, sim.geometries(), nominal.state.t);
+    let X_WG: Vec<Pose<f64>> = sim
+        .geometries()
+        .iter()
+        .map(|g| {
+            let X_WB = match g.body {
+                BodyId::World => Pose::identity(),
+                BodyId::Body(i) => X_WB[i],
+                BodyId::Prescribed(i) => model.prescribed[i].pose(nominal.state.t),
+            };
+            X_WB.compose(&g.X_BG)
+        })
+        .collect();
+    let needs_inertia = matches!(
+        sim.settings.approximation,
+        Approximation::Sap | Approximation::RegularizedLagged
+    );
     for c in &nominal.problem.contacts {
         let inputs = ContactInputs {
             sim,
-            world: &world.about(&c.p_WC),
+            world: &if needs_inertia {
+                world.about(&c.p_WC)
+            } else {
+                world.kinematics_about(&c.p_WC)
+            },
             X_WG: &X_WG,
             origin: c.p_WC,
             A,

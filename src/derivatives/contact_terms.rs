@@ -20,17 +20,18 @@
 //! [`crate::multibody::derivatives`], `G = ∂²ℓ/∂v_c²` (so `∂γ/∂v_c = −G`), and
 //! `(γ_x0, γ_vn0, γ_w)` the partials of the impulse in the potential's construction, from one
 //! evaluation of the potential in a width-3 dual. The local derivatives of φ, `R_WC` and
-//! `p_WC` with respect to the world twists of the two geometries come from one evaluation of
-//! [`feature_distance`] in a width-12 dual (the geometries' poses moved by `exp(ε ξ̂)`), then
-//! chained through the bodies' world Jacobians. For SAP and regularized Lagged,
+//! `p_WC` with respect to the twists of the two geometries come from one evaluation of
+//! [`feature_distance`] in a width-6 dual per tree body in contact (its geometry's pose moved
+//! by `exp(ε ξ̂)`), then chained through the bodies' world Jacobians. Twists and forces are
+//! taken about the contact point, which keeps the lever arms of cancelling terms short. For SAP and regularized Lagged,
 //! `δw = W : δW / (9 w)` with `δW = δJ Y + (δJ Y)ᵀ − Yᵀ δA Y`, `Y = A⁻¹ Jᵀ`, and `δA y` from
 //! [`inverse_dynamics_derivatives`] at zero velocity and gravity with acceleration `y`.
 //! Along `v0` only `v_n0` moves (Lagged): `∂v_n0/∂v0 = (J_i)_n`.
 #![allow(non_snake_case)]
 
 use nalgebra::{
-    DMatrix, DVector, Matrix3, Matrix3xX, Matrix6xX, MatrixXx3, SMatrix, SVector, Vector3, Vector6,
-    U1,
+    Const, DMatrix, DVector, Dyn, Matrix3, Matrix3xX, Matrix6xX, MatrixXx3, OMatrix, SMatrix,
+    SVector, Vector3, Vector6, U1,
 };
 use num_dual::{Derivative, DualSVec64};
 
@@ -44,13 +45,14 @@ use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, World
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::step::{contact_point, Simulator};
 
-/// Width of the geometric dual: the world twists of geometries A and B.
-const GEOMETRY_WIDTH: usize = 12;
+/// Width of the geometric dual: the twist of one geometry.
+const GEOMETRY_WIDTH: usize = 6;
 
 type GeometryDual = DualSVec64<GEOMETRY_WIDTH>;
 type PotentialDual = DualSVec64<3>;
 
-/// Rows of the local geometric derivative: φ, `R_WC` (column-major), `p_WC`.
+/// Rows of the local geometric derivative (φ, `R_WC` column-major, `p_WC`) with respect to
+/// one geometry's twist.
 type LocalDerivative = SMatrix<f64, 13, GEOMETRY_WIDTH>;
 
 /// What the contact terms need of the step: the model at `q0`, the velocities, the times.
@@ -131,55 +133,81 @@ fn prescribed_relative(
     (vb - va, wb - wa)
 }
 
-/// A pose moved by the twist `ε ξ` about `o` (first order): `R + ε ω̂ R`,
-/// `p + ε (v + ω × (p − o))`; slots `offset..offset + 6` of the dual seed `(ω, v)`.
-fn seeded_pose(X: &Pose<f64>, o: &Vector3<f64>, offset: usize) -> Pose<GeometryDual> {
-    let unit = |k: usize| {
-        GeometryDual::new(
-            0.0,
-            Derivative::some(SVector::<f64, GEOMETRY_WIDTH>::from_fn(|i, _| {
-                if i == offset + k {
-                    1.0
-                } else {
-                    0.0
-                }
-            })),
-        )
-    };
-    let lift = |x: f64| GeometryDual::from_re(x);
-    let mut R = X.R.map(lift);
-    let mut p = X.p.map(lift);
-    for k in 0..3 {
-        let e = Vector3::ith(k, 1.0);
-        R += (skew(&e) * X.R).map(lift) * unit(k);
-        p += e.cross(&(X.p - o)).map(lift) * unit(k) + e.map(lift) * unit(3 + k);
+/// A pose at `ε = 0` with its derivatives along the twist `ε ξ` about `o` (first order:
+/// `R + ε ω̂ R`, `p + ε (v + ω × (p − o))`) seeded when `moving`, slots `(ω, v)`; constant
+/// otherwise.
+fn seeded_pose(X: &Pose<f64>, o: &Vector3<f64>, moving: bool) -> Pose<GeometryDual> {
+    if !moving {
+        return Pose {
+            R: X.R.map(GeometryDual::from_re),
+            p: X.p.map(GeometryDual::from_re),
+        };
     }
-    Pose { R, p }
+    let dR = [0, 1, 2].map(|k| skew(&Vector3::ith(k, 1.0)) * X.R);
+    let r = X.p - o;
+    let dp = [0, 1, 2].map(|k| Vector3::ith(k, 1.0).cross(&r));
+    let dual = |re: f64, eps: [f64; GEOMETRY_WIDTH]| {
+        GeometryDual::new(re, Derivative::some(SVector::from(eps)))
+    };
+    Pose {
+        R: Matrix3::from_fn(|i, j| {
+            dual(
+                X.R[(i, j)],
+                [dR[0][(i, j)], dR[1][(i, j)], dR[2][(i, j)], 0.0, 0.0, 0.0],
+            )
+        }),
+        p: Vector3::from_fn(|i, _| {
+            let mut eps = [dp[0][i], dp[1][i], dp[2][i], 0.0, 0.0, 0.0];
+            eps[3 + i] = 1.0;
+            dual(X.p[i], eps)
+        }),
+    }
 }
 
-/// Derivatives of φ, `R_WC` and `p_WC` with respect to the world twists of geometries A
-/// (columns 0..6) and B (6..12).
-fn local_derivative(inputs: &ContactInputs<'_>, c: &ContactPoint<f64>) -> Result<LocalDerivative> {
+/// Derivatives of φ, `R_WC` and `p_WC` with respect to the twist (about `o`) of geometry A
+/// (`moving_a`) or B, one dual evaluation of the feature pair per tree body in contact.
+fn local_derivative(
+    inputs: &ContactInputs<'_>,
+    c: &ContactPoint<f64>,
+    moving_a: bool,
+) -> Result<LocalDerivative> {
     let geometries = inputs.sim.geometries();
     let (a, b) = (c.geometry_a, c.geometry_b);
     let d = feature_distance(
         &geometries[a].shape,
         &geometries[a].shape.size::<GeometryDual>(),
-        &seeded_pose(&inputs.X_WG[a], &inputs.origin, 0),
+        &seeded_pose(&inputs.X_WG[a], &inputs.origin, moving_a),
         &geometries[b].shape,
         &geometries[b].shape.size::<GeometryDual>(),
-        &seeded_pose(&inputs.X_WG[b], &inputs.origin, 6),
+        &seeded_pose(&inputs.X_WG[b], &inputs.origin, !moving_a),
         &c.feature,
     )?;
     let p = contact_point(c.body_a, d.p_WPa, d.p_WPb);
     let R = contact_frame(&d.nhat_W);
-    let eps = |x: &GeometryDual| x.eps.unwrap_generic(nalgebra::Const::<GEOMETRY_WIDTH>, U1);
+    let eps = |x: &GeometryDual| x.eps.unwrap_generic(Const::<GEOMETRY_WIDTH>, U1);
     let mut out = LocalDerivative::zeros();
     out.set_row(0, &eps(&d.phi).transpose());
     for (r, x) in R.iter().chain(p.iter()).enumerate() {
         out.set_row(1 + r, &eps(x).transpose());
     }
     Ok(out)
+}
+
+/// `(δφ, δR_WC, δp_WC)` rows (13 × nv) along every tangent direction: the local derivatives
+/// of each tree body in contact times its world Jacobian.
+fn geometric_variations(
+    inputs: &ContactInputs<'_>,
+    c: &ContactPoint<f64>,
+    JA: &Matrix6xX<f64>,
+    JB: &Matrix6xX<f64>,
+) -> Result<OMatrix<f64, Const<13>, Dyn>> {
+    let mut dG = OMatrix::<f64, Const<13>, Dyn>::zeros(JA.ncols());
+    for (moving_a, body, J) in [(true, c.body_a, JA), (false, c.body_b, JB)] {
+        if matches!(body, BodyId::Body(_)) {
+            dG += local_derivative(inputs, c, moving_a)? * J;
+        }
+    }
+    Ok(dG)
 }
 
 /// World Jacobian `ᵒJ_X` (6 × nv) of a tree body, zero for the world and prescribed bodies.
@@ -343,12 +371,11 @@ pub fn add_contact_columns(
     let f = R * gamma;
     let F = spatial(p.cross(&f), f);
 
-    let D = local_derivative(inputs, c)?;
     let (JA, JB) = (
         world_jacobian(model, world, c.body_a),
         world_jacobian(model, world, c.body_b),
     );
-    let dG = D.fixed_columns::<6>(0) * &JA + D.fixed_columns::<6>(6) * &JB;
+    let dG = geometric_variations(inputs, c, &JA, &JB)?;
     let (tv, tv0) = (
         Twists::new(model, world, inputs.v),
         Twists::new(model, world, inputs.v0),

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use nalgebra::{Const, DMatrix, DVector, DVectorView, SVector, U1};
+use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix6, SVector, U1};
 use num_dual::{Derivative, DualSVec64};
 
 use crate::derivatives::analytic::state_residual_jacobian;
@@ -126,72 +126,66 @@ pub fn residual_jacobian_columns(
 /// and velocity `v` (slots 6..12).
 type JointDual = DualSVec64<12>;
 
-/// `(∂δq'/∂δq0, ∂δq'/∂v)` (nv_j × nv_j each) of one joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
-/// measured as `δq' = q' ⊖ q'_nominal`: the identity and `δt 1` for revolute, prismatic and
-/// planar joints (their coordinates are flat), a width-12 dual for a free joint.
-fn joint_position_blocks(
-    kind: &JointKind,
+/// `(∂δq'/∂δq0, ∂δq'/∂v)` (6 × 6 each) of a free joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
+/// measured as `δq' = q' ⊖ q'_nominal`, by one width-12 dual.
+fn free_joint_position_blocks(
     q0: DVectorView<f64>,
     v: DVectorView<f64>,
     q_next: DVectorView<f64>,
     dt: f64,
-) -> (DMatrix<f64>, DMatrix<f64>) {
-    let nv = kind.nv();
-    if *kind != JointKind::Free {
-        return (DMatrix::identity(nv, nv), DMatrix::identity(nv, nv) * dt);
-    }
+) -> (Matrix6<f64>, Matrix6<f64>) {
+    let kind = JointKind::Free;
     let unit = |k: usize| {
         JointDual::new(
             0.0,
-            Derivative::some(SVector::<f64, 12>::from_fn(
-                |i, _| if i == k { 1.0 } else { 0.0 },
-            )),
+            Derivative::some(SVector::<f64, 12>::from_fn(|i, _| f64::from(i == k))),
         )
     };
     let lift = |x: &DVectorView<f64>| x.map(JointDual::from_re);
-    let delta = DVector::from_fn(nv, |i, _| unit(i));
-    let vd = DVector::from_fn(nv, |i, _| JointDual::from_re(v[i]) + unit(nv + i));
-    let q = DVector::from_vec(kind.retract(lift(&q0).rows(0, q0.len()), delta.rows(0, nv)));
-    let q1 = DVector::from_vec(kind.integrate(
-        q.rows(0, q.len()),
-        vd.rows(0, nv),
-        JointDual::from_re(dt),
-    ));
-    let d = kind.difference(q1.rows(0, q1.len()), lift(&q_next).rows(0, q_next.len()));
+    let delta = DVector::from_fn(6, |i, _| unit(i));
+    let vd = DVector::from_fn(6, |i, _| JointDual::from_re(v[i]) + unit(6 + i));
+    let q = DVector::from_vec(kind.retract(lift(&q0).rows(0, 7), delta.rows(0, 6)));
+    let q1 = DVector::from_vec(kind.integrate(q.rows(0, 7), vd.rows(0, 6), JointDual::from_re(dt)));
+    let d = kind.difference(q1.rows(0, 7), lift(&q_next).rows(0, 7));
     let e = |i: usize, k: usize| d[i].eps.unwrap_generic(Const::<12>, U1)[k];
     (
-        DMatrix::from_fn(nv, nv, |i, k| e(i, k)),
-        DMatrix::from_fn(nv, nv, |i, k| e(i, nv + k)),
+        Matrix6::from_fn(|i, k| e(i, k)),
+        Matrix6::from_fn(|i, k| e(i, 6 + k)),
     )
 }
 
 /// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
 /// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
-/// `δq0` columns ([`joint_position_blocks`]).
+/// `δq0` columns: `P_q = 1`, `P_v = δt 1` for revolute, prismatic and planar joints (flat
+/// coordinates), [`free_joint_position_blocks`] for free joints.
 pub fn position_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
     dv: &DMatrix<f64>,
     dirs: Directions,
 ) -> DMatrix<f64> {
-    let (nv, n) = (dirs.nv, dirs.len());
-    let mut dq = DMatrix::zeros(nv, n);
+    let (n, dt) = (dirs.len(), sim.settings.dt);
+    let mut dq = dv * dt;
     for joint in &sim.model.joints {
-        let (nq, nvj) = (joint.kind.nq(), joint.kind.nv());
-        if nvj == 0 {
-            continue;
+        let (start, nvj) = (joint.v_start, joint.kind.nv());
+        if joint.kind == JointKind::Free {
+            let (Pq, Pv) = free_joint_position_blocks(
+                nominal.state.q.rows(joint.q_start, 7),
+                nominal.v.rows(start, 6),
+                nominal.q_next.rows(joint.q_start, 7),
+                dt,
+            );
+            for col in 0..n {
+                let x = Pv * dv.fixed_view::<6, 1>(start, col);
+                dq.fixed_view_mut::<6, 1>(start, col).copy_from(&x);
+            }
+            let mut own = dq.fixed_view_mut::<6, 6>(start, start);
+            own += Pq;
+        } else {
+            for i in start..start + nvj {
+                dq[(i, i)] += 1.0;
+            }
         }
-        let (Pq, Pv) = joint_position_blocks(
-            &joint.kind,
-            nominal.state.q.rows(joint.q_start, nq),
-            nominal.v.rows(joint.v_start, nvj),
-            nominal.q_next.rows(joint.q_start, nq),
-            sim.settings.dt,
-        );
-        dq.rows_mut(joint.v_start, nvj)
-            .copy_from(&(Pv * dv.rows(joint.v_start, nvj)));
-        let mut own = dq.view_mut((joint.v_start, joint.v_start), (nvj, nvj));
-        own += Pq;
     }
     dq
 }

@@ -42,7 +42,7 @@
 
 use nalgebra::{DMatrix, DVector, Matrix6, Vector3, Vector6};
 
-use crate::math::skew;
+use crate::math::{skew, Pose};
 use crate::multibody::joint::JointKind;
 use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::MultibodyModel;
@@ -108,15 +108,39 @@ pub struct WorldKinematics {
 impl WorldKinematics {
     /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]).
     pub fn new(model: &MultibodyModel<f64>, data: &MultibodyData<f64>) -> Self {
+        Self::from_poses(model, &data.X_WB, &data.S)
+    }
+
+    /// World-frame quantities at positions `q`, and the body poses `X_WB`: the poses and
+    /// subspaces of forward kinematics (RBDA Sec. 4.4) without its velocities and Jacobians.
+    pub fn at(model: &MultibodyModel<f64>, q: &DVector<f64>) -> (Self, Vec<Pose<f64>>) {
+        let mut X_WB: Vec<Pose<f64>> = Vec::with_capacity(model.bodies.len());
+        let mut S_B = Vec::with_capacity(model.bodies.len());
+        for joint in &model.joints {
+            let X_JM = joint.kind.transform(q.rows(joint.q_start, joint.kind.nq()));
+            let X_PB = joint.X_PJ.compose(&X_JM);
+            let X = joint.parent.map_or(X_PB, |p| X_WB[p].compose(&X_PB));
+            X_WB.push(X);
+            S_B.push(joint.kind.motion_subspace(&X_JM));
+        }
+        (Self::from_poses(model, &X_WB, &S_B), X_WB)
+    }
+
+    /// World-frame quantities from body poses and body-frame subspaces.
+    fn from_poses(
+        model: &MultibodyModel<f64>,
+        X_WB: &[Pose<f64>],
+        S_B: &[Vec<Vector6<f64>>],
+    ) -> Self {
         let nb = model.bodies.len();
         let mut S = Vec::with_capacity(nb);
         let mut I = Vec::with_capacity(nb);
         let mut p = Vec::with_capacity(nb);
         let mut coordinate = vec![(0, 0); model.nv()];
         for (i, joint) in model.joints.iter().enumerate() {
-            let X = &data.X_WB[i];
+            let X = &X_WB[i];
             S.push(
-                data.S[i]
+                S_B[i]
                     .iter()
                     .map(|s| {
                         let w = X.R * ang(s);
@@ -156,6 +180,15 @@ impl WorldKinematics {
     /// lever arms `|p − o|` of the terms that cancel in them: contact terms are computed about
     /// the contact point.
     pub fn about(&self, o: &Vector3<f64>) -> Self {
+        let mut out = self.kinematics_about(o);
+        let mut Minv = Matrix6::identity();
+        Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
+        out.I = self.I.iter().map(|I| Minv.transpose() * I * Minv).collect();
+        out
+    }
+
+    /// [`WorldKinematics::about`] without the inertias (left empty): for kinematic uses only.
+    pub fn kinematics_about(&self, o: &Vector3<f64>) -> Self {
         let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
         let mut Minv = Matrix6::identity();
         Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
@@ -419,6 +452,7 @@ struct Buffers {
     dA: Vec<Vector6<f64>>,
     df: Vec<Vector6<f64>>,
     dS: Vec<Vec<Vector6<f64>>>,
+    dF: Vec<Vector6<f64>>,
     active: Vec<bool>,
 }
 
@@ -434,6 +468,7 @@ impl Buffers {
                 .iter()
                 .map(|j| vec![Vector6::zeros(); j.kind.nv()])
                 .collect(),
+            dF: vec![Vector6::zeros(); nb],
             active: vec![false; nb],
         }
     }
@@ -542,7 +577,8 @@ fn backward(
     F: &[Vector6<f64>],
     out: &mut [f64],
 ) {
-    let mut dF = vec![Vector6::zeros(); model.bodies.len()];
+    let dF = &mut buf.dF;
+    dF.fill(Vector6::zeros());
     for i in (0..model.bodies.len()).rev() {
         let joint = &model.joints[i];
         if buf.active[i] {
