@@ -148,10 +148,7 @@ fn free_joint_position_blocks(
     let q1 = DVector::from_vec(kind.integrate(q.rows(0, 7), vd.rows(0, 6), JointDual::from_re(dt)));
     let d = kind.difference(q1.rows(0, 7), lift(&q_next).rows(0, 7));
     let e = |i: usize, k: usize| d[i].eps.unwrap_generic(Const::<12>, U1)[k];
-    (
-        Matrix6::from_fn(|i, k| e(i, k)),
-        Matrix6::from_fn(|i, k| e(i, 6 + k)),
-    )
+    (Matrix6::from_fn(&e), Matrix6::from_fn(|i, k| e(i, 6 + k)))
 }
 
 /// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
