@@ -12,11 +12,13 @@
 //!   ([`stiction::derivatives::fd::step_jacobians_fd`]): four perturbed steps per column, 2nv
 //!   columns.
 //!
-//! The IFT and direct entries include their own nominal solve, as a caller pays it. Three more
-//! entries split the IFT entry into its parts: `ift.nominal_step` (the f64 solve asked to factor
-//! `H` at the solution, and that factor taken), `ift.residual_jacobian` (`∂r/∂θ` from the step
-//! re-assembled in chunked duals, ⌈2nv/8⌉ chunks) and `ift.position_jacobian` (`∂q'/∂θ` from
-//! `∂v/∂θ`); the back-substitution `H⁻¹ ∂r/∂θ` is the remainder.
+//! The IFT and direct entries include their own nominal solve, as a caller pays it. More entries
+//! split the IFT entry into its parts: `ift.nominal_step` (the f64 solve asked to factor `H` at
+//! the solution, and that factor taken), `ift.jacobian_given_factor` (everything after it:
+//! `∂r/∂θ`, `H⁻¹ ∂r/∂θ` and the positions), `ift.residual_jacobian` (the analytic `∂r/∂θ` of
+//! [`stiction::derivatives::analytic`]) and `ift.position_jacobian` (`∂q'/∂θ` from `∂v/∂θ`);
+//! `duals.residual_jacobian` is the dual reference for `∂r/∂θ` (the step re-assembled in
+//! chunked duals, ⌈2nv/8⌉ chunks), which the IFT path used before.
 //!
 //! Scenes:
 //! - `falling-sphere` at t = 0.08 s: the sphere slides on the ground (nv = 6, one contact);
@@ -33,10 +35,11 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::DVector;
 
+use stiction::derivatives::analytic::state_residual_jacobian;
 use stiction::derivatives::direct::step_jacobians_direct;
 use stiction::derivatives::fd::step_jacobians_fd;
 use stiction::derivatives::ift::{
-    current_factor, nominal_step, position_jacobian, residual_jacobian,
+    current_factor, jacobians_given_factor, nominal_step, position_jacobian, residual_jacobian,
 };
 use stiction::derivatives::lifted::Directions;
 use stiction::derivatives::step_jacobians;
@@ -136,12 +139,23 @@ fn derivatives(c: &mut Criterion) {
         });
         let (nominal, solution) = nominal_step(&mut sim, &state, &u).expect("nominal step");
         let (factor, _) = current_factor(&nominal, solution).expect("factor");
+        group.bench_function("ift.jacobian_given_factor", |b| {
+            b.iter(|| {
+                black_box(
+                    jacobians_given_factor(&sim, black_box(&nominal), &factor, &[])
+                        .expect("jacobians"),
+                )
+            })
+        });
         group.bench_function("ift.residual_jacobian", |b| {
+            b.iter(|| black_box(state_residual_jacobian(&sim, black_box(&nominal)).expect("dr")))
+        });
+        group.bench_function("duals.residual_jacobian", |b| {
             b.iter(|| {
                 black_box(residual_jacobian(&sim, black_box(&nominal), &[], dirs).expect("dr"))
             })
         });
-        let mut dv = -residual_jacobian(&sim, &nominal, &[], dirs).expect("dr");
+        let mut dv = -state_residual_jacobian(&sim, &nominal).expect("dr");
         factor.solve_many_in_place(&mut dv);
         group.bench_function("ift.position_jacobian", |b| {
             b.iter(|| black_box(position_jacobian(&sim, black_box(&nominal), &dv, dirs)))

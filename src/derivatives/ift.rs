@@ -2,14 +2,17 @@
 //! (ICF ext. Sec. X-B): `∂v/∂θ = −H⁻¹ ∂r/∂θ`.
 #![allow(non_snake_case)]
 
-use nalgebra::{Const, DMatrix, DVector, SVector, U1};
+use std::ops::Range;
+
+use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix6, SVector, U1};
 use num_dual::{Derivative, DualSVec64};
 
+use crate::derivatives::analytic::state_residual_jacobian;
 use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
 use crate::derivatives::StepJacobians;
 use crate::error::Result;
-use crate::multibody::integrate_positions;
+use crate::multibody::{integrate_positions, JointKind};
 use crate::solver::linalg::{DenseCholesky, SpdSolver};
 use crate::solver::{solve, ConvexSolution, ProblemEval};
 use crate::step::{Simulator, State};
@@ -82,68 +85,154 @@ pub fn current_factor(
     }
 }
 
-/// `∂r/∂θ` (nv × n) at the converged `v`, one dual evaluation of the residual per chunk.
+/// `∂r/∂θ` (nv × n) at the converged `v`, one dual evaluation of the residual per chunk: the
+/// dual reference for all directions.
 pub fn residual_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
     params: &[Parameter],
     dirs: Directions,
 ) -> Result<DMatrix<f64>> {
+    residual_jacobian_columns(sim, nominal, params, dirs, 0..dirs.len())
+}
+
+/// Columns `columns` of `∂r/∂θ` (nv × `columns.len()`) by duals, chunk by chunk, only those
+/// directions seeded.
+pub fn residual_jacobian_columns(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    params: &[Parameter],
+    dirs: Directions,
+    columns: Range<usize>,
+) -> Result<DMatrix<f64>> {
     let (nv, n) = (dirs.nv, dirs.len());
     let v = nominal.v.map(Chunk::from_re);
-    let mut dr = DMatrix::zeros(nv, n);
-    for start in (0..n).step_by(CHUNK) {
+    let mut dr = DMatrix::zeros(nv, columns.len());
+    for start in columns.clone().step_by(CHUNK) {
         let theta: Vec<Chunk> = (0..n).map(|k| seed(k, start)).collect();
         let lifted = lifted_step(sim, nominal, params, &theta)?;
         let r = lifted.problem.problem.residual(&v);
         for i in 0..nv {
             let e = eps(&r[i]);
-            for j in 0..CHUNK.min(n - start) {
-                dr[(i, start + j)] = e[j];
+            for j in 0..CHUNK.min(columns.end - start) {
+                dr[(i, start - columns.start + j)] = e[j];
             }
         }
     }
     Ok(dr)
 }
 
-/// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`.
+/// The dual of one free joint's position update, seeded on its tangent `δq0` (slots 0..6)
+/// and velocity `v` (slots 6..12).
+type JointDual = DualSVec64<12>;
+
+/// `(∂δq'/∂δq0, ∂δq'/∂v)` (6 × 6 each) of a free joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
+/// measured as `δq' = q' ⊖ q'_nominal`, by one width-12 dual.
+fn free_joint_position_blocks(
+    q0: DVectorView<f64>,
+    v: DVectorView<f64>,
+    q_next: DVectorView<f64>,
+    dt: f64,
+) -> (Matrix6<f64>, Matrix6<f64>) {
+    let kind = JointKind::Free;
+    let unit = |k: usize| {
+        JointDual::new(
+            0.0,
+            Derivative::some(SVector::<f64, 12>::from_fn(|i, _| f64::from(i == k))),
+        )
+    };
+    let lift = |x: &DVectorView<f64>| x.map(JointDual::from_re);
+    let delta = DVector::from_fn(6, |i, _| unit(i));
+    let vd = DVector::from_fn(6, |i, _| JointDual::from_re(v[i]) + unit(6 + i));
+    let q = DVector::from_vec(kind.retract(lift(&q0).rows(0, 7), delta.rows(0, 6)));
+    let q1 = DVector::from_vec(kind.integrate(q.rows(0, 7), vd.rows(0, 6), JointDual::from_re(dt)));
+    let d = kind.difference(q1.rows(0, 7), lift(&q_next).rows(0, 7));
+    let e = |i: usize, k: usize| d[i].eps.unwrap_generic(Const::<12>, U1)[k];
+    (Matrix6::from_fn(&e), Matrix6::from_fn(|i, k| e(i, 6 + k)))
+}
+
+/// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
+/// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
+/// `δq0` columns: `P_q = 1`, `P_v = δt 1` for revolute, prismatic and planar joints (flat
+/// coordinates), [`free_joint_position_blocks`] for free joints.
 pub fn position_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
     dv: &DMatrix<f64>,
     dirs: Directions,
 ) -> DMatrix<f64> {
-    let (nv, n) = (dirs.nv, dirs.len());
-    let model = sim.model.cast::<Chunk>();
-    let q0 = nominal.state.q.map(Chunk::from_re);
-    let q_next = nominal.q_next.map(Chunk::from_re);
-    let dt = Chunk::from_re(sim.settings.dt);
-    let mut dq = DMatrix::zeros(nv, n);
-    for start in (0..n).step_by(CHUNK) {
-        let width = CHUNK.min(n - start);
-        let delta = DVector::from_fn(nv, |i, _| seed(i, start));
-        let v = DVector::from_fn(nv, |i, _| {
-            Chunk::new(
-                nominal.v[i],
-                Derivative::some(SVector::<f64, CHUNK>::from_fn(|j, _| {
-                    if j < width {
-                        dv[(i, start + j)]
-                    } else {
-                        0.0
-                    }
-                })),
-            )
-        });
-        let q = integrate_positions(&model, &model.retract(&q0, &delta), &v, dt);
-        let d = model.difference(&q, &q_next);
-        for i in 0..nv {
-            let e = eps(&d[i]);
-            for j in 0..width {
-                dq[(i, start + j)] = e[j];
+    let (n, dt) = (dirs.len(), sim.settings.dt);
+    let mut dq = dv * dt;
+    for joint in &sim.model.joints {
+        let (start, nvj) = (joint.v_start, joint.kind.nv());
+        if joint.kind == JointKind::Free {
+            let (Pq, Pv) = free_joint_position_blocks(
+                nominal.state.q.rows(joint.q_start, 7),
+                nominal.v.rows(start, 6),
+                nominal.q_next.rows(joint.q_start, 7),
+                dt,
+            );
+            for col in 0..n {
+                let x = Pv * dv.fixed_view::<6, 1>(start, col);
+                dq.fixed_view_mut::<6, 1>(start, col).copy_from(&x);
+            }
+            let mut own = dq.fixed_view_mut::<6, 6>(start, start);
+            own += Pq;
+        } else {
+            for i in start..start + nvj {
+                dq[(i, i)] += 1.0;
             }
         }
     }
     dq
+}
+
+/// The step Jacobians given the nominal step and the factor of `H` at its solution:
+/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]) and by duals
+/// for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+///
+/// # Errors
+/// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
+pub fn jacobians_given_factor(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    factor: &DenseCholesky,
+    params: &[Parameter],
+) -> Result<StepJacobians> {
+    let dirs = Directions {
+        nv: sim.model.nv(),
+        nu: sim.model.nu(),
+        np: params.len(),
+    };
+    let n_state = 2 * dirs.nv + dirs.nu;
+    let mut dv = DMatrix::zeros(dirs.nv, dirs.len());
+    dv.columns_mut(0, n_state)
+        .copy_from(&state_residual_jacobian(sim, nominal)?);
+    if dirs.np > 0 {
+        dv.columns_mut(n_state, dirs.np)
+            .copy_from(&residual_jacobian_columns(
+                sim,
+                nominal,
+                params,
+                dirs,
+                n_state..dirs.len(),
+            )?);
+    }
+    dv.neg_mut();
+    factor.solve_many_in_place(&mut dv);
+    let dq = position_jacobian(sim, nominal, &dv, dirs);
+    let mut full = DMatrix::zeros(2 * dirs.nv, dirs.len());
+    full.rows_mut(0, dirs.nv).copy_from(&dq);
+    full.rows_mut(dirs.nv, dirs.nv).copy_from(&dv);
+    let next = State {
+        t: nominal.state.t + sim.settings.dt,
+        q: nominal.q_next.clone(),
+        v: nominal.v.clone(),
+    };
+    let names = params.iter().map(|p| p.name(sim)).collect();
+    Ok(StepJacobians::from_full(
+        full, dirs.nv, dirs.nu, names, next,
+    ))
 }
 
 /// Jacobians of the step from `state` with actuation `u` (nu) with respect to the state (in
@@ -160,24 +249,5 @@ pub fn step_jacobians(
 ) -> Result<StepJacobians> {
     let (nominal, solution) = nominal_step(sim, state, u)?;
     let (factor, _) = current_factor(&nominal, solution)?;
-    let dirs = Directions {
-        nv: sim.model.nv(),
-        nu: sim.model.nu(),
-        np: params.len(),
-    };
-    let mut dv = -residual_jacobian(sim, &nominal, params, dirs)?;
-    factor.solve_many_in_place(&mut dv);
-    let dq = position_jacobian(sim, &nominal, &dv, dirs);
-    let mut full = DMatrix::zeros(2 * dirs.nv, dirs.len());
-    full.rows_mut(0, dirs.nv).copy_from(&dq);
-    full.rows_mut(dirs.nv, dirs.nv).copy_from(&dv);
-    let next = State {
-        t: state.t + sim.settings.dt,
-        q: nominal.q_next.clone(),
-        v: nominal.v.clone(),
-    };
-    let names = params.iter().map(|p| p.name(sim)).collect();
-    Ok(StepJacobians::from_full(
-        full, dirs.nv, dirs.nu, names, next,
-    ))
+    jacobians_given_factor(sim, &nominal, &factor, params)
 }

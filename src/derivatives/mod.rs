@@ -17,7 +17,9 @@
 //! Files: `parameters.rs` (named parameters, the scene lifted into `T`), `lifted.rs` (a step
 //! assembled in `T` with seeded directions), `ift.rs`, `direct.rs`, `fd.rs`, `check.rs`.
 
+pub mod analytic;
 pub mod check;
+pub mod contact_terms;
 pub mod direct;
 pub mod fd;
 pub mod ift;

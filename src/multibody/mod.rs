@@ -13,8 +13,10 @@
 //!
 //! Files: `joint.rs` (joint kinds and their kinematics), `model.rs` (the model and its
 //! builder), `kinematics.rs` (poses, body velocities and Jacobians), `dynamics.rs` (CRBA,
-//! RNEA, free motion, position update), `prescribed.rs` (kinematic bodies).
+//! RNEA, free motion, position update), `derivatives.rs` (analytic derivatives of RNEA in the
+//! world frame), `prescribed.rs` (kinematic bodies).
 
+pub mod derivatives;
 pub mod dynamics;
 pub mod joint;
 pub mod kinematics;

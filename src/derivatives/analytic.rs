@@ -1,0 +1,89 @@
+//! `∂r/∂θ` for the state and control directions θ = [δq0 (tangent), δv0, δu], analytically in
+//! f64 (ICF ext. Sec. X-B; DESIGN "Derivatives"). The dual path ([`crate::derivatives::lifted`])
+//! stays the reference and the path for named parameters.
+//!
+//! The dynamics part of the residual is inverse dynamics at the step's mean acceleration:
+//!
+//! ```text
+//!   A(v − v*) = M(q0)(v − v0) + δt c(q0, v0) + δt D v − δt B u
+//!             = δt ID(q0, v0, (v − v0)/δt) + δt D v − δt B u,
+//! ```
+//!
+//! so `∂/∂q0 = δt ∂ID/∂q`, `∂/∂v0 = δt ∂ID/∂v − M` and `∂/∂u = −δt B`, with the analytic RNEA
+//! derivatives of [`crate::multibody::derivatives`]. The contact part is
+//! [`crate::derivatives::contact_terms`].
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, Vector6};
+
+use crate::contact::Approximation;
+use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs};
+use crate::derivatives::lifted::NominalStep;
+use crate::error::Result;
+use crate::math::Pose;
+use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
+use crate::multibody::model::BodyId;
+use crate::step::Simulator;
+
+/// `∂r/∂[δq0, δv0, δu]` (nv × (2 nv + nu)) at the converged velocities of `nominal`.
+///
+/// # Errors
+/// Feature pairs that cannot be re-evaluated, a singular `A` (SAP and regularized Lagged).
+pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result<DMatrix<f64>> {
+    let model = &sim.model;
+    let (nv, nu, dt) = (model.nv(), model.nu(), sim.settings.dt);
+    let (q0, v0, v) = (&nominal.state.q, &nominal.state.v, &nominal.v);
+    let (world, X_WB) = WorldKinematics::at(model, q0);
+    let a = (v - v0) / dt;
+    let gravity: Vector6<f64> = spatial(nalgebra::Vector3::zeros(), -model.gravity);
+    let (dq, dv) = inverse_dynamics_derivatives(model, &world, v0, &a, &gravity, true);
+    let A = &nominal.problem.problem.A;
+    let mut out = DMatrix::zeros(nv, 2 * nv + nu);
+    out.columns_mut(0, nv).copy_from(&(dq * dt));
+    if let Some(dv) = dv {
+        out.columns_mut(nv, nv).copy_from(&(dv * dt - A));
+    }
+    for joint in &model.joints {
+        for (m, d) in joint.damping.iter().enumerate() {
+            let i = joint.v_start + m;
+            out[(i, nv + i)] += dt * d;
+        }
+    }
+    for (col, &index) in model.actuators.iter().enumerate() {
+        out[(index, 2 * nv + col)] = -dt;
+    }
+    let X_WG: Vec<Pose<f64>> = sim
+        .geometries()
+        .iter()
+        .map(|g| {
+            let X_WB = match g.body {
+                BodyId::World => Pose::identity(),
+                BodyId::Body(i) => X_WB[i],
+                BodyId::Prescribed(i) => model.prescribed[i].pose(nominal.state.t),
+            };
+            X_WB.compose(&g.X_BG)
+        })
+        .collect();
+    let needs_inertia = matches!(
+        sim.settings.approximation,
+        Approximation::Sap | Approximation::RegularizedLagged
+    );
+    for c in &nominal.problem.contacts {
+        let inputs = ContactInputs {
+            sim,
+            world: &if needs_inertia {
+                world.about(&c.p_WC)
+            } else {
+                world.kinematics_about(&c.p_WC)
+            },
+            X_WG: &X_WG,
+            origin: c.p_WC,
+            A,
+            v,
+            v0,
+            t: nominal.state.t,
+        };
+        add_contact_columns(&inputs, c, &mut out)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,769 @@
+//! Analytic first derivatives of inverse dynamics in the world frame, in f64 (Carpentier &
+//! Mansard 2018, "Analytical derivatives of rigid body dynamics algorithms", RSS, Sec. III;
+//! Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), Ch. 2 and Table 5.1).
+//!
+//! # World-frame RNEA
+//!
+//! With `ᵒS_i` the world-frame motion subspace of joint i, `ᵒI_i` the world-frame inertia of
+//! body i and `λ(i)` its parent, RBDA Table 5.1 reads in world coordinates
+//!
+//! ```text
+//!   V_i = V_λ + ᵒS_i v_i,   A_i = A_λ + ᵒS_i a_i + V_i × ᵒS_i v_i + ᵒc_i,          (1)
+//!   f_i = ᵒI_i A_i + V_i ×* ᵒI_i V_i,   F_i = f_i + Σ_{children c} F_c,   τ_i = ᵒS_iᵀ F_i,
+//! ```
+//!
+//! with `A_root` = `(0, −g)` (gravity as an upward acceleration of the world) and `ᵒc_i` the
+//! bias of planar and free joints, whose velocities are in the parent frame:
+//! `ᵒc_i = (0, −ω × v)` with `(ω, v)` the joint's angular velocity and the velocity of the body
+//! origin, world axes (the world image of the joint's `c_J`).
+//!
+//! # Variations
+//!
+//! A tangent perturbation `δ` of joint j's coordinate n (the retraction `q ⊕ δ` is first-order
+//! the motion with velocity `δ`, [`crate::multibody::JointKind::retract`]) moves every body of
+//! the subtree of j rigidly by the world twist `ξ = ᵒS_j[n]`. Quantities attached to a moved
+//! body vary as `δm = ξ × m` (motion vectors: `ᵒS_i`, `ᵒc_i` for i ≠ j) and
+//! `δ(ᵒI) x = ξ ×* (ᵒI x) − ᵒI (ξ × x)` (inertias). Joint j's own subspace is the exception:
+//! revolute and prismatic columns are unchanged (`ξ × ξ = 0`); planar and free columns,
+//! `(a_m, p × a_m)` (rotations about the body origin p along the parent's axes `a_m`) and
+//! `(0, a_m)`, change only through `p`, which moves by `a_n` along translational directions:
+//!
+//! ```text
+//!   δ_own ᵒS_j[m] = (0, δp × ω(ᵒS_j[m])),   δp = lin(ξ) if n is translational, else 0,   (2)
+//! ```
+//!
+//! and `ᵒc_j` is unchanged (its `ω`, `v` are the parent-frame velocities rotated by the
+//! parent's pose). Differentiating (1) along these rules, body by body in the subtree of j, and
+//! the backward sum over all bodies, gives one column of `∂τ/∂q` in `O(n_b)`. A velocity
+//! direction `e_k` of joint j seeds `δV_j = ᵒS_j[n]` instead, and differentiates `ᵒc_j`.
+//! Everything here is checked against dual numbers in this module's tests and in
+//! `tests/state_derivatives.rs`.
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, DVector, Matrix6, Vector3, Vector6};
+
+use crate::math::{skew, Pose};
+use crate::multibody::joint::JointKind;
+use crate::multibody::kinematics::MultibodyData;
+use crate::multibody::model::MultibodyModel;
+
+/// Angular part of a spatial vector.
+fn ang(x: &Vector6<f64>) -> Vector3<f64> {
+    x.fixed_rows::<3>(0).into_owned()
+}
+
+/// Linear part of a spatial vector.
+fn lin(x: &Vector6<f64>) -> Vector3<f64> {
+    x.fixed_rows::<3>(3).into_owned()
+}
+
+/// A spatial vector from its angular and linear parts.
+pub fn spatial(w: Vector3<f64>, v: Vector3<f64>) -> Vector6<f64> {
+    Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z)
+}
+
+/// Motion cross product `a × b` (RBDA eq. 2.31).
+pub fn motion_cross(a: &Vector6<f64>, b: &Vector6<f64>) -> Vector6<f64> {
+    let (aw, av, bw, bv) = (ang(a), lin(a), ang(b), lin(b));
+    spatial(aw.cross(&bw), aw.cross(&bv) + av.cross(&bw))
+}
+
+/// Force cross product `a ×* f` (RBDA eq. 2.32).
+pub fn force_cross(a: &Vector6<f64>, f: &Vector6<f64>) -> Vector6<f64> {
+    let (aw, av, fn_, ff) = (ang(a), lin(a), ang(f), lin(f));
+    spatial(aw.cross(&fn_) + av.cross(&ff), aw.cross(&ff))
+}
+
+/// Whether coordinate `n` of a joint of `kind` translates the body origin under the
+/// retraction (free: 3..6, planar: x and y, prismatic).
+fn translational(kind: &JointKind, n: usize) -> bool {
+    match kind {
+        JointKind::Free => n >= 3,
+        JointKind::Planar => n < 2,
+        JointKind::Prismatic { .. } => true,
+        JointKind::Fixed | JointKind::Revolute { .. } => false,
+    }
+}
+
+/// Whether a joint of `kind` has the parent-frame bias `ᵒc = (0, −ω × v)`.
+fn has_bias(kind: &JointKind) -> bool {
+    matches!(kind, JointKind::Free | JointKind::Planar)
+}
+
+/// World-frame kinematics at one configuration: the inputs of eqs. (1)-(2).
+#[derive(Clone, Debug)]
+pub struct WorldKinematics {
+    /// World-frame motion subspace columns `ᵒS_j` of each joint.
+    pub S: Vec<Vec<Vector6<f64>>>,
+    /// Body origins `p_WB` (m).
+    pub p: Vec<Vector3<f64>>,
+    /// World-frame spatial inertias `ᵒI_i` (about the world origin).
+    pub I: Vec<Matrix6<f64>>,
+    /// `subtree[j][i]`: body i is in the subtree of body j (j is i or an ancestor of i).
+    pub subtree: Vec<Vec<bool>>,
+    /// `(joint, column)` of each velocity index.
+    pub coordinate: Vec<(usize, usize)>,
+}
+
+impl WorldKinematics {
+    /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]).
+    pub fn new(model: &MultibodyModel<f64>, data: &MultibodyData<f64>) -> Self {
+        Self::from_poses(model, &data.X_WB, &data.S)
+    }
+
+    /// World-frame quantities at positions `q`, and the body poses `X_WB`: the poses and
+    /// subspaces of forward kinematics (RBDA Sec. 4.4) without its velocities and Jacobians.
+    pub fn at(model: &MultibodyModel<f64>, q: &DVector<f64>) -> (Self, Vec<Pose<f64>>) {
+        let mut X_WB: Vec<Pose<f64>> = Vec::with_capacity(model.bodies.len());
+        let mut S_B = Vec::with_capacity(model.bodies.len());
+        for joint in &model.joints {
+            let X_JM = joint.kind.transform(q.rows(joint.q_start, joint.kind.nq()));
+            let X_PB = joint.X_PJ.compose(&X_JM);
+            let X = joint.parent.map_or(X_PB, |p| X_WB[p].compose(&X_PB));
+            X_WB.push(X);
+            S_B.push(joint.kind.motion_subspace(&X_JM));
+        }
+        (Self::from_poses(model, &X_WB, &S_B), X_WB)
+    }
+
+    /// World-frame quantities from body poses and body-frame subspaces.
+    fn from_poses(
+        model: &MultibodyModel<f64>,
+        X_WB: &[Pose<f64>],
+        S_B: &[Vec<Vector6<f64>>],
+    ) -> Self {
+        let nb = model.bodies.len();
+        let mut S = Vec::with_capacity(nb);
+        let mut I = Vec::with_capacity(nb);
+        let mut p = Vec::with_capacity(nb);
+        let mut coordinate = vec![(0, 0); model.nv()];
+        for (i, joint) in model.joints.iter().enumerate() {
+            let X = &X_WB[i];
+            S.push(
+                S_B[i]
+                    .iter()
+                    .map(|s| {
+                        let w = X.R * ang(s);
+                        spatial(w, X.R * lin(s) + X.p.cross(&w))
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let Xm = X.motion_to_child();
+            I.push(Xm.transpose() * model.bodies[i].inertia.matrix() * Xm);
+            p.push(X.p);
+            for n in 0..joint.kind.nv() {
+                coordinate[joint.v_start + n] = (i, n);
+            }
+        }
+        let subtree = (0..nb)
+            .map(|j| {
+                let mut inside = vec![false; nb];
+                inside[j] = true;
+                for i in j + 1..nb {
+                    inside[i] = model.joints[i].parent.is_some_and(|p| inside[p]);
+                }
+                inside
+            })
+            .collect();
+        WorldKinematics {
+            S,
+            p,
+            I,
+            subtree,
+            coordinate,
+        }
+    }
+
+    /// The same kinematics about the origin `o` (world axes): motion vectors `(ω, v + ω × o)`,
+    /// positions `p − o`, inertias `M⁻ᵀ ᵒI M⁻¹` with `M⁻¹ = [[1, 0], [ô, 1]]`. Derivatives of
+    /// generalized quantities do not depend on the origin, but their round-off grows with the
+    /// lever arms `|p − o|` of the terms that cancel in them: contact terms are computed about
+    /// the contact point.
+    pub fn about(&self, o: &Vector3<f64>) -> Self {
+        let mut out = self.kinematics_about(o);
+        let mut Minv = Matrix6::identity();
+        Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
+        out.I = self.I.iter().map(|I| Minv.transpose() * I * Minv).collect();
+        out
+    }
+
+    /// [`WorldKinematics::about`] without the inertias (left empty): for kinematic uses only.
+    pub fn kinematics_about(&self, o: &Vector3<f64>) -> Self {
+        let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
+        let mut Minv = Matrix6::identity();
+        Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
+        WorldKinematics {
+            S: self
+                .S
+                .iter()
+                .map(|S| S.iter().map(shift).collect())
+                .collect(),
+            p: self.p.iter().map(|p| p - o).collect(),
+            I: self.I.iter().map(|I| Minv.transpose() * I * Minv).collect(),
+            subtree: self.subtree.clone(),
+            coordinate: self.coordinate.clone(),
+        }
+    }
+
+    /// The world twist `ξ_k = ᵒS_j[n]` of velocity (or tangent) direction `k`.
+    pub fn twist(&self, k: usize) -> Vector6<f64> {
+        let (j, n) = self.coordinate[k];
+        self.S[j][n]
+    }
+
+    /// Joint twists `ᵒS_i x_i` of every joint for generalized velocities `x` (nv).
+    pub fn joint_twists(&self, model: &MultibodyModel<f64>, x: &DVector<f64>) -> Vec<Vector6<f64>> {
+        model
+            .joints
+            .iter()
+            .zip(&self.S)
+            .map(|(joint, S)| {
+                S.iter().enumerate().fold(Vector6::zeros(), |acc, (m, s)| {
+                    acc + s * x[joint.v_start + m]
+                })
+            })
+            .collect()
+    }
+
+    /// Body twists `V_i = V_λ + ᵒS_i x_i` (world) for the joint twists `u`.
+    pub fn body_twists(
+        &self,
+        model: &MultibodyModel<f64>,
+        u: &[Vector6<f64>],
+    ) -> Vec<Vector6<f64>> {
+        let mut V: Vec<Vector6<f64>> = Vec::with_capacity(u.len());
+        for (i, joint) in model.joints.iter().enumerate() {
+            let parent = joint.parent.map_or(Vector6::zeros(), |p| V[p]);
+            V.push(parent + u[i]);
+        }
+        V
+    }
+
+    /// Eq. (2): the variation of column `m` of joint j's own subspace along its direction `n`.
+    fn own_variation(&self, kind: &JointKind, j: usize, n: usize, m: usize) -> Vector6<f64> {
+        if translational(kind, n) {
+            spatial(
+                Vector3::zeros(),
+                lin(&self.S[j][n]).cross(&ang(&self.S[j][m])),
+            )
+        } else {
+            Vector6::zeros()
+        }
+    }
+
+    /// Variation of joint j's own twist `ᵒS_j x_j` (joint twist `u_j`) along its tangent
+    /// direction `n`, eq. (2).
+    pub fn own_twist_variation(
+        &self,
+        kind: &JointKind,
+        j: usize,
+        n: usize,
+        u_j: &Vector6<f64>,
+    ) -> Vector6<f64> {
+        if translational(kind, n) {
+            spatial(Vector3::zeros(), lin(&self.S[j][n]).cross(&ang(u_j)))
+        } else {
+            Vector6::zeros()
+        }
+    }
+
+    /// Variation of body i's twist `V_i(x)` along tangent direction `k`: `ξ × (V_i − V_j)`
+    /// plus joint j's own term (eq. (2)) when body i is in the subtree of joint j, else zero.
+    /// `V`, `u`: body and joint twists for `x`.
+    pub fn body_twist_variation(
+        &self,
+        model: &MultibodyModel<f64>,
+        i: usize,
+        k: usize,
+        V: &[Vector6<f64>],
+        u: &[Vector6<f64>],
+    ) -> Vector6<f64> {
+        let (j, n) = self.coordinate[k];
+        if !self.subtree[j][i] {
+            return Vector6::zeros();
+        }
+        motion_cross(&self.S[j][n], &(V[i] - V[j]))
+            + self.own_twist_variation(&model.joints[j].kind, j, n, &u[j])
+    }
+
+    /// Variation of column `l` of body i's world Jacobian (`ᵒS` of an ancestor joint) along
+    /// tangent direction `k`, for `l` a velocity index of joint i or of an ancestor.
+    pub fn column_variation(
+        &self,
+        model: &MultibodyModel<f64>,
+        l: usize,
+        k: usize,
+    ) -> Vector6<f64> {
+        let (jl, m) = self.coordinate[l];
+        let (j, n) = self.coordinate[k];
+        if j == jl {
+            self.own_variation(&model.joints[j].kind, j, n, m)
+        } else if self.subtree[j][jl] {
+            motion_cross(&self.S[j][n], &self.S[jl][m])
+        } else {
+            Vector6::zeros()
+        }
+    }
+
+    /// Velocity indices of body i's joint and its ancestors' (the nonzero columns of its
+    /// world Jacobian).
+    pub fn chain(&self, model: &MultibodyModel<f64>, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut body = Some(i);
+        while let Some(b) = body {
+            let joint = &model.joints[b];
+            out.extend(joint.v_start..joint.v_start + joint.kind.nv());
+            body = joint.parent;
+        }
+        out
+    }
+}
+
+/// `∂τ/∂q` (tangent) and, when asked, `∂τ/∂v` (both nv × nv) of inverse dynamics
+/// `τ = ID(q, v, a)` (eq. (1)) at the configuration of `world`, with world acceleration
+/// `a_root` of the roots' parent: `(0, −g)` for the dynamics, zero for `∂(M x)/∂q` (then
+/// `v = 0`, `a = x`).
+///
+/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about`]): the
+/// result does not depend on the origin, but the round-off of the terms that cancel (a free
+/// body's inertia about a distant origin) does.
+pub fn inverse_dynamics_derivatives(
+    model: &MultibodyModel<f64>,
+    world: &WorldKinematics,
+    v: &DVector<f64>,
+    a: &DVector<f64>,
+    a_root: &Vector6<f64>,
+    with_velocity: bool,
+) -> (DMatrix<f64>, Option<DMatrix<f64>>) {
+    let nv = model.nv();
+    let mut dq = DMatrix::zeros(nv, nv);
+    let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
+    for (r, joint) in model.joints.iter().enumerate() {
+        if joint.parent.is_none() {
+            let o = world.p[r];
+            let a_o = spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o));
+            let tree = Tree {
+                model,
+                world: &world.about(&o),
+                root: r,
+            };
+            tree.derivatives(v, a, &a_o, &mut dq, dv.as_mut());
+        }
+    }
+    (dq, dv)
+}
+
+/// One tree of the forest, and the world kinematics it is differentiated with.
+struct Tree<'a> {
+    model: &'a MultibodyModel<f64>,
+    world: &'a WorldKinematics,
+    root: usize,
+}
+
+impl Tree<'_> {
+    /// Columns of this tree's directions in `dq` and `dv`.
+    fn derivatives(
+        &self,
+        v: &DVector<f64>,
+        a: &DVector<f64>,
+        a_root: &Vector6<f64>,
+        dq: &mut DMatrix<f64>,
+        dv: Option<&mut DMatrix<f64>>,
+    ) {
+        let (model, world) = (self.model, self.world);
+        let nb = model.bodies.len();
+        let nv = model.nv();
+        let mine: Vec<usize> = (0..nv)
+            .filter(|&k| world.subtree[self.root][world.coordinate[k].0])
+            .collect();
+        let u = world.joint_twists(model, v);
+        let V = world.body_twists(model, &u);
+        let ua = world.joint_twists(model, a);
+        let mut A = Vec::with_capacity(nb);
+        let mut c = Vec::with_capacity(nb);
+        for (i, joint) in model.joints.iter().enumerate() {
+            let ci = if has_bias(&joint.kind) {
+                let w = ang(&u[i]);
+                let vo = lin(&u[i]) - world.p[i].cross(&w);
+                spatial(Vector3::zeros(), -w.cross(&vo))
+            } else {
+                Vector6::zeros()
+            };
+            let parent = joint.parent.map_or(*a_root, |p: usize| A[p]);
+            A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
+            c.push(ci);
+        }
+        let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * V[i]).collect();
+        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * A[i]).collect();
+        let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
+        for i in (0..nb).rev() {
+            if let Some(p) = model.joints[i].parent {
+                let Fi = F[i];
+                F[p] += Fi;
+            }
+        }
+        let nominal = Nominal {
+            u: &u,
+            V: &V,
+            A: &A,
+            c: &c,
+            h: &h,
+            IA: &IA,
+        };
+        let mut buffers = Buffers::new(model);
+        for &k in &mine {
+            position_direction(model, world, &nominal, v, a, k, &mut buffers);
+            backward(
+                model,
+                world,
+                &mut buffers,
+                &F,
+                dq.column_mut(k).as_mut_slice(),
+            );
+        }
+        if let Some(dv) = dv {
+            for &k in &mine {
+                velocity_direction(model, world, &nominal, k, &mut buffers);
+                backward(
+                    model,
+                    world,
+                    &mut buffers,
+                    &F,
+                    dv.column_mut(k).as_mut_slice(),
+                );
+            }
+        }
+    }
+}
+
+/// The nominal world-frame RNEA quantities of eq. (1).
+struct Nominal<'a> {
+    u: &'a [Vector6<f64>],
+    V: &'a [Vector6<f64>],
+    A: &'a [Vector6<f64>],
+    c: &'a [Vector6<f64>],
+    h: &'a [Vector6<f64>],
+    IA: &'a [Vector6<f64>],
+}
+
+/// Per-direction variations, reused across directions.
+struct Buffers {
+    dV: Vec<Vector6<f64>>,
+    dA: Vec<Vector6<f64>>,
+    df: Vec<Vector6<f64>>,
+    dS: Vec<Vec<Vector6<f64>>>,
+    dF: Vec<Vector6<f64>>,
+    active: Vec<bool>,
+}
+
+impl Buffers {
+    fn new(model: &MultibodyModel<f64>) -> Self {
+        let nb = model.bodies.len();
+        Buffers {
+            dV: vec![Vector6::zeros(); nb],
+            dA: vec![Vector6::zeros(); nb],
+            df: vec![Vector6::zeros(); nb],
+            dS: model
+                .joints
+                .iter()
+                .map(|j| vec![Vector6::zeros(); j.kind.nv()])
+                .collect(),
+            dF: vec![Vector6::zeros(); nb],
+            active: vec![false; nb],
+        }
+    }
+}
+
+/// Forward variations of eq. (1) along tangent direction `k` over its joint's subtree.
+fn position_direction(
+    model: &MultibodyModel<f64>,
+    world: &WorldKinematics,
+    nom: &Nominal<'_>,
+    v: &DVector<f64>,
+    a: &DVector<f64>,
+    k: usize,
+    buf: &mut Buffers,
+) {
+    let (j, n) = world.coordinate[k];
+    let xi = world.S[j][n];
+    for i in 0..model.bodies.len() {
+        buf.active[i] = world.subtree[j][i];
+        if !buf.active[i] {
+            continue;
+        }
+        let joint = &model.joints[i];
+        let mut du = Vector6::zeros();
+        let mut dua = Vector6::zeros();
+        for (m, s) in world.S[i].iter().enumerate() {
+            let ds = if i == j {
+                world.own_variation(&joint.kind, j, n, m)
+            } else {
+                motion_cross(&xi, s)
+            };
+            du += ds * v[joint.v_start + m];
+            dua += ds * a[joint.v_start + m];
+            buf.dS[i][m] = ds;
+        }
+        let dc = if i == j {
+            Vector6::zeros()
+        } else {
+            motion_cross(&xi, &nom.c[i])
+        };
+        let (dVp, dAp) = match joint.parent {
+            Some(p) if buf.active[p] => (buf.dV[p], buf.dA[p]),
+            _ => (Vector6::zeros(), Vector6::zeros()),
+        };
+        let dV = dVp + du;
+        let dA = dAp + dua + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du) + dc;
+        let I = &world.I[i];
+        let dh = force_cross(&xi, &nom.h[i]) - I * motion_cross(&xi, &nom.V[i]) + I * dV;
+        buf.df[i] = force_cross(&xi, &nom.IA[i]) - I * motion_cross(&xi, &nom.A[i])
+            + I * dA
+            + force_cross(&dV, &nom.h[i])
+            + force_cross(&nom.V[i], &dh);
+        buf.dV[i] = dV;
+        buf.dA[i] = dA;
+    }
+}
+
+/// Forward variations of eq. (1) along velocity direction `k` over its joint's subtree.
+fn velocity_direction(
+    model: &MultibodyModel<f64>,
+    world: &WorldKinematics,
+    nom: &Nominal<'_>,
+    k: usize,
+    buf: &mut Buffers,
+) {
+    let (j, n) = world.coordinate[k];
+    let e = world.S[j][n];
+    for i in 0..model.bodies.len() {
+        buf.active[i] = world.subtree[j][i];
+        if !buf.active[i] {
+            continue;
+        }
+        let joint = &model.joints[i];
+        for ds in buf.dS[i].iter_mut() {
+            *ds = Vector6::zeros();
+        }
+        let du = if i == j { e } else { Vector6::zeros() };
+        let dc = if i == j && has_bias(&joint.kind) {
+            let (w, vo) = (
+                ang(&nom.u[i]),
+                lin(&nom.u[i]) - world.p[i].cross(&ang(&nom.u[i])),
+            );
+            let (dw, dvo) = (ang(&e), lin(&e) - world.p[i].cross(&ang(&e)));
+            spatial(Vector3::zeros(), -(dw.cross(&vo) + w.cross(&dvo)))
+        } else {
+            Vector6::zeros()
+        };
+        let (dVp, dAp) = match joint.parent {
+            Some(p) if buf.active[p] => (buf.dV[p], buf.dA[p]),
+            _ => (Vector6::zeros(), Vector6::zeros()),
+        };
+        let dV = dVp + du;
+        let dA = dAp + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du) + dc;
+        let I = &world.I[i];
+        buf.df[i] = I * dA + force_cross(&dV, &nom.h[i]) + force_cross(&nom.V[i], &(I * dV));
+        buf.dV[i] = dV;
+        buf.dA[i] = dA;
+    }
+}
+
+/// Backward sum of eq. (1): `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into `out` (nv).
+fn backward(
+    model: &MultibodyModel<f64>,
+    world: &WorldKinematics,
+    buf: &mut Buffers,
+    F: &[Vector6<f64>],
+    out: &mut [f64],
+) {
+    let dF = &mut buf.dF;
+    dF.fill(Vector6::zeros());
+    for i in (0..model.bodies.len()).rev() {
+        let joint = &model.joints[i];
+        if buf.active[i] {
+            dF[i] += buf.df[i];
+        }
+        for (m, s) in world.S[i].iter().enumerate() {
+            let mut x = s.dot(&dF[i]);
+            if buf.active[i] {
+                x += buf.dS[i][m].dot(&F[i]);
+            }
+            out[joint.v_start + m] = x;
+        }
+        if let Some(p) = joint.parent {
+            let d = dF[i];
+            dF[p] += d;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Pose, SpatialInertia};
+    use crate::multibody::dynamics::inverse_dynamics;
+    use crate::multibody::kinematics::forward_kinematics;
+    use crate::multibody::{JointSpec, MultibodyModel};
+    use nalgebra::Matrix3;
+    use num_dual::{Derivative, DualSVec64};
+
+    type D = DualSVec64<1>;
+
+    /// A tree with every joint kind: free root, revolute and prismatic below it, a planar root
+    /// with a revolute child, and a free body hung from the revolute link.
+    fn tree() -> MultibodyModel<f64> {
+        let mut m = MultibodyModel::new(Vector3::new(0.1, -0.2, -9.81));
+        let link = |mass: f64, c: [f64; 3]| SpatialInertia {
+            mass,
+            com: Vector3::from(c),
+            inertia_com: Matrix3::new(0.02, 0.001, 0.0, 0.001, 0.03, 0.002, 0.0, 0.002, 0.01),
+        };
+        let at = |x: f64, y: f64, z: f64| Pose {
+            R: *nalgebra::Rotation3::from_euler_angles(0.2, -0.1, 0.4).matrix(),
+            p: Vector3::new(x, y, z),
+        };
+        let b0 = m
+            .add_body(
+                "base",
+                link(2.0, [0.01, 0.02, -0.1]),
+                JointSpec::new(JointKind::Free),
+            )
+            .unwrap();
+        let axis = Vector3::new(1.0, 2.0, 2.0) / 3.0;
+        let b1 = m
+            .add_body(
+                "l1",
+                link(1.0, [0.0, 0.05, -0.2]),
+                JointSpec {
+                    parent: Some(b0),
+                    X_PJ: at(0.0, 0.1, -0.3),
+                    ..JointSpec::new(JointKind::Revolute { axis })
+                },
+            )
+            .unwrap();
+        m.add_body(
+            "l2",
+            link(0.5, [0.03, 0.0, -0.1]),
+            JointSpec {
+                parent: Some(b1),
+                X_PJ: at(0.1, 0.0, -0.4),
+                ..JointSpec::new(JointKind::Prismatic { axis: Vector3::z() })
+            },
+        )
+        .unwrap();
+        m.add_body(
+            "ball",
+            link(0.3, [0.0, 0.0, 0.01]),
+            JointSpec {
+                parent: Some(b1),
+                X_PJ: at(0.2, -0.1, 0.0),
+                ..JointSpec::new(JointKind::Free)
+            },
+        )
+        .unwrap();
+        let b4 = m
+            .add_body(
+                "p",
+                link(0.7, [0.05, 0.0, 0.0]),
+                JointSpec {
+                    X_PJ: at(0.0, 0.5, 0.2),
+                    ..JointSpec::new(JointKind::Planar)
+                },
+            )
+            .unwrap();
+        m.add_body(
+            "p1",
+            link(0.4, [0.0, 0.1, 0.0]),
+            JointSpec {
+                parent: Some(b4),
+                X_PJ: at(0.3, 0.0, 0.0),
+                ..JointSpec::new(JointKind::Revolute { axis: Vector3::x() })
+            },
+        )
+        .unwrap();
+        m
+    }
+
+    fn state(m: &MultibodyModel<f64>) -> (DVector<f64>, DVector<f64>, DVector<f64>) {
+        let mut q = m.neutral_configuration();
+        let r = nalgebra::UnitQuaternion::from_euler_angles(0.3, -0.5, 1.0);
+        let s = nalgebra::UnitQuaternion::from_euler_angles(-0.2, 0.4, 0.1);
+        q.copy_from_slice(&[
+            0.1, -0.2, 0.3, r.w, r.i, r.j, r.k, 0.7, 0.05, 0.2, 0.1, -0.3, s.w, s.i, s.j, s.k, 0.2,
+            0.1, 0.5, -0.6,
+        ]);
+        let v = DVector::from_fn(m.nv(), |i, _| ((i * 7 % 5) as f64 - 2.0) * 0.4);
+        let a = DVector::from_fn(m.nv(), |i, _| ((i * 3 % 7) as f64 - 3.0) * 0.7);
+        (q, v, a)
+    }
+
+    /// Column `k` of `∂ID/∂q` (tangent) or `∂ID/∂v` by a one-direction dual.
+    fn dual_column(
+        m: &MultibodyModel<f64>,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        a: &DVector<f64>,
+        k: usize,
+        position: bool,
+    ) -> DVector<f64> {
+        let md = m.cast::<D>();
+        let seed = |i: usize, on: bool| {
+            if on && i == k {
+                D::new(0.0, Derivative::some(nalgebra::SVector::<f64, 1>::new(1.0)))
+            } else {
+                D::from_re(0.0)
+            }
+        };
+        let delta = DVector::from_fn(m.nv(), |i, _| seed(i, position));
+        let qd = md.retract(&q.map(D::from_re), &delta);
+        let vd = DVector::from_fn(m.nv(), |i, _| D::from_re(v[i]) + seed(i, !position));
+        let mut data = MultibodyData::new(&md);
+        forward_kinematics(&md, &mut data, &qd, &vd);
+        inverse_dynamics(&md, &data, &vd, &a.map(D::from_re))
+            .map(|x| x.eps.unwrap_generic(nalgebra::U1, nalgebra::U1)[0])
+    }
+
+    #[test]
+    fn rnea_derivatives_match_dual_numbers() {
+        let m = tree();
+        let (q, v, a) = state(&m);
+        let mut data = MultibodyData::new(&m);
+        forward_kinematics(&m, &mut data, &q, &v);
+        let world = WorldKinematics::new(&m, &data);
+        let g = spatial(Vector3::zeros(), -m.gravity);
+        let (dq, dv) = inverse_dynamics_derivatives(&m, &world, &v, &a, &g, true);
+        let dv = dv.unwrap();
+        for k in 0..m.nv() {
+            let exact_q = dual_column(&m, &q, &v, &a, k, true);
+            let exact_v = dual_column(&m, &q, &v, &a, k, false);
+            let scale = 1.0 + exact_q.amax();
+            assert!(
+                (dq.column(k) - &exact_q).amax() <= 1e-12 * scale,
+                "∂τ/∂q column {k}: {} vs {}",
+                dq.column(k).transpose(),
+                exact_q.transpose()
+            );
+            assert!(
+                (dv.column(k) - &exact_v).amax() <= 1e-12 * (1.0 + exact_v.amax()),
+                "∂τ/∂v column {k}"
+            );
+        }
+    }
+
+    #[test]
+    fn mass_matrix_derivative_is_rnea_without_velocity_and_gravity() {
+        let mut m = tree();
+        let (q, _, x) = state(&m);
+        let zero = DVector::zeros(m.nv());
+        let mut data = MultibodyData::new(&m);
+        forward_kinematics(&m, &mut data, &q, &zero);
+        let world = WorldKinematics::new(&m, &data);
+        let (dq, _) = inverse_dynamics_derivatives(&m, &world, &zero, &x, &Vector6::zeros(), false);
+        m.gravity = Vector3::zeros();
+        for k in 0..m.nv() {
+            let exact = dual_column(&m, &q, &zero, &x, k, true);
+            assert!((dq.column(k) - &exact).amax() <= 1e-12 * (1.0 + exact.amax()));
+        }
+    }
+}
