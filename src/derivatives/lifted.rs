@@ -1,6 +1,8 @@
 //! A step re-assembled in a dual scalar `T`, with directions θ seeded: the state in the tangent
 //! space, the actuation, and named parameters. The contacts are those of the f64 step (one
-//! geometric query), their feature pairs re-evaluated in `T`.
+//! geometric query), their feature pairs re-evaluated in `T`. The IFT path uses it for named
+//! parameters; for the state and controls it is the reference of the analytic columns
+//! ([`crate::derivatives::analytic`]).
 #![allow(non_snake_case)]
 
 use nalgebra::DVector;

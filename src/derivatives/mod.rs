@@ -3,8 +3,12 @@
 //! At the converged velocities the momentum residual `r(v; θ) = A(θ)(v − v*(θ)) −
 //! J(θ)ᵀγ(J(θ)v + b; θ)` vanishes, so by the implicit function theorem
 //! `∂v/∂θ = −H⁻¹ ∂r/∂θ` with `H = ∂r/∂v` the Newton Hessian, already factored by the solver.
-//! `∂r/∂θ` comes from one evaluation of `r` with dual numbers seeded on θ, in chunks of
-//! [`ift::CHUNK`] directions (chunked forward mode), `v` held fixed. The positions follow from
+//! For the state and control directions `∂r/∂θ` is analytic, in f64 ([`analytic`]: RNEA
+//! derivatives for the dynamics, the world-twist chain rule for the contacts); for named
+//! parameters it comes from one evaluation of `r` with dual numbers seeded on θ, in chunks of
+//! [`ift::CHUNK`] directions (chunked forward mode), `v` held fixed. The dual evaluation of all
+//! directions ([`ift::residual_jacobian`]) is the reference the analytic columns are tested
+//! against. The positions follow from
 //! `q' = q0 ⊕ δt N(q0) v`, differentiated in the tangent space (`q ⊕ δ` is
 //! [`crate::multibody::MultibodyModel::retract`]).
 //!
@@ -15,7 +19,8 @@
 //! numbers ([`direct`]), and central finite differences ([`fd`]); [`check`] compares them.
 //!
 //! Files: `parameters.rs` (named parameters, the scene lifted into `T`), `lifted.rs` (a step
-//! assembled in `T` with seeded directions), `ift.rs`, `direct.rs`, `fd.rs`, `check.rs`.
+//! assembled in `T` with seeded directions), `analytic.rs` and `contact_terms.rs` (the state
+//! and control columns of `∂r/∂θ` in f64), `ift.rs`, `direct.rs`, `fd.rs`, `check.rs`.
 
 pub mod analytic;
 pub mod check;
