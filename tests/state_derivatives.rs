@@ -9,7 +9,6 @@ use nalgebra::{DMatrix, DVector};
 use num_dual::Dual64;
 use stiction::contact::Approximation;
 use stiction::derivatives::analytic::state_residual_jacobian;
-use stiction::derivatives::check::ROW_FLOOR;
 use stiction::derivatives::ift::{
     current_factor, nominal_step, position_jacobian, residual_jacobian,
 };
@@ -69,14 +68,17 @@ fn contact_states(p: &mut Problem) -> Vec<State> {
         .collect()
 }
 
+/// Fraction ρ of the matrix's largest entry below which a column is compared absolutely.
+const COLUMN_FLOOR: f64 = 1e-4;
+
 /// Worst column-wise relative difference `max_j ‖a_j − b_j‖∞ / max(‖b_j‖∞, ρ ‖b‖max)`, with
-/// ρ = 1e-4 as the gradient check's row floor ([`stiction::derivatives::check::ROW_FLOOR`]).
+/// ρ = [`COLUMN_FLOOR`].
 /// Column-wise, because a column is one right-hand side of `H δv = −∂r/∂θ_j`; with a floor,
 /// because entries that vanish in exact arithmetic (a free sphere's residual along its own
 /// horizontal translation) come out as round-off of the terms that cancel in them (stiffness
 /// times spin times lever arm), and a column of such entries has no scale of its own.
 fn worst(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
-    let floor = ROW_FLOOR * b.amax().max(1e-300);
+    let floor = COLUMN_FLOOR * b.amax().max(1e-300);
     (0..b.ncols())
         .map(|j| (a.column(j) - b.column(j)).amax() / b.column(j).amax().max(floor))
         .fold(0.0, f64::max)
