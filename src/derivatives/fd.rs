@@ -35,15 +35,26 @@ pub fn step_jacobians_fd(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
+    jacobian_by_columns(sim, state, u, params, |sim, nominal, k, h| {
+        central_difference(sim, state, u, params, nominal, k, h)
+    })
+}
+
+/// The step Jacobians with column `k` given by `column(sim, nominal, k, h)`, with `nominal` the
+/// unperturbed next state and `h` the base step of direction `k`.
+fn jacobian_by_columns(
+    sim: &mut Simulator,
+    state: &State,
+    u: &DVector<f64>,
+    params: &[Parameter],
+    mut column: impl FnMut(&mut Simulator, &State, usize, f64) -> Result<DVector<f64>>,
+) -> Result<StepJacobians> {
     let (nv, nu, np) = (sim.model.nv(), sim.model.nu(), params.len());
     let (nominal, _) = sim.step(state, u)?;
     let mut full = DMatrix::zeros(2 * nv, 2 * nv + nu + np);
     for k in 0..full.ncols() {
         let h = base_step(sim, params, k);
-        full.set_column(
-            k,
-            &central_difference(sim, state, u, params, &nominal, k, h)?,
-        );
+        full.set_column(k, &column(sim, &nominal, k, h)?);
     }
     let names = params.iter().map(|p| p.name(sim)).collect();
     Ok(StepJacobians::from_full(full, nv, nu, names, nominal))
@@ -73,31 +84,24 @@ pub fn step_jacobians_fd_selected(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
-    let (nv, nu, np) = (sim.model.nv(), sim.model.nu(), params.len());
-    let (nominal, _) = sim.step(state, u)?;
-    let mut full = DMatrix::zeros(2 * nv, 2 * nv + nu + np);
-    for k in 0..full.ncols() {
-        let h = base_step(sim, params, k);
+    let weights = output_weights(sim.model.nv(), sim.settings.dt);
+    let gap = |a: &DVector<f64>, b: &DVector<f64>| {
+        weights
+            .iter()
+            .enumerate()
+            .fold(0.0f64, |m, (i, w)| m.max(w * (a[i] - b[i]).abs()))
+    };
+    jacobian_by_columns(sim, state, u, params, |sim, nominal, k, h| {
         let estimates = STEP_LADDER
             .iter()
-            .map(|m| central_difference(sim, state, u, params, &nominal, k, m * h))
+            .map(|m| central_difference(sim, state, u, params, nominal, k, m * h))
             .collect::<Result<Vec<_>>>()?;
-        let weights = output_weights(nv, sim.settings.dt);
-        let gap = |a: &DVector<f64>, b: &DVector<f64>| {
-            weights
-                .iter()
-                .enumerate()
-                .fold(0.0f64, |m, (i, w)| m.max(w * (a[i] - b[i]).abs()))
-        };
-        let best = estimates
+        Ok(estimates
             .windows(2)
             .min_by(|a, b| gap(&a[0], &a[1]).total_cmp(&gap(&b[0], &b[1])))
             .map(|pair| pair[1].clone())
-            .unwrap_or_else(|| estimates[0].clone());
-        full.set_column(k, &best);
-    }
-    let names = params.iter().map(|p| p.name(sim)).collect();
-    Ok(StepJacobians::from_full(full, nv, nu, names, nominal))
+            .unwrap_or_else(|| estimates[0].clone()))
+    })
 }
 
 /// The base step of direction `k` of θ = [δq, δv, δu, parameters].
