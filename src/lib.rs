@@ -30,6 +30,7 @@ pub mod error;
 pub mod geometry;
 pub mod math;
 pub mod multibody;
+pub mod optimize;
 pub mod problem;
 pub mod report;
 pub mod scalar;

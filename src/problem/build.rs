@@ -31,6 +31,8 @@ pub struct Problem {
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
+    /// The `[optimize]` table, unresolved (see [`crate::optimize::schema`]).
+    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
 }
 
 /// Reads and builds the problem in `path`.
@@ -480,7 +482,7 @@ impl Builder<'_> {
                     d.clone()
                 }
             };
-            model
+            let body = model
                 .add_body(
                     &b.name,
                     SpatialInertia {
@@ -496,6 +498,14 @@ impl Builder<'_> {
                     },
                 )
                 .map_err(|e| self.err(&format!("{field}.inertia"), "a valid rigid body", e))?;
+            if b.actuated == Some(true) {
+                let v_start = model.joints[body].v_start;
+                for k in 0..kind.nv() {
+                    model
+                        .add_actuator(v_start + k)
+                        .map_err(|e| self.err(&format!("{field}.actuated"), "a moving joint", e))?;
+                }
+            }
             // Initial state.
             if kind == JointKind::Free {
                 let w = self.vec3(
@@ -611,6 +621,7 @@ impl Builder<'_> {
                 v: DVector::from_vec(v0),
             },
             duration,
+            optimize: file.optimize,
         })
     }
 }

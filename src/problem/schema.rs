@@ -23,6 +23,9 @@ pub struct ProblemFile {
     /// Geometries.
     #[serde(default, rename = "geometry")]
     pub geometries: Vec<GeometrySpec>,
+    /// Trajectory optimization task (`[optimize]`, see [`crate::optimize::schema`]).
+    #[serde(default)]
+    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
 }
 
 /// `[simulation]`.
@@ -136,6 +139,9 @@ pub struct BodySpec {
     pub v0: Option<Vec<f64>>,
     /// Prescribed motion: the body is kinematic.
     pub prescribed: Option<MotionSpec>,
+    /// Every velocity of this body's joint is driven by an actuator (generalized force, N or
+    /// N·m), appended to `u` in body order.
+    pub actuated: Option<bool>,
 }
 
 /// `[[geometry]]`.
