@@ -23,6 +23,9 @@ use stiction::problem::load_problem;
 use stiction::report::{csv, plot};
 use stiction::simulate::{num_steps, run};
 
+#[path = "stiction/optimize.rs"]
+mod optimize;
+
 /// Differentiable simulation of multibody systems with frictional contact.
 #[derive(Parser)]
 #[command(name = "stiction", version, arg_required_else_help = true)]
@@ -46,6 +49,18 @@ enum Command {
         Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
         mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
     Gradcheck(GradcheckArgs),
+    /// Optimize a problem file's [optimize] task with contact-implicit iLQR; write the optimal
+    /// trajectory, controls, iteration statistics and figures.
+    #[command(after_help = "Example:\n  \
+        stiction optimize problems/push-ball.toml --out out/push-ball\n  \
+        stiction optimize problems/hopper.toml --out out/hopper --json")]
+    Optimize(optimize::OptimizeArgs),
+    /// Run a problem file's [optimize] task in closed loop: re-solve iLQR from the simulated
+    /// state at every step (receding horizon, warm started); write the closed-loop trajectory.
+    #[command(
+        after_help = "Example:\n  stiction mpc problems/push-ball.toml --out out/push-ball-mpc"
+    )]
+    Mpc(optimize::MpcArgs),
     /// List the problem files (*.toml) in a folder with their descriptions.
     #[command(after_help = "Example:\n  stiction list --dir problems")]
     List {
@@ -115,6 +130,8 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Simulate(args) => simulate(&args),
         Command::Gradcheck(args) => gradcheck(&args),
+        Command::Optimize(args) => optimize::optimize(&args, prepare_output_folder),
+        Command::Mpc(args) => optimize::mpc(&args, prepare_output_folder),
         Command::List { dir } => list(&dir),
     };
     match result {

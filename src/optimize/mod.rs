@@ -17,6 +17,7 @@
 //! - [`task`]: task checks (body points at times, within tolerances) and the task error.
 //! - [`schema`]: the `[optimize]` table of problem files.
 //! - [`output`]: CSV tables and the JSON summary of a solve (the CLI's files).
+//! - [`run`]: a problem file loaded, optimized and its task evaluated.
 
 pub mod boxqp;
 pub mod cost;
@@ -25,6 +26,7 @@ pub mod mpc;
 pub mod output;
 pub mod problem;
 pub mod riccati;
+pub mod run;
 pub mod schema;
 pub mod shooting;
 pub mod task;
@@ -33,6 +35,7 @@ pub use cost::{check_cost_derivatives, CostDerivatives, CostModel, StageCost, St
 pub use ilqr::{solve, DerivativeMethod, IlqrParams, IlqrReport, Status};
 pub use mpc::{run_mpc, MpcReport, MpcSettings};
 pub use problem::{ControlBounds, Trajectory, TrajectoryProblem};
+pub use run::{optimize_file, OptimizeRun};
 pub use schema::{optimization, Optimization};
 pub use shooting::{solve_shooting, ShootingParams, ShootingReport};
 pub use task::{Task, TaskOutcome};

@@ -169,3 +169,25 @@ impl Summary {
         .to_string()
     }
 }
+
+/// Writes `dir/mpc_solves.csv`: `t, iterations, cost, status, wall_s` per re-solve.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_mpc_solves(dir: &Path, solves: &[crate::optimize::mpc::MpcSolve]) -> Result<PathBuf> {
+    write_file(dir, "mpc_solves.csv", |w| {
+        writeln!(w, "t,iterations,cost,status,wall_s")?;
+        for s in solves {
+            writeln!(
+                w,
+                "{},{},{},{},{}",
+                s.t,
+                s.iterations,
+                s.cost,
+                s.status.name(),
+                s.wall_s
+            )?;
+        }
+        Ok(())
+    })
+}

@@ -18,6 +18,7 @@
 #![allow(non_snake_case)]
 
 pub mod csv;
+pub mod optimization;
 pub mod plot;
 
 use nalgebra::{UnitQuaternion, Vector3};
