@@ -4,7 +4,9 @@
 //! control `u_0`, and step the simulator. Cost windows are in absolute time, so each re-solve
 //! sees the part of the schedule under its horizon; terminal terms apply at each horizon's end.
 //! The first solve runs to convergence (the iLQR iteration limit); later ones run at most
-//! [`MpcSettings::iterations`] iterations.
+//! [`MpcSettings::iterations`] iterations. With [`MpcSettings::shrink`] the horizon ends at the
+//! end of the loop (`min(H, steps − k)` steps), so a task with a fixed final time keeps its
+//! terminal cost at that time (shrinking-horizon MPC).
 
 use std::time::Instant;
 
@@ -24,15 +26,18 @@ pub struct MpcSettings {
     pub iterations: usize,
     /// Closed-loop steps.
     pub steps: usize,
+    /// Shrink the horizon to end with the loop.
+    pub shrink: bool,
 }
 
 impl MpcSettings {
     /// Settings with `horizon` and `iterations` raised to at least 1.
-    pub fn new(horizon: usize, iterations: usize, steps: usize) -> Self {
+    pub fn new(horizon: usize, iterations: usize, steps: usize, shrink: bool) -> Self {
         MpcSettings {
             horizon: horizon.max(1),
             iterations: iterations.max(1),
             steps,
+            shrink,
         }
     }
 }
@@ -96,7 +101,12 @@ pub fn run_mpc(
         for k in 0..settings.steps {
             let x = states.last().expect("invariant: x_0 pushed").clone();
             problem.x0 = x.clone();
-            problem.num_steps = settings.horizon;
+            problem.num_steps = if settings.shrink {
+                settings.horizon.min(settings.steps - k)
+            } else {
+                settings.horizon
+            };
+            warm.truncate(problem.num_steps);
             let p = if k == 0 { params } else { &follow_up };
             let report = solve(sim, problem, &warm, p)?;
             solves.push(MpcSolve {

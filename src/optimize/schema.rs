@@ -145,6 +145,8 @@ pub struct MpcSpec {
     pub iterations: Option<usize>,
     /// Closed-loop duration (s), default the `[optimize]` horizon.
     pub duration: Option<f64>,
+    /// End every horizon with the loop (shrinking horizon; default false).
+    pub shrink: Option<bool>,
 }
 
 /// Everything needed to optimize a problem file's task.
@@ -445,7 +447,7 @@ pub fn optimization(problem: &Problem) -> Result<Optimization> {
         })
         .collect::<Result<Vec<_>>>()?;
     let mpc = match &spec.mpc {
-        None => MpcSettings::new(num.min(20), 5, num),
+        None => MpcSettings::new(num.min(20), 5, num, false),
         Some(m) => {
             if !(m.horizon >= dt && m.horizon.is_finite()) {
                 return Err(r.err(
@@ -466,6 +468,7 @@ pub fn optimization(problem: &Problem) -> Result<Optimization> {
                 num_steps(m.horizon, dt),
                 m.iterations.unwrap_or(5).max(1),
                 num_steps(duration, dt),
+                m.shrink.unwrap_or(false),
             )
         }
     };
