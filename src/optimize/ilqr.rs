@@ -228,9 +228,12 @@ pub fn clone_simulator(sim: &Simulator) -> Result<Simulator> {
     Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)
 }
 
-/// Linearizes every stage of `traj` and the terminal cost, splitting the stages over
-/// `workers` (one simulator each).
-fn linearize(
+/// Linearizes every stage of `traj` (step Jacobians by `method`, cost derivatives) and the
+/// terminal cost, splitting the stages over `workers` (one simulator each, at least one).
+///
+/// # Errors
+/// The first step whose Jacobians fail.
+pub fn linearize(
     workers: &mut [Simulator],
     problem: &TrajectoryProblem,
     traj: &Trajectory,
@@ -286,7 +289,7 @@ fn state_difference(sim: &Simulator, x: &State, x_bar: &State) -> DVector<f64> {
 
 /// Forward pass with step `alpha`: the closed-loop rollout about `traj`. `None` if a step
 /// fails (the trial α is rejected).
-fn forward_pass(
+pub fn forward_pass(
     sim: &mut Simulator,
     problem: &TrajectoryProblem,
     traj: &Trajectory,

@@ -195,8 +195,8 @@ mod tests {
         // Closed loop with δx from the nominal rollout.
         let mut x = x0.clone();
         let mut u = Vec::new();
-        for t in 0..T {
-            let ut = &bp.k[t] + &bp.K[t] * (&x - &xs[t]);
+        for ((k, K), x_bar) in bp.k.iter().zip(&bp.K).zip(&xs) {
+            let ut = k + K * (&x - x_bar);
             x = &fx * &x + &fu * &ut;
             u.push(ut);
         }

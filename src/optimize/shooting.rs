@@ -78,7 +78,7 @@ impl ControlMap {
                 problem.bounds.as_ref().and_then(|b| {
                     let (lo, hi) = (b.lower[i], b.upper[i]);
                     (lo.is_finite() && hi.is_finite() && hi > lo)
-                        .then(|| (0.5 * (lo + hi), 0.5 * (hi - lo)))
+                        .then_some((0.5 * (lo + hi), 0.5 * (hi - lo)))
                 })
             })
             .collect();

@@ -385,6 +385,13 @@ impl Builder<'_> {
                 self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
             let orientation = self.orientation(&field, b)?;
             if let Some(m) = &b.prescribed {
+                if b.actuated == Some(true) {
+                    return Err(self.err(
+                        &format!("{field}.actuated"),
+                        "no actuators on a prescribed body",
+                        "actuated = true",
+                    ));
+                }
                 let motion = match m {
                     MotionSpec::ConstantVelocity { velocity } => {
                         PrescribedMotion::ConstantVelocity {
