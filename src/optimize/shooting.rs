@@ -21,6 +21,7 @@ use nalgebra::DVector;
 use crate::derivatives::rollout::rollout_jacobians;
 use crate::error::{Error, Result};
 use crate::multibody::MultibodyData;
+use crate::optimize::ilqr::clone_simulator;
 use crate::optimize::problem::{Trajectory, TrajectoryProblem};
 use crate::step::Simulator;
 
@@ -121,7 +122,7 @@ impl ControlMap {
 }
 
 struct Shooting<'a> {
-    sim: RefCell<&'a mut Simulator>,
+    sim: RefCell<Simulator>,
     problem: &'a TrajectoryProblem,
     map: ControlMap,
 }
@@ -210,10 +211,11 @@ pub fn solve_shooting(
         .with_tolerance_grad(params.gradient_tolerance)
         .and_then(|s| s.with_tolerance_cost(params.cost_tolerance))
         .map_err(|e| fail(format!("L-BFGS settings: {e}"), 0, initial_traj.cost))?;
+    // argmin's line search may keep the problem, so it gets its own simulator.
     let shooting = Shooting {
-        sim: RefCell::new(sim),
+        sim: RefCell::new(clone_simulator(sim)?),
         problem,
-        map,
+        map: ControlMap::new(problem, sim.model.nu()),
     };
     let result = Executor::new(shooting, solver)
         .configure(|s| s.param(z0).max_iters(params.max_iterations))
@@ -234,16 +236,7 @@ pub fn solve_shooting(
     );
     let iterations = state.get_iter();
     let termination = state.get_termination_status().to_string();
-    let shooting = result.problem.problem.ok_or_else(|| {
-        fail(
-            "argmin did not return the problem".into(),
-            iterations,
-            initial_traj.cost,
-        )
-    })?;
-    let controls = shooting.map.controls(&z);
-    let sim = shooting.sim.into_inner();
-    let trajectory = problem.rollout(sim, &controls)?;
+    let trajectory = problem.rollout(sim, &map.controls(&z))?;
     Ok(ShootingReport {
         trajectory,
         initial_cost: initial_traj.cost,
