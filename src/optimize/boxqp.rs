@@ -140,10 +140,10 @@ mod tests {
 
     #[test]
     fn clamps_at_active_bound_and_solves_the_rest() {
-        // H = I: the minimizer is −g clamped. g = (−2, 1): both coordinates clamp; with
+        // H = I: the minimizer is −g clamped. g = (−2, 2): both coordinates clamp; with
         // g = (−2, 0.5) the second is interior at −0.5.
         let H = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, 1.0]);
-        let g = DVector::from_vec(vec![-2.0, 1.0]);
+        let g = DVector::from_vec(vec![-2.0, 2.0]);
         let one = DVector::from_element(2, 1.0);
         let s = solve_box_qp(&H, &g, &(-&one), &one, &DVector::zeros(2)).unwrap();
         assert_relative_eq!(s.x, DVector::from_vec(vec![1.0, -1.0]), epsilon = 1e-12);
