@@ -36,6 +36,7 @@ use std::time::Instant;
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
+use crate::derivatives::check::CHECK_TOLERANCE;
 use crate::derivatives::fd::step_jacobians_fd;
 use crate::derivatives::step_jacobians;
 use crate::error::{Error, Result};
@@ -50,7 +51,8 @@ pub enum DerivativeMethod {
     /// Implicit function theorem on the solver's factor (default).
     #[default]
     Ift,
-    /// Fourth-order central differences of the f64 step.
+    /// Fourth-order central differences of the f64 step, with the perturbed steps solved to
+    /// the gradient check's tolerance ([`CHECK_TOLERANCE`]).
     FiniteDifference,
 }
 
@@ -355,6 +357,17 @@ pub fn solve(
     let mut workers = (0..params.threads.max(1))
         .map(|_| clone_simulator(sim))
         .collect::<Result<Vec<_>>>()?;
+    if params.derivatives == DerivativeMethod::FiniteDifference {
+        // Differences of solves converged only to ε_r carry that error divided by the step;
+        // solve the perturbed steps as tightly as the gradient check does
+        // (`derivatives::gradient_check`).
+        for w in &mut workers {
+            let s = &mut w.settings.solver;
+            s.relative_tolerance = CHECK_TOLERANCE;
+            s.absolute_tolerance = 0.0;
+            s.cost_tolerance = 0.0;
+        }
+    }
     let mut mu = params.mu_init;
     let mut iterations = Vec::new();
     let mut gains = Vec::new();
