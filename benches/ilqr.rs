@@ -6,7 +6,8 @@
 //! iterations (so there is contact):
 //! - `rollout`: one forward pass at α = 1 (T steps and the cost);
 //! - `derivatives.ift` / `derivatives.fd`: `A_t`, `B_t` and the cost derivatives of all T stages,
-//!   split over the default worker threads (2 here);
+//!   split over the default worker threads (2 here); FD solves its perturbed steps to the
+//!   gradient check's tolerance, as iLQR does;
 //! - `backward`: one Riccati pass (with the box QP of the control bounds);
 //! - `solve.ift` / `solve.fd`: iLQR from the initial guess until it stops (the problem file's
 //!   settings); the iteration counts are printed once before timing.
@@ -20,7 +21,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use stiction::optimize::ilqr::{clone_simulator, forward_pass, linearize};
+use stiction::optimize::ilqr::{forward_pass, linearize, make_workers};
 use stiction::optimize::riccati::backward_pass;
 use stiction::optimize::{optimization, solve, DerivativeMethod, IlqrParams};
 use stiction::problem::load_problem;
@@ -40,9 +41,15 @@ fn ilqr(c: &mut Criterion) {
         let traj = solve(sim, &opt.problem, &opt.initial_controls, &warm)
             .expect("5 iterations")
             .trajectory;
-        let mut workers: Vec<_> = (0..opt.params.threads)
-            .map(|_| clone_simulator(sim).expect("simulator copy"))
-            .collect();
+        let mut workers = make_workers(sim, &opt.params).expect("simulator copies");
+        let mut fd_workers = make_workers(
+            sim,
+            &IlqrParams {
+                derivatives: DerivativeMethod::FiniteDifference,
+                ..opt.params.clone()
+            },
+        )
+        .expect("simulator copies");
         let (stages, terminal) =
             linearize(&mut workers, &opt.problem, &traj, DerivativeMethod::Ift).expect("ift");
         let bp = backward_pass(
@@ -90,7 +97,7 @@ fn ilqr(c: &mut Criterion) {
             b.iter(|| {
                 black_box(
                     linearize(
-                        &mut workers,
+                        &mut fd_workers,
                         &opt.problem,
                         &traj,
                         DerivativeMethod::FiniteDifference,

@@ -125,6 +125,24 @@ fn hopper_jumps_to_its_target_height_and_lands() {
 }
 
 #[test]
+fn warm_start_from_a_solution_stops_at_once() {
+    let run = optimize_file(&path("hopper"), |_| {}).expect("hopper solves");
+    let mut problem = load_problem(&path("hopper")).unwrap();
+    let opt = optimization(&problem).unwrap();
+    let again = stiction::optimize::solve(
+        &mut problem.simulator,
+        &opt.problem,
+        &run.report.trajectory.controls,
+        &opt.params,
+    )
+    .unwrap();
+    assert!(again.status.converged(), "{:?}", again.status);
+    assert!(again.iterations.len() <= 2, "{:?}", again.iterations);
+    assert!(again.trajectory.cost <= run.report.trajectory.cost);
+    assert_eq!(again.initial_cost, run.report.trajectory.cost);
+}
+
+#[test]
 fn box_pivot_drags_the_box_by_friction() {
     // The task is achieved well before the cost stops decreasing (200 iterations in the
     // file); 40 keep the test fast and must already achieve it.

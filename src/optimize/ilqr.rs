@@ -230,6 +230,28 @@ pub fn clone_simulator(sim: &Simulator) -> Result<Simulator> {
     Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)
 }
 
+/// The simulators of the derivative workers: `params.threads` copies of `sim` (at least one).
+/// With [`DerivativeMethod::FiniteDifference`] their solver runs to the gradient check's
+/// tolerance: differences of solves converged only to ε_r carry that error divided by the
+/// step (as in [`crate::derivatives::gradient_check`]).
+///
+/// # Errors
+/// None in practice (the geometry was valid for `sim`).
+pub fn make_workers(sim: &Simulator, params: &IlqrParams) -> Result<Vec<Simulator>> {
+    let mut workers = (0..params.threads.max(1))
+        .map(|_| clone_simulator(sim))
+        .collect::<Result<Vec<_>>>()?;
+    if params.derivatives == DerivativeMethod::FiniteDifference {
+        for w in &mut workers {
+            let s = &mut w.settings.solver;
+            s.relative_tolerance = CHECK_TOLERANCE;
+            s.absolute_tolerance = 0.0;
+            s.cost_tolerance = 0.0;
+        }
+    }
+    Ok(workers)
+}
+
 /// Linearizes every stage of `traj` (step Jacobians by `method`, cost derivatives) and the
 /// terminal cost, splitting the stages over `workers` (one simulator each, at least one).
 ///
@@ -354,20 +376,7 @@ pub fn solve(
         return Err(fail("the initial cost is not finite".into(), 0, traj.cost));
     }
     let initial_cost = traj.cost;
-    let mut workers = (0..params.threads.max(1))
-        .map(|_| clone_simulator(sim))
-        .collect::<Result<Vec<_>>>()?;
-    if params.derivatives == DerivativeMethod::FiniteDifference {
-        // Differences of solves converged only to ε_r carry that error divided by the step;
-        // solve the perturbed steps as tightly as the gradient check does
-        // (`derivatives::gradient_check`).
-        for w in &mut workers {
-            let s = &mut w.settings.solver;
-            s.relative_tolerance = CHECK_TOLERANCE;
-            s.absolute_tolerance = 0.0;
-            s.cost_tolerance = 0.0;
-        }
-    }
+    let mut workers = make_workers(sim, params)?;
     let mut mu = params.mu_init;
     let mut iterations = Vec::new();
     let mut gains = Vec::new();
