@@ -94,7 +94,6 @@ pub fn optimize(args: &OptimizeArgs, prepare: impl Fn(&Path, bool) -> Result<()>
     if args.max_iterations == Some(0) {
         return Err(Error::invalid("--max-iterations", 0, "need at least 1"));
     }
-    prepare(&args.out, args.force)?;
     let run = optimize_file(&args.file, |o| {
         if args.fd {
             o.params.derivatives = DerivativeMethod::FiniteDifference;
@@ -103,6 +102,7 @@ pub fn optimize(args: &OptimizeArgs, prepare: impl Fn(&Path, bool) -> Result<()>
             o.params.max_iterations = n;
         }
     })?;
+    prepare(&args.out, args.force)?;
     let report = &run.report;
     let costs: Vec<(usize, f64, bool)> = std::iter::once((0, report.initial_cost, true))
         .chain(
@@ -187,9 +187,9 @@ pub fn optimize(args: &OptimizeArgs, prepare: impl Fn(&Path, bool) -> Result<()>
 
 /// `stiction mpc FILE --out DIR`.
 pub fn mpc(args: &MpcArgs, prepare: impl Fn(&Path, bool) -> Result<()>) -> Result<()> {
-    prepare(&args.out, args.force)?;
     let mut problem = load_problem(&args.file)?;
     let mut opt = optimization(&problem)?;
+    prepare(&args.out, args.force)?;
     let report = run_mpc(
         &mut problem.simulator,
         &mut opt.problem,
