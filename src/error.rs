@@ -96,6 +96,17 @@ pub enum Error {
         /// Backend message.
         message: String,
     },
+    /// A trajectory optimizer could not continue (the initial rollout failed, derivatives
+    /// failed, or a non-finite value appeared).
+    #[error("trajectory optimization failed at iteration {iteration} (cost {cost:.6e}): {reason}")]
+    TrajectoryOptimization {
+        /// What went wrong, with the underlying error.
+        reason: String,
+        /// Iterations completed before the failure.
+        iteration: usize,
+        /// Cost of the last accepted trajectory (`NaN` if there was none).
+        cost: f64,
+    },
 }
 
 /// Result with [`Error`] by default.

@@ -21,6 +21,7 @@
 
 pub mod animate;
 pub mod csv;
+pub mod optimization;
 pub mod plot;
 
 use nalgebra::{UnitQuaternion, Vector3};

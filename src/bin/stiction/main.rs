@@ -6,17 +6,21 @@
 //! stiction simulate falling-sphere --plot --animate
 //! stiction simulate problems/falling-sphere.toml --out out/fs --plot
 //! stiction gradcheck problems/sliding-box.toml --steps 10 --json
+//! stiction optimize problems/push-ball.toml --out out/push-ball
+//! stiction mpc problems/push-ball.toml --out out/push-ball-mpc
 //! ```
 //!
 //! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
 //!
-//! Files: `simulate.rs` (run and write), `gradcheck.rs`, `list.rs`, `demo.rs`, `progress.rs`
+//! Files: `simulate.rs` (run and write), `gradcheck.rs`, `optimize.rs` (optimize and mpc),
+//! `list.rs`, `demo.rs`, `progress.rs`
 //! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
 //! in).
 
 mod demo;
 mod gradcheck;
 mod list;
+mod optimize;
 mod output;
 mod progress;
 mod shipped;
@@ -71,6 +75,20 @@ enum Command {
         Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
         mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
     Gradcheck(GradcheckArgs),
+    /// Optimize a problem file's [optimize] task with contact-implicit iLQR; write the optimal
+    /// trajectory, controls, iteration statistics and figures.
+    #[command(after_help = "Examples:\n  \
+        stiction optimize problems/push-ball.toml --out out/push-ball\n  \
+        stiction optimize hopper --json\n\n\
+        Files written: trajectory.csv, controls.csv, states.csv, iterations.csv, contacts.csv, stats.csv, and PNG figures\n\
+        (cost per iteration, states, controls, contact forces, solver). Columns are in README.md.")]
+    Optimize(optimize::OptimizeArgs),
+    /// Run a problem file's [optimize] task in closed loop: re-solve iLQR from the simulated
+    /// state at every step (receding horizon, warm started); write the closed-loop trajectory.
+    #[command(
+        after_help = "Example:\n  stiction mpc problems/push-ball.toml --out out/push-ball-mpc"
+    )]
+    Mpc(optimize::MpcArgs),
     /// List the shipped problems, or the problem files (*.toml) of a folder, with their
     /// descriptions.
     #[command(after_help = "Examples:\n  \
@@ -163,6 +181,8 @@ fn main() -> ExitCode {
         None => demo::demo(),
         Some(Command::Simulate(args)) => simulate::simulate(&args),
         Some(Command::Gradcheck(args)) => gradcheck::gradcheck(&args),
+        Some(Command::Optimize(args)) => optimize::optimize(&args),
+        Some(Command::Mpc(args)) => optimize::mpc(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
     };
     match result {

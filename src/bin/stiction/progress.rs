@@ -35,21 +35,43 @@ impl Progress {
         }
     }
 
+    /// A hidden bar over at most `iterations` solver iterations; with `quiet` it never shows.
+    pub fn iterations(iterations: usize, quiet: bool) -> Self {
+        let progress = Progress::new(iterations, f64::NAN, quiet);
+        progress.bar.set_style(
+            ProgressStyle::with_template("{bar:32} {pos}/{len} iterations  {msg}  {elapsed}")
+                .expect("invariant: the progress template is valid"),
+        );
+        progress
+    }
+
     /// Records one finished step that reached simulated time `t` (s).
     pub fn step(&mut self, t: f64) {
-        self.bar.inc(1);
-        let elapsed = self.start.elapsed();
-        if !self.quiet && !self.shown && elapsed >= SHOW_AFTER {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            self.shown = true;
-        }
-        if self.shown {
-            let rate = t / elapsed.as_secs_f64();
+        if self.tick() {
+            let rate = t / self.start.elapsed().as_secs_f64();
             self.bar.set_message(format!(
                 "t = {t:.4} of {:.4} s, {rate:.3} simulated s per wall s",
                 self.t_end
             ));
         }
+    }
+
+    /// Records one finished iteration, described by `message` (e.g. its cost).
+    pub fn iteration(&mut self, message: impl FnOnce() -> String) {
+        if self.tick() {
+            self.bar.set_message(message());
+        }
+    }
+
+    /// Advances the bar, showing it once the command has run for [`SHOW_AFTER`]; whether it
+    /// is shown.
+    fn tick(&mut self) -> bool {
+        self.bar.inc(1);
+        if !self.quiet && !self.shown && self.start.elapsed() >= SHOW_AFTER {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.shown
     }
 
     /// Removes the bar; returns the wall time since it was made.

@@ -13,6 +13,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
     (
+        "box-pivot",
+        include_str!("../../../problems/box-pivot.toml"),
+    ),
+    (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),
     ),
@@ -35,6 +39,11 @@ pub const SHIPPED: &[(&str, &str)] = &[
     (
         "falling-sphere",
         include_str!("../../../problems/falling-sphere.toml"),
+    ),
+    ("hopper", include_str!("../../../problems/hopper.toml")),
+    (
+        "push-ball",
+        include_str!("../../../problems/push-ball.toml"),
     ),
     (
         "sliding-box",
