@@ -28,6 +28,7 @@ pub mod contact;
 pub mod derivatives;
 pub mod error;
 pub mod geometry;
+pub mod identify;
 pub mod math;
 pub mod multibody;
 pub mod problem;
