@@ -120,6 +120,17 @@ impl MeasuredTrajectory {
         self.times.len()
     }
 
+    /// The samples at steps `n_k ≤ max_step` (at least the first sample).
+    pub fn up_to_step(&self, max_step: usize) -> Self {
+        let n = self.steps.iter().filter(|&&n| n <= max_step).count().max(1);
+        MeasuredTrajectory {
+            times: self.times[..n].to_vec(),
+            steps: self.steps[..n].to_vec(),
+            values: self.values.rows(0, n).into_owned(),
+            ..self.clone()
+        }
+    }
+
     /// This trajectory with only `columns`, in that order.
     ///
     /// # Errors

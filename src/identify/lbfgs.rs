@@ -102,27 +102,35 @@ impl Observe<LbfgsState> for Recorder {
         let gradient_norm = state.get_gradient().map_or(f64::NAN, |g| {
             g.iter().fold(0.0, |m: f64, x| m.max(x.abs())) * self.scale
         });
-        self.history
+        let mut history = self
+            .history
             .lock()
-            .map_err(|_| argmin::core::Error::msg("iteration history lock poisoned"))?
-            .push(Iteration {
-                iteration: state.get_iter() as usize,
-                cost: state.get_cost() * self.scale,
-                gradient_norm,
-                damping: 0.0,
-                s,
-            });
+            .map_err(|_| argmin::core::Error::msg("iteration history lock poisoned"))?;
+        // Numbered from the history: argmin reports the count before its increment.
+        let iteration = history.len();
+        history.push(Iteration {
+            iteration,
+            cost: state.get_cost() * self.scale,
+            gradient_norm,
+            damping: 0.0,
+            s,
+            horizon: 0,
+        });
         Ok(())
     }
 }
 
-/// Minimizes `½ ‖r̃(s)‖²` of `problem` by L-BFGS from its initial coordinates.
+/// Minimizes `½ ‖r̃(s)‖²` of `problem` by L-BFGS from `s0` (np).
 ///
 /// # Errors
 /// A failed evaluation at the initial point, a failed gradient, or an argmin failure (a line
 /// search that cannot find a decrease), as [`Error::InvalidParameter`] with argmin's message.
-pub fn lbfgs(problem: &IdentificationProblem, settings: &LbfgsSettings) -> Result<LbfgsOutcome> {
-    let s0 = problem.initial_coordinates();
+pub fn lbfgs(
+    problem: &IdentificationProblem,
+    s0: &[f64],
+    settings: &LbfgsSettings,
+) -> Result<LbfgsOutcome> {
+    let s0 = s0.to_vec();
     let first = problem.evaluate(&s0, Need::Gradient)?;
     let g0 = first
         .gradient()
@@ -134,6 +142,7 @@ pub fn lbfgs(problem: &IdentificationProblem, settings: &LbfgsSettings) -> Resul
         gradient_norm: g0.amax(),
         damping: 0.0,
         s: s0.clone(),
+        horizon: 0,
     }]));
     let argmin_error = |e: argmin::core::Error| Error::invalid("L-BFGS", "", &e.to_string());
     let solver = LBFGS::new(MoreThuenteLineSearch::new(), settings.memory)

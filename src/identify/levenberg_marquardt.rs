@@ -47,7 +47,7 @@ pub struct LmSettings {
     pub step_tolerance: f64,
     /// ε_L on the relative cost decrease of an accepted step, default 1e-12.
     pub cost_tolerance: f64,
-    /// Initial λ relative to `max diag(A)`, default 1e-3.
+    /// Initial λ (dimensionless: `D` carries the scale of `A`), default 1e-3.
     pub initial_damping: f64,
 }
 
@@ -91,6 +91,8 @@ pub struct Iteration {
     pub damping: f64,
     /// The iterate `s` (n).
     pub s: Vec<f64>,
+    /// Last step of the data the cost covers (horizon continuation; 0 until set).
+    pub horizon: usize,
 }
 
 /// Result of [`levenberg_marquardt`].
@@ -130,10 +132,11 @@ pub fn levenberg_marquardt(
         gradient_norm: g.amax(),
         damping,
         s: s.as_slice().to_vec(),
+        horizon: 0,
     };
     let mut history = vec![record(0, cost, &g, 0.0, &s)];
     let mut A = J.transpose() * &J;
-    let mut lambda = settings.initial_damping * A.diagonal().max().max(f64::MIN_POSITIVE);
+    let mut lambda = settings.initial_damping;
     let mut nu = 2.0;
     let mut trials = 0;
     let mut termination = Termination::MaxIterations;

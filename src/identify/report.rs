@@ -37,10 +37,16 @@ impl Method {
 }
 
 /// Settings of [`identify`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IdentifySettings {
     /// The optimizer.
     pub method: Method,
+    /// Horizon continuation: the fit runs in this many stages on the first `T/2^(n−1)`,
+    /// `T/2^(n−2)`, …, `T` steps of the data, each started from the previous estimate
+    /// (default 3; 1 fits the whole record at once). Bounces and tumbles make the loss of a
+    /// long record non-convex in (k, d, μ): a wrong stiffness shifts every later impact. A
+    /// short prefix has a wide basin; its estimate starts the longer fits inside theirs.
+    pub stages: usize,
     /// Levenberg–Marquardt settings.
     pub lm: LmSettings,
     /// L-BFGS settings.
@@ -115,7 +121,7 @@ pub struct IdentificationReport {
     pub method: Method,
     /// Outcome.
     pub status: Status,
-    /// Iterations of the optimizer (accepted LM steps; L-BFGS iterations).
+    /// Iterations of the optimizer over all stages (accepted LM steps; L-BFGS iterations).
     pub iterations: usize,
     /// Wall time of the whole run (s).
     pub wall_s: f64,
@@ -129,6 +135,17 @@ pub struct IdentificationReport {
     pub covariance: Covariance,
     /// One per trajectory, in order.
     pub fits: Vec<TrajectoryFit>,
+}
+
+impl Default for IdentifySettings {
+    fn default() -> Self {
+        IdentifySettings {
+            method: Method::default(),
+            stages: 3,
+            lm: LmSettings::default(),
+            lbfgs: LbfgsSettings::default(),
+        }
+    }
 }
 
 impl LeastSquares for IdentificationProblem {
@@ -154,17 +171,38 @@ pub fn identify(
     settings: &IdentifySettings,
 ) -> Result<IdentificationReport> {
     let start = Instant::now();
-    let s0 = problem.initial_coordinates();
-    let (s, termination, history) = match settings.method {
-        Method::LevenbergMarquardt => {
-            let out = levenberg_marquardt(problem, &s0, &settings.lm)?;
-            (out.s, out.termination, out.history)
-        }
-        Method::Lbfgs => {
-            let out = lbfgs(problem, &settings.lbfgs)?;
-            (out.s, out.termination, out.history)
-        }
-    };
+    let mut s = problem.initial_coordinates();
+    let mut history: Vec<Iteration> = Vec::new();
+    let mut termination = Termination::MaxIterations;
+    let mut iterations = 0;
+    let stages = settings.stages.max(1);
+    let steps = problem.num_steps();
+    for stage in 0..stages {
+        let horizon = steps.div_ceil(1 << (stages - 1 - stage));
+        let staged = problem.with_horizon(horizon)?;
+        let (s_stage, t, h) = match settings.method {
+            Method::LevenbergMarquardt => {
+                let out = levenberg_marquardt(&staged, &s, &settings.lm)?;
+                (out.s, out.termination, out.history)
+            }
+            Method::Lbfgs => {
+                let out = lbfgs(&staged, &s, &settings.lbfgs)?;
+                (out.s, out.termination, out.history)
+            }
+        };
+        // Iterations are numbered across stages; each stage's initial point is the previous
+        // stage's last iterate, recorded again with the longer horizon's cost.
+        let offset = history.last().map_or(0, |h| h.iteration);
+        let accepted = h.len() - 1;
+        history.extend(h.into_iter().map(|mut it| {
+            it.iteration += offset;
+            it.horizon = horizon;
+            it
+        }));
+        iterations += accepted;
+        s = s_stage;
+        termination = t;
+    }
     let at_estimate = problem.evaluate(&s, Need::Jacobian)?;
     let J = at_estimate
         .jacobian()
@@ -225,7 +263,7 @@ pub fn identify(
         problem: problem.name.clone(),
         method: settings.method,
         status,
-        iterations: history.last().map_or(0, |h| h.iteration),
+        iterations,
         wall_s: start.elapsed().as_secs_f64(),
         estimates,
         cost: at_estimate.cost(),

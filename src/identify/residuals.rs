@@ -135,7 +135,6 @@ pub struct IdentificationProblem {
     pub loss: Loss,
     /// Evaluate the trajectories in parallel (rayon); results are bit-identical to serial.
     pub parallel: bool,
-    measurements: Vec<MeasurementModel>,
 }
 
 impl IdentificationProblem {
@@ -167,31 +166,9 @@ impl IdentificationProblem {
                 "give at least one measured trajectory",
             ));
         }
-        let dt = simulator.settings.dt;
-        let measurements = trajectories
-            .iter()
-            .map(|m| {
-                if let Some((k, _)) = m
-                    .times
-                    .iter()
-                    .zip(&m.steps)
-                    .enumerate()
-                    .find(|(_, (t, n))| ((**t / dt).round() as usize) != **n)
-                {
-                    return Err(Error::DataFile {
-                        path: m.source.clone(),
-                        message: format!(
-                            "sample {k} at t = {} is not step {} of δt = {dt} s: the data was placed on another time grid",
-                            m.times[k], m.steps[k]
-                        ),
-                    });
-                }
-                MeasurementModel::new(&simulator.model, &m.columns).map_err(|e| Error::DataFile {
-                    path: m.source.clone(),
-                    message: e.to_string(),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        for m in &trajectories {
+            measurement_model(&simulator, m)?;
+        }
         Ok(IdentificationProblem {
             name: name.to_string(),
             simulator,
@@ -200,7 +177,35 @@ impl IdentificationProblem {
             trajectories,
             loss: Loss::Squared,
             parallel: true,
-            measurements,
+        })
+    }
+
+    /// Steps of the longest trajectory.
+    pub fn num_steps(&self) -> usize {
+        self.trajectories
+            .iter()
+            .filter_map(|t| t.steps.last().copied())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// This problem with the samples after step `max_step` left out (a shorter horizon).
+    ///
+    /// # Errors
+    /// As [`Simulator::new`], which cannot fail for a scene that was valid.
+    pub fn with_horizon(&self, max_step: usize) -> Result<Self> {
+        Ok(IdentificationProblem {
+            name: self.name.clone(),
+            simulator: copy_scene(&self.simulator)?,
+            initial_state: self.initial_state.clone(),
+            parameters: self.parameters.clone(),
+            trajectories: self
+                .trajectories
+                .iter()
+                .map(|t| t.up_to_step(max_step))
+                .collect(),
+            loss: self.loss,
+            parallel: self.parallel,
         })
     }
 
@@ -231,12 +236,7 @@ impl IdentificationProblem {
     /// # Errors
     /// [`Error::InvalidParameter`] if a value makes the scene invalid.
     pub fn simulator_at(&self, s: &[f64]) -> Result<Simulator> {
-        let base = &self.simulator;
-        let mut sim = Simulator::new(
-            base.model.clone(),
-            base.geometries().to_vec(),
-            base.settings,
-        )?;
+        let mut sim = copy_scene(&self.simulator)?;
         for (p, theta) in self.parameters.iter().zip(self.values(s)) {
             p.parameter.set(&mut sim, theta)?;
         }
@@ -273,7 +273,7 @@ impl IdentificationProblem {
         need: Need,
     ) -> Result<TrajectoryEvaluation> {
         let measured = &self.trajectories[j];
-        let measurement = &self.measurements[j];
+        let measurement = &measurement_model(&self.simulator, measured)?;
         let mut sim = self.simulator_at(s)?;
         let steps = *measured
             .steps
@@ -375,6 +375,33 @@ impl IdentificationProblem {
             gradient,
         })
     }
+}
+
+/// A fresh simulator of the same scene.
+fn copy_scene(sim: &Simulator) -> Result<Simulator> {
+    Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)
+}
+
+/// The measurement model of `m` in the scene of `sim`, after checking that its step indices
+/// match its times at the scene's δt.
+///
+/// # Errors
+/// [`Error::DataFile`] naming the data for a column that names no tree body, or data placed on
+/// the grid of another time step.
+fn measurement_model(sim: &Simulator, m: &MeasuredTrajectory) -> Result<MeasurementModel> {
+    let dt = sim.settings.dt;
+    let bad = |message: String| Error::DataFile {
+        path: m.source.clone(),
+        message,
+    };
+    for (k, (&t, &n)) in m.times.iter().zip(&m.steps).enumerate() {
+        if (t / dt).round() as usize != n {
+            return Err(bad(format!(
+                "sample {k} at t = {t} is not step {n} of δt = {dt} s: the data was placed on another time grid"
+            )));
+        }
+    }
+    MeasurementModel::new(&sim.model, &m.columns).map_err(|e| bad(e.to_string()))
 }
 
 /// A rollout: states only, or states with step Jacobians.

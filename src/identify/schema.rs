@@ -11,8 +11,6 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::identify::data::read_trajectory_csv;
-use crate::identify::lbfgs::LbfgsSettings;
-use crate::identify::levenberg_marquardt::LmSettings;
 use crate::identify::loss::Loss;
 use crate::identify::observe::is_tree_body_column;
 use crate::identify::params::{ParamSpec, Transform};
@@ -33,6 +31,8 @@ pub struct IdentificationSpec {
     pub method: Option<String>,
     /// Iteration limit (default 50 for Levenberg–Marquardt, 100 for L-BFGS).
     pub max_iterations: Option<usize>,
+    /// Horizon continuation stages (default 3, see [`IdentifySettings::stages`]).
+    pub stages: Option<usize>,
     /// `squared` (default) or `huber`.
     pub loss: Option<String>,
     /// Huber threshold δ in units of σ (default 1.345).
@@ -218,9 +218,14 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
     };
     let mut settings = IdentifySettings {
         method,
-        lm: LmSettings::default(),
-        lbfgs: LbfgsSettings::default(),
+        ..IdentifySettings::default()
     };
+    if let Some(n) = spec.stages {
+        if n == 0 {
+            return Err(err(path, "stages", "a number of stages ≥ 1", n));
+        }
+        settings.stages = n;
+    }
     if let Some(n) = spec.max_iterations {
         settings.lm.max_iterations = n;
         settings.lbfgs.max_iterations = n as u64;
