@@ -46,6 +46,12 @@ enum Command {
         Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
         mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
     Gradcheck(GradcheckArgs),
+    /// Identify contact parameters (μ, k, d, …) from measured trajectories: print the estimates
+    /// with 95 % intervals, write the fit (measured vs simulated) as CSV and PNG.
+    #[command(after_help = "Example:\n  \
+        stiction identify problems/identify/identify-all.toml --out out/identify-all\n  \
+        stiction identify problems/identify/identify-friction.toml --data run1/trajectory.csv run2/trajectory.csv --out out/mu --json")]
+    Identify(IdentifyArgs),
     /// List the problem files (*.toml) in a folder with their descriptions.
     #[command(after_help = "Example:\n  stiction list --dir problems")]
     List {
@@ -111,10 +117,34 @@ struct GradcheckArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct IdentifyArgs {
+    /// Identification problem file (TOML, see problems/identify/).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Trajectory CSVs (as written by `stiction simulate` for the problem's scene), replacing
+    /// the data files the problem names.
+    #[arg(long, value_name = "CSV", num_args = 1..)]
+    data: Option<Vec<PathBuf>>,
+    /// Output folder; created if missing, refused if not empty unless --force.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Optimizer, replacing the problem file's.
+    #[arg(long, value_parser = ["levenberg-marquardt", "lbfgs"])]
+    method: Option<String>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write into a non-empty output folder, replacing files of the same names.
+    #[arg(long)]
+    force: bool,
+}
+
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Simulate(args) => simulate(&args),
         Command::Gradcheck(args) => gradcheck(&args),
+        Command::Identify(args) => identify(&args),
         Command::List { dir } => list(&dir),
     };
     match result {
@@ -352,6 +382,81 @@ fn gradcheck(args: &GradcheckArgs) -> Result<()> {
         }
         println!("ms per step: forward {ms_step:.3}, IFT Jacobian {ms_ift:.3}, direct duals {ms_direct:.3}, central differences {ms_fd:.3}");
         println!("(all blocks of a path come from one pass, so the times are per path)");
+    }
+    Ok(())
+}
+
+fn identify(args: &IdentifyArgs) -> Result<()> {
+    use stiction::identify::{identify, load_identification, Method};
+    let file = load_identification(&args.file, args.data.as_deref())?;
+    let mut settings = file.settings;
+    match args.method.as_deref() {
+        Some("lbfgs") => settings.method = Method::Lbfgs,
+        Some(_) => settings.method = Method::LevenbergMarquardt,
+        None => {}
+    }
+    prepare_output_folder(&args.out, args.force)?;
+    let report = identify(&file.problem, &settings)?;
+    let written = stiction::report::fit::write_identification(&report, &file.problem, &args.out)?;
+    if args.json {
+        let parameters: Vec<_> = report
+            .estimates
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "name": e.name, "initial": e.initial, "estimate": e.estimate,
+                    "ci95": e.ci95.map(|(lo, hi)| [lo, hi]),
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "problem": report.problem, "status": report.status.name(),
+            "iterations": report.iterations, "wall_s": report.wall_s, "parameters": parameters,
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "{} ({}): {} after {} iterations in {:.3} s wall time",
+        report.problem,
+        report.method.name(),
+        report.status.name(),
+        report.iterations,
+        report.wall_s
+    );
+    println!(
+        "{:<24}{:>14}{:>14}{:>32}",
+        "parameter", "initial", "estimate", "95 % interval"
+    );
+    for e in &report.estimates {
+        match (e.estimate, e.ci95) {
+            (Some(x), Some((lo, hi))) => println!(
+                "{:<24}{:>14.6e}{:>14.6e}    [{lo:.6e}, {hi:.6e}]",
+                e.name, e.initial, x
+            ),
+            _ => println!(
+                "{:<24}{:>14.6e}  not identifiable from this data (near-singular Gauss-Newton matrix; last iterate {:.6e})",
+                e.name, e.initial, e.final_value
+            ),
+        }
+    }
+    for fit in &report.fits {
+        let rms: Vec<String> = fit
+            .columns
+            .iter()
+            .zip(&fit.rms)
+            .map(|(c, r)| format!("{c} {r:.2e}"))
+            .collect();
+        println!(
+            "{}: loss {:.4e}; RMS residual per column: {}",
+            fit.source.display(),
+            fit.cost,
+            rms.join(", ")
+        );
+    }
+    println!("wrote {}:", args.out.display());
+    for path in &written {
+        println!("  {}", path.display());
     }
     Ok(())
 }

@@ -14,10 +14,13 @@
 //! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
 //! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
 //!
-//! Files: `csv.rs` (the three tables), `plot.rs` (the figures; the only place plotters is used).
+//! Files: `csv.rs` (the three tables), `plot.rs` (the figures; with `fit.rs`, the only places
+//! plotters is used), `fit.rs` (the files of an identification run: measured vs simulated,
+//! iteration history).
 #![allow(non_snake_case)]
 
 pub mod csv;
+pub mod fit;
 pub mod plot;
 
 use nalgebra::{UnitQuaternion, Vector3};
