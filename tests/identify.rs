@@ -85,9 +85,10 @@ fn friction_stiffness_and_damping_together_from_noise_free_data() {
 }
 
 #[test]
-fn lbfgs_with_adjoint_gradients_identifies_friction_and_stiffness_damping() {
+fn lbfgs_with_adjoint_gradients_identifies_every_problem() {
     identify_from_noise_free_data("identify-friction", Method::Lbfgs);
     identify_from_noise_free_data("identify-stiffness-damping", Method::Lbfgs);
+    identify_from_noise_free_data("identify-all", Method::Lbfgs);
 }
 
 /// With Gaussian noise of standard deviation σ added to every measured value and σ given to

@@ -13,11 +13,13 @@
 //!
 //! **Identifiability.** Scale `A = JᵀJ` to `C = D A D` with `D = diag(A)^{-1/2}` (unit
 //! diagonal; `C` is invariant to the units of each parameter). A parameter is *not
-//! identifiable* when its column of `J` is zero, or when it carries a component
-//! `|v_i| ≥ 0.1` of an eigenvector of `C` with eigenvalue below [`SINGULAR_EIGENVALUE`]: the
-//! data then fixes only a combination of parameters, and the estimate along that direction
-//! is arbitrary. The covariance of the others is taken with those held fixed (conditional
-//! on their values).
+//! identifiable* when its column of `J` is zero, when it carries a component `|v_i| ≥ 0.1` of
+//! an eigenvector of `C` with eigenvalue below [`SINGULAR_EIGENVALUE`] (the data then fixes
+//! only a combination of parameters, and the estimate along that direction is arbitrary), or
+//! when its relative standard deviation `g′(s_i) σ_s,i / |θ_i|` exceeds
+//! [`MAX_RELATIVE_STD`] (the data pins it only within a factor of about e^20: a friction
+//! coefficient run off to 1e7, where the contact sticks whatever its value). The covariance
+//! of the others is taken with those held fixed (conditional on their values).
 
 #![allow(non_snake_case)]
 
@@ -26,6 +28,9 @@ use nalgebra::{DMatrix, DVector};
 /// Smallest eigenvalue of the unit-diagonal `C` below which `JᵀJ` counts as singular
 /// (a condition number of `C` above about 1e10).
 pub const SINGULAR_EIGENVALUE: f64 = 1e-10;
+
+/// Largest relative standard deviation `σ_θ/|θ|` of an identifiable parameter.
+pub const MAX_RELATIVE_STD: f64 = 10.0;
 
 /// Smallest eigenvector component that implicates a parameter in a singular direction.
 const IMPLICATED: f64 = 0.1;
@@ -54,11 +59,13 @@ impl Covariance {
 }
 
 /// The covariance (eq. 1 or 2) of an estimate with residuals `r` (m) and Jacobian `J`
-/// (m × np); `noise_known` selects eq. (1).
+/// (m × np); `noise_known` selects eq. (1); `relative_scale[i] = g′(s_i)/|θ_i|` (np) converts
+/// a standard deviation of `s_i` into a relative one of `θ_i`.
 pub fn gauss_newton_covariance(
     r: &DVector<f64>,
     J: &DMatrix<f64>,
     noise_known: bool,
+    relative_scale: &[f64],
 ) -> Covariance {
     let np = J.ncols();
     let A = J.transpose() * J;
@@ -83,27 +90,45 @@ pub fn gauss_newton_covariance(
             }
         }
     }
-    let kept: Vec<usize> = (0..np).filter(|&i| identifiable[i]).collect();
-    let dof = r.len().saturating_sub(kept.len());
-    let noise_variance = if noise_known || dof == 0 {
-        1.0
-    } else {
-        r.norm_squared() / dof as f64
-    };
-    let mut matrix = DMatrix::zeros(np, np);
-    let sub = DMatrix::from_fn(kept.len(), kept.len(), |a, b| A[(kept[a], kept[b])]);
-    if let Some(inverse) = sub.try_inverse() {
-        for (a, &i) in kept.iter().enumerate() {
-            for (b, &j) in kept.iter().enumerate() {
-                matrix[(i, j)] = noise_variance * inverse[(a, b)];
+    // Drop parameters whose relative uncertainty is unbounded for practical purposes, then
+    // recompute the others' covariance without them, until none is left to drop.
+    loop {
+        let kept: Vec<usize> = (0..np).filter(|&i| identifiable[i]).collect();
+        let dof = r.len().saturating_sub(kept.len());
+        let noise_variance = if noise_known || dof == 0 {
+            1.0
+        } else {
+            r.norm_squared() / dof as f64
+        };
+        let sub = DMatrix::from_fn(kept.len(), kept.len(), |a, b| A[(kept[a], kept[b])]);
+        let inverse = sub.try_inverse();
+        let mut matrix = DMatrix::zeros(np, np);
+        if let Some(inverse) = &inverse {
+            for (a, &i) in kept.iter().enumerate() {
+                for (b, &j) in kept.iter().enumerate() {
+                    matrix[(i, j)] = noise_variance * inverse[(a, b)];
+                }
             }
         }
-    }
-    Covariance {
-        matrix,
-        identifiable,
-        min_eigenvalue,
-        noise_variance,
+        let vague: Vec<usize> = kept
+            .iter()
+            .copied()
+            .filter(|&i| {
+                inverse.is_none()
+                    || !(relative_scale[i] * matrix[(i, i)].sqrt() <= MAX_RELATIVE_STD)
+            })
+            .collect();
+        if vague.is_empty() {
+            return Covariance {
+                matrix,
+                identifiable,
+                min_eigenvalue,
+                noise_variance,
+            };
+        }
+        for i in vague {
+            identifiable[i] = false;
+        }
     }
 }
 
@@ -116,12 +141,12 @@ mod tests {
         // y = a + b t at t = 0, 1, 2 with unit noise: (JᵀJ)⁻¹ = [[5, −3], [−3, 3]] / 6.
         let J = DMatrix::from_row_slice(3, 2, &[1.0, 0.0, 1.0, 1.0, 1.0, 2.0]);
         let r = DVector::from_vec(vec![0.1, -0.2, 0.1]);
-        let c = gauss_newton_covariance(&r, &J, true);
+        let c = gauss_newton_covariance(&r, &J, true, &[0.0, 0.0]);
         assert!((c.matrix[(0, 0)] - 5.0 / 6.0).abs() < 1e-14);
         assert!((c.matrix[(0, 1)] + 0.5).abs() < 1e-14);
         assert_eq!(c.identifiable, [true, true]);
         // Unknown noise: scaled by ‖r‖²/(m − np) = 0.06.
-        let c = gauss_newton_covariance(&r, &J, false);
+        let c = gauss_newton_covariance(&r, &J, false, &[0.0, 0.0]);
         assert!((c.matrix[(1, 1)] - 0.06 * 0.5).abs() < 1e-14);
     }
 
@@ -138,8 +163,12 @@ mod tests {
             ],
         );
         let r = DVector::zeros(3);
-        let c = gauss_newton_covariance(&r, &J, true);
+        let c = gauss_newton_covariance(&r, &J, true, &[1.0; 4]);
         assert_eq!(c.identifiable, [false, false, false, true]);
         assert!(c.std_dev(3).is_some() && c.std_dev(0).is_none());
+        // The last one is seen, but only to ±1/√2 in s: vague against a relative bound of 10
+        // once its relative scale is 100.
+        let c = gauss_newton_covariance(&r, &J, true, &[1.0, 1.0, 1.0, 100.0]);
+        assert_eq!(c.identifiable, [false; 4]);
     }
 }

@@ -209,7 +209,21 @@ pub fn identify(
         .expect("invariant: Need::Jacobian computes Jacobians");
     let r = at_estimate.residuals();
     let noise_known = problem.trajectories.iter().all(|t| t.noise.is_some());
-    let covariance = gauss_newton_covariance(&r, &J, noise_known);
+    let relative_scale: Vec<f64> = problem
+        .parameters
+        .iter()
+        .zip(&s)
+        .map(|(p, &s)| {
+            // A value at exactly zero (identity transform) has no relative scale to check.
+            let value = p.transform.to_value(s).abs();
+            if value > 0.0 {
+                p.transform.derivative(s) / value
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let covariance = gauss_newton_covariance(&r, &J, noise_known, &relative_scale);
     let estimates = problem
         .parameters
         .iter()
