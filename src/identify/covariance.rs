@@ -114,8 +114,9 @@ pub fn gauss_newton_covariance(
             .iter()
             .copied()
             .filter(|&i| {
-                inverse.is_none()
-                    || !(relative_scale[i] * matrix[(i, i)].sqrt() <= MAX_RELATIVE_STD)
+                // NaN (a negative diagonal from a numerically singular inverse) counts as vague.
+                let relative_std = relative_scale[i] * matrix[(i, i)].sqrt();
+                inverse.is_none() || relative_std.is_nan() || relative_std > MAX_RELATIVE_STD
             })
             .collect();
         if vague.is_empty() {
