@@ -21,6 +21,23 @@
 //! The `stiction` binary does the same from the command line
 //! (`stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot`), and
 //! `examples/` runs each reference case under every contact approximation.
+//!
+//! # Identifying parameters
+//!
+//! [`identify`] estimates named parameters (μ, k, d, masses, …) from trajectory CSVs, with
+//! 95 % confidence intervals:
+//!
+//! ```no_run
+//! use std::path::Path;
+//! # fn main() -> stiction::error::Result<()> {
+//! let file = stiction::identify::load_identification(Path::new("problems/identify/identify-all.toml"), None)?;
+//! let report = stiction::identify::identify(&file.problem, &file.settings)?;
+//! for e in &report.estimates {
+//!     println!("{}: {:?} in {:?}", e.name, e.estimate, e.ci95);
+//! }
+//! # Ok(())
+//! # }
+//! ```
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
