@@ -88,6 +88,14 @@ pub enum Error {
         /// The underlying I/O error.
         source: std::io::Error,
     },
+    /// A measured-data file (CSV) could not be read or does not fit the scene.
+    #[error("{path}: {message}")]
+    DataFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line and column where it applies.
+        message: String,
+    },
     /// Plot rendering failed.
     #[error("plot {path}: {message}")]
     Plot {

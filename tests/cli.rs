@@ -68,6 +68,9 @@ fn every_help_text_has_an_example() {
         &["--help"][..],
         &["simulate", "--help"],
         &["gradcheck", "--help"],
+        &["optimize", "--help"],
+        &["mpc", "--help"],
+        &["identify", "--help"],
         &["list", "--help"],
     ] {
         let out = stiction(&dir, args);
@@ -98,12 +101,31 @@ fn list_shows_every_shipped_problem_with_its_description() {
                 .unwrap_or_else(|| {
                     panic!("`{name}` not listed (add it to shipped.rs):\n{listing}")
                 });
-            assert!(line.ends_with(&p.description), "{line}");
+            let expected = match p.optimize {
+                Some(_) => format!("{} (stiction optimize)", p.description),
+                None => p.description.clone(),
+            };
+            assert!(line.ends_with(&expected), "{line}");
         }
     }
     let out = stiction(&dir, &["list", "--dir", problems.to_str().unwrap()]);
     assert_ok(&out);
     assert!(stdout(&out).contains("falling-sphere.toml"));
+    let identify = problems.join("identify");
+    let out = stiction(&dir, &["list", "--dir", identify.to_str().unwrap()]);
+    assert_ok(&out);
+    let listing = stdout(&out);
+    for name in [
+        "identify-friction",
+        "identify-stiffness-damping",
+        "identify-all",
+    ] {
+        let line = listing
+            .lines()
+            .find(|l| l.contains(&format!("{name}.toml")))
+            .unwrap_or_else(|| panic!("{name} not listed:\n{listing}"));
+        assert!(line.ends_with("(stiction identify)"), "{line}");
+    }
 }
 
 #[test]

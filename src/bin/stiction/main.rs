@@ -8,17 +8,20 @@
 //! stiction gradcheck problems/sliding-box.toml --steps 10 --json
 //! stiction optimize problems/push-ball.toml --out out/push-ball
 //! stiction mpc problems/push-ball.toml --out out/push-ball-mpc
+//! stiction identify problems/identify/identify-all.toml --out out/identify-all
 //! ```
 //!
 //! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
 //!
 //! Files: `simulate.rs` (run and write), `gradcheck.rs`, `optimize.rs` (optimize and mpc),
+//! `identify.rs`,
 //! `list.rs`, `demo.rs`, `progress.rs`
 //! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
 //! in).
 
 mod demo;
 mod gradcheck;
+mod identify;
 mod list;
 mod optimize;
 mod output;
@@ -89,6 +92,14 @@ enum Command {
         after_help = "Example:\n  stiction mpc problems/push-ball.toml --out out/push-ball-mpc"
     )]
     Mpc(optimize::MpcArgs),
+    /// Identify contact parameters (μ, k, d, …) from measured trajectories: print the estimates
+    /// with 95 % intervals, write the fit (measured vs simulated) as CSV and PNG.
+    #[command(after_help = "Examples:\n  \
+        stiction identify problems/identify/identify-all.toml --out out/identify-all\n  \
+        stiction identify problems/identify/identify-friction.toml --data run1/trajectory.csv run2/trajectory.csv --out out/mu --json\n\n\
+        Files written: fit-TRAJECTORY.csv and fit-TRAJECTORY.png per data file (measured vs simulated), history.csv.\n\
+        A parameter the data cannot identify (near-singular Gauss-Newton matrix) is reported as such, with no estimate.")]
+    Identify(identify::IdentifyArgs),
     /// List the shipped problems, or the problem files (*.toml) of a folder, with their
     /// descriptions.
     #[command(after_help = "Examples:\n  \
@@ -183,6 +194,7 @@ fn main() -> ExitCode {
         Some(Command::Gradcheck(args)) => gradcheck::gradcheck(&args),
         Some(Command::Optimize(args)) => optimize::optimize(&args),
         Some(Command::Mpc(args)) => optimize::mpc(&args),
+        Some(Command::Identify(args)) => identify::identify_command(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
     };
     match result {

@@ -80,3 +80,37 @@ impl Progress {
         self.start.elapsed()
     }
 }
+
+/// A spinner with the elapsed time, for work that reports no progress of its own; shown on
+/// stderr once the command has run for a second.
+pub struct Spinner {
+    bar: ProgressBar,
+}
+
+impl Spinner {
+    /// Starts a spinner labelled `message`; with `quiet` it never shows.
+    pub fn new(message: &str, quiet: bool) -> Self {
+        let bar = ProgressBar::hidden();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}  {elapsed}")
+                .expect("invariant: the spinner template is valid"),
+        );
+        bar.set_message(message.to_string());
+        if !quiet {
+            let ticker = bar.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(SHOW_AFTER);
+                if !ticker.is_finished() {
+                    ticker.set_draw_target(ProgressDrawTarget::stderr());
+                    ticker.enable_steady_tick(Duration::from_millis(120));
+                }
+            });
+        }
+        Spinner { bar }
+    }
+
+    /// Removes the spinner.
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -13,6 +13,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
     (
+        "bouncing-sphere",
+        include_str!("../../../problems/bouncing-sphere.toml"),
+    ),
+    (
         "box-pivot",
         include_str!("../../../problems/box-pivot.toml"),
     ),
@@ -52,6 +56,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
     (
         "sliding-rod",
         include_str!("../../../problems/sliding-rod.toml"),
+    ),
+    (
+        "tumbling-box",
+        include_str!("../../../problems/tumbling-box.toml"),
     ),
 ];
 
