@@ -252,6 +252,53 @@ fn gradcheck_prints_a_table_and_json() {
 }
 
 #[test]
+fn optimize_and_mpc_by_name_write_their_tables_and_figures() {
+    let dir = scratch("optimize");
+    // A non-empty --out is refused before any solve.
+    std::fs::create_dir_all(dir.join("taken")).unwrap();
+    std::fs::write(dir.join("taken/keep.txt"), "mine").unwrap();
+    let refused = stiction(&dir, &["optimize", "hopper", "--out", "taken"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("not empty"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("taken/keep.txt")).unwrap(),
+        "mine"
+    );
+
+    let out = stiction(&dir, &["optimize", "hopper", "--quiet"]);
+    assert_ok(&out);
+    assert!(stdout(&out).is_empty(), "--quiet printed {}", stdout(&out));
+    let run = dir.join("out/hopper/1");
+    for csv in ["controls.csv", "states.csv", "trajectory.csv"] {
+        assert_file(&run, csv, b"t,");
+    }
+    assert_file(&run, "iterations.csv", b"iteration,cost,alpha,mu");
+    for png in [
+        "cost.png",
+        "controls.png",
+        "states.png",
+        "contact_force.png",
+    ] {
+        assert_file(&run, png, b"\x89PNG");
+    }
+
+    let out = stiction(&dir, &["mpc", "hopper", "--out", "closed-loop"]);
+    assert_ok(&out);
+    let summary = stdout(&out);
+    assert!(summary.contains("task error"), "{summary}");
+    assert_file(
+        &dir.join("closed-loop"),
+        "mpc_solves.csv",
+        b"t,iterations,cost",
+    );
+    assert_file(&dir.join("closed-loop"), "controls.csv", b"t,");
+}
+
+#[test]
 fn bare_stiction_runs_the_demo_into_a_new_folder() {
     let dir = scratch("demo");
     // An earlier run's folder is kept; the demo takes the next number.
