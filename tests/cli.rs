@@ -269,7 +269,7 @@ fn optimize_and_mpc_by_name_write_their_tables_and_figures() {
         "mine"
     );
 
-    let out = stiction(&dir, &["optimize", "hopper", "--quiet"]);
+    let out = stiction(&dir, &["optimize", "hopper", "--quiet", "--animate"]);
     assert_ok(&out);
     assert!(stdout(&out).is_empty(), "--quiet printed {}", stdout(&out));
     let run = dir.join("out/hopper/1");
@@ -285,6 +285,7 @@ fn optimize_and_mpc_by_name_write_their_tables_and_figures() {
     ] {
         assert_file(&run, png, b"\x89PNG");
     }
+    assert_file(&run, "animation.gif", b"GIF8");
 
     let out = stiction(&dir, &["mpc", "hopper", "--out", "closed-loop"]);
     assert_ok(&out);

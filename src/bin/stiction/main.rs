@@ -82,9 +82,10 @@ enum Command {
     /// trajectory, controls, iteration statistics and figures.
     #[command(after_help = "Examples:\n  \
         stiction optimize problems/push-ball.toml --out out/push-ball\n  \
-        stiction optimize hopper --json\n\n\
+        stiction optimize hopper --json\n  \
+        stiction optimize box-pivot --animate --projection xz\n\n\
         Files written: trajectory.csv, controls.csv, states.csv, iterations.csv, contacts.csv, stats.csv, and PNG figures\n\
-        (cost per iteration, states, controls, contact forces, solver). Columns are in README.md.")]
+        (cost per iteration, states, controls, contact forces, solver); with --animate: animation.gif. Columns are in README.md.")]
     Optimize(optimize::OptimizeArgs),
     /// Run a problem file's [optimize] task in closed loop: re-solve iLQR from the simulated
     /// state at every step (receding horizon, warm started); write the closed-loop trajectory.

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 
 use stiction::error::{Error, Result};
@@ -11,6 +12,8 @@ use stiction::optimize::output::{
     actuator_names, recording, write_controls, write_iterations, write_states, Summary,
 };
 use stiction::optimize::{optimization, optimize_problem, run_mpc_observed, DerivativeMethod};
+use stiction::problem::Problem;
+use stiction::report::animate::{write_animation, AnimationSettings, Projection};
 use stiction::report::optimization::write_optimization_plots;
 use stiction::report::{csv, plot};
 use stiction::step::{State, StepReport};
@@ -36,6 +39,14 @@ pub struct OptimizeArgs {
     /// Iteration limit, replacing the problem file's.
     #[arg(long, value_name = "N")]
     max_iterations: Option<usize>,
+    /// Also write animation.gif of the trajectory: the bodies seen in --projection, contact
+    /// forces as arrows.
+    #[arg(long)]
+    animate: bool,
+    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
+    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
+        .try_map(|name| name.parse::<Projection>()))]
+    projection: Option<Projection>,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
@@ -58,6 +69,14 @@ pub struct MpcArgs {
     /// new numbered folder out/PROBLEM-mpc/N.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Also write animation.gif of the trajectory: the bodies seen in --projection, contact
+    /// forces as arrows.
+    #[arg(long)]
+    animate: bool,
+    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
+    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
+        .try_map(|name| name.parse::<Projection>()))]
+    projection: Option<Projection>,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
@@ -67,6 +86,16 @@ pub struct MpcArgs {
     /// Write into a non-empty output folder, replacing files of the same names.
     #[arg(long)]
     force: bool,
+}
+
+/// The animation's projection when `--animate` or the problem's `[output]` table asks for one;
+/// an explicit `--projection` wins over the table's.
+fn animation(
+    animate: bool,
+    projection: Option<Projection>,
+    problem: &Problem,
+) -> Option<Projection> {
+    (animate || problem.output.animate).then(|| projection.unwrap_or(problem.output.projection))
 }
 
 /// The explicit `--out` folder, prepared before any work so that a refusal costs nothing.
@@ -79,13 +108,14 @@ fn explicit_out(out: &Option<PathBuf>, force: bool) -> Result<Option<PathBuf>> {
 /// Writes the trajectory tables and figures shared by both commands.
 fn write_trajectory(
     dir: &Path,
-    name: &str,
-    sim: &stiction::step::Simulator,
+    problem: &Problem,
     states: &[State],
     controls: &[nalgebra::DVector<f64>],
     reports: &[StepReport],
     costs: &[(usize, f64, bool)],
+    animation: Option<Projection>,
 ) -> Result<Vec<PathBuf>> {
+    let (name, sim) = (problem.name.as_str(), &problem.simulator);
     let mut written = vec![
         write_controls(dir, &sim.model, states, controls)?,
         write_states(dir, &sim.model, states)?,
@@ -107,6 +137,19 @@ fn write_trajectory(
         controls,
         &actuator_names(&sim.model),
     )?);
+    if let Some(projection) = animation {
+        let settings = AnimationSettings {
+            projection,
+            ..Default::default()
+        };
+        written.push(write_animation(
+            &rec,
+            sim,
+            name,
+            &dir.join("animation.gif"),
+            &settings,
+        )?);
+    }
     Ok(written)
 }
 
@@ -157,12 +200,12 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
     let mut written = vec![write_iterations(&out, &report.iterations)?];
     written.extend(write_trajectory(
         &out,
-        &run.problem.name,
-        &run.problem.simulator,
+        &run.problem,
         &traj.states,
         &traj.controls,
         &traj.reports,
         &costs,
+        animation(args.animate, args.projection, &run.problem),
     )?);
     let summary = Summary {
         problem: run.problem.name.clone(),
@@ -264,12 +307,12 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         .collect();
     let mut written = write_trajectory(
         &out,
-        &problem.name,
-        &problem.simulator,
+        &problem,
         &report.states,
         &report.controls,
         &report.reports,
         &costs,
+        animation(args.animate, args.projection, &problem),
     )?;
     written.push(stiction::optimize::output::write_mpc_solves(
         &out,
