@@ -154,7 +154,7 @@ fn free_joint_position_blocks(
 /// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
 /// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
 /// `δq0` columns: `P_q = 1`, `P_v = δt 1` for revolute, prismatic and planar joints (flat
-/// coordinates), [`free_joint_position_blocks`] for free joints.
+/// coordinates), `free_joint_position_blocks` for free joints.
 pub fn position_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
