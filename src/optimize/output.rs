@@ -10,32 +10,17 @@
 //! World-frame body trajectories and contacts go through [`crate::report::csv`] on
 //! [`recording`].
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use nalgebra::DVector;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::multibody::MultibodyModel;
 use crate::optimize::ilqr::IterationStats;
+use crate::report::csv::write_file;
 use crate::simulate::Recording;
 use crate::step::{State, StepReport};
-
-fn write_file(
-    dir: &Path,
-    name: &str,
-    body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> Result<PathBuf> {
-    let path = dir.join(name);
-    let io_error = |source| Error::Io {
-        path: path.clone(),
-        source,
-    };
-    let mut w = BufWriter::new(File::create(&path).map_err(io_error)?);
-    body(&mut w).and_then(|()| w.flush()).map_err(io_error)?;
-    Ok(path)
-}
 
 /// Actuator column names `BODY.uK` (K counts the body's actuated velocities).
 pub fn actuator_names(model: &MultibodyModel<f64>) -> Vec<String> {

@@ -22,10 +22,8 @@ pub struct IdentifyArgs {
     /// the data files the problem names.
     #[arg(long, value_name = "CSV", num_args = 1..)]
     data: Option<Vec<PathBuf>>,
-    /// Output folder; created if missing, refused if not empty unless --force. Without it, a
-    /// new numbered folder out/PROBLEM/N.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: output::OutArgs,
     /// Optimizer, replacing the problem file's.
     #[arg(long, value_parser = ["levenberg-marquardt", "lbfgs"])]
     method: Option<String>,
@@ -35,9 +33,6 @@ pub struct IdentifyArgs {
     /// No progress display, no table (the JSON object of --json is still printed).
     #[arg(long)]
     quiet: bool,
-    /// Write into a non-empty output folder, replacing files of the same names.
-    #[arg(long)]
-    force: bool,
 }
 
 /// `stiction identify FILE [--data CSV...] --out DIR`.
@@ -49,11 +44,7 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
         Some(_) => settings.method = Method::LevenbergMarquardt,
         None => {}
     }
-    let explicit = args
-        .out
-        .as_ref()
-        .map(|dir| output::prepare(dir, args.force).map(|()| dir.clone()))
-        .transpose()?;
+    let explicit = args.output.prepare_explicit()?;
     let spinner = Spinner::new(
         &format!("identifying {}", file.problem.name),
         args.quiet || args.json,
@@ -61,10 +52,7 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
     let report = identify(&file.problem, &settings);
     spinner.finish();
     let report = report?;
-    let out = match explicit {
-        Some(dir) => dir,
-        None => output::numbered(&Path::new("out").join(&report.problem))?,
-    };
+    let out = output::explicit_or_numbered(explicit, &report.problem)?;
     let written = write_identification(&report, &file.problem, &out)?;
     if args.json {
         println!("{}", to_json(&report));

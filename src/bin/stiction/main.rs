@@ -37,7 +37,6 @@ use clap::{Args, Parser, Subcommand};
 
 use stiction::contact::Approximation;
 use stiction::problem::Stepper;
-use stiction::report::animate::Projection;
 
 /// Differentiable simulation of multibody systems with frictional contact.
 ///
@@ -119,10 +118,8 @@ pub struct SimulateArgs {
     /// Problem file (TOML, see problems/README.md), or the name of a shipped problem.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Output folder; created if missing, refused if not empty unless --force. Without it,
-    /// a new numbered folder out/PROBLEM/N.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: output::OutArgs,
     /// Contact approximation, replacing the problem file's.
     #[arg(long, value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
         .try_map(|name| name.parse::<Approximation>()))]
@@ -145,19 +142,11 @@ pub struct SimulateArgs {
     /// Draw the same figures as SVG.
     #[arg(long)]
     svg: bool,
-    /// Write animation.gif: the bodies seen in --projection, contact forces as arrows.
-    #[arg(long)]
-    animate: bool,
-    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
-    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
-        .try_map(|name| name.parse::<Projection>()))]
-    projection: Option<Projection>,
+    #[command(flatten)]
+    animation: output::AnimationArgs,
     /// Print nothing but errors: no progress bar, no summary.
     #[arg(long)]
     quiet: bool,
-    /// Write into a non-empty --out folder, replacing files of the same names.
-    #[arg(long)]
-    force: bool,
 }
 
 /// Options of `stiction gradcheck`.

@@ -4,7 +4,6 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 
 use stiction::error::{Error, Result};
@@ -29,33 +28,22 @@ pub struct OptimizeArgs {
     /// shipped problem.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Output folder; created if missing, refused if not empty unless --force. Without it, a
-    /// new numbered folder out/PROBLEM/N.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: output::OutArgs,
     /// Step Jacobians by central differences instead of the implicit function theorem.
     #[arg(long)]
     fd: bool,
     /// Iteration limit, replacing the problem file's.
     #[arg(long, value_name = "N")]
     max_iterations: Option<usize>,
-    /// Also write animation.gif of the trajectory: the bodies seen in --projection, contact
-    /// forces as arrows.
-    #[arg(long)]
-    animate: bool,
-    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
-    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
-        .try_map(|name| name.parse::<Projection>()))]
-    projection: Option<Projection>,
+    #[command(flatten)]
+    animation: output::AnimationArgs,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
     /// No progress bar, no summary (the JSON object of --json is still printed).
     #[arg(long)]
     quiet: bool,
-    /// Write into a non-empty output folder, replacing files of the same names.
-    #[arg(long)]
-    force: bool,
 }
 
 /// Arguments of `stiction mpc`.
@@ -65,44 +53,16 @@ pub struct MpcArgs {
     /// shipped problem.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Output folder; created if missing, refused if not empty unless --force. Without it, a
-    /// new numbered folder out/PROBLEM-mpc/N.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Also write animation.gif of the trajectory: the bodies seen in --projection, contact
-    /// forces as arrows.
-    #[arg(long)]
-    animate: bool,
-    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
-    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
-        .try_map(|name| name.parse::<Projection>()))]
-    projection: Option<Projection>,
+    #[command(flatten)]
+    output: output::OutArgs,
+    #[command(flatten)]
+    animation: output::AnimationArgs,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
     /// No progress bar, no summary (the JSON object of --json is still printed).
     #[arg(long)]
     quiet: bool,
-    /// Write into a non-empty output folder, replacing files of the same names.
-    #[arg(long)]
-    force: bool,
-}
-
-/// The animation's projection when `--animate` or the problem's `[output]` table asks for one;
-/// an explicit `--projection` wins over the table's.
-fn animation(
-    animate: bool,
-    projection: Option<Projection>,
-    problem: &Problem,
-) -> Option<Projection> {
-    (animate || problem.output.animate).then(|| projection.unwrap_or(problem.output.projection))
-}
-
-/// The explicit `--out` folder, prepared before any work so that a refusal costs nothing.
-fn explicit_out(out: &Option<PathBuf>, force: bool) -> Result<Option<PathBuf>> {
-    out.as_ref()
-        .map(|dir| output::prepare(dir, force).map(|()| dir.clone()))
-        .transpose()
 }
 
 /// Writes the trajectory tables and figures shared by both commands.
@@ -159,7 +119,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         return Err(Error::invalid("--max-iterations", 0, "need at least 1"));
     }
     let problem = shipped::load(&args.file)?;
-    let out = explicit_out(&args.out, args.force)?;
+    let out = args.output.prepare_explicit()?;
     // Made once the iteration limit is known; `adjust` runs before the first iteration.
     let progress: RefCell<Option<Progress>> = RefCell::new(None);
     let run = optimize_problem(
@@ -183,10 +143,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
     if let Some(p) = progress.into_inner() {
         p.finish();
     }
-    let out = match out {
-        Some(dir) => dir,
-        None => output::numbered(&Path::new("out").join(&run.problem.name))?,
-    };
+    let out = output::explicit_or_numbered(out, &run.problem.name)?;
     let report = &run.report;
     let costs: Vec<(usize, f64, bool)> = std::iter::once((0, report.initial_cost, true))
         .chain(
@@ -205,7 +162,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         &traj.controls,
         &traj.reports,
         &costs,
-        animation(args.animate, args.projection, &run.problem),
+        args.animation.wanted(&run.problem),
     )?);
     let summary = Summary {
         problem: run.problem.name.clone(),
@@ -276,7 +233,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
 pub fn mpc(args: &MpcArgs) -> Result<()> {
     let mut problem = shipped::load(&args.file)?;
     let mut opt = optimization(&problem)?;
-    let out = explicit_out(&args.out, args.force)?;
+    let out = args.output.prepare_explicit()?;
     let mut progress = Progress::new(opt.mpc.steps, f64::NAN, args.quiet);
     let report = run_mpc_observed(
         &mut problem.simulator,
@@ -294,10 +251,7 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         },
     )?;
     progress.finish();
-    let out = match out {
-        Some(dir) => dir,
-        None => output::numbered(&Path::new("out").join(format!("{}-mpc", problem.name)))?,
-    };
+    let out = output::explicit_or_numbered(out, &format!("{}-mpc", problem.name))?;
     let outcome = opt.task.evaluate(&problem.simulator.model, &report.states);
     let costs: Vec<(usize, f64, bool)> = report
         .solves
@@ -312,7 +266,7 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         &report.controls,
         &report.reports,
         &costs,
-        animation(args.animate, args.projection, &problem),
+        args.animation.wanted(&problem),
     )?;
     written.push(stiction::optimize::output::write_mpc_solves(
         &out,
