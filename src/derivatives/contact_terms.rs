@@ -194,36 +194,24 @@ fn local_derivative(
 }
 
 /// `(δφ, δR_WC, δp_WC)` rows (13 × nv) along every tangent direction: the local derivatives
-/// of each tree body in contact times its world Jacobian.
+/// of each tree body in contact times its world Jacobian, column by column along its chain.
 fn geometric_variations(
     inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
-    JA: &Matrix6xX<f64>,
-    JB: &Matrix6xX<f64>,
 ) -> Result<OMatrix<f64, Const<13>, Dyn>> {
-    let mut dG = OMatrix::<f64, Const<13>, Dyn>::zeros(JA.ncols());
-    for (moving_a, body, J) in [(true, c.body_a, JA), (false, c.body_b, JB)] {
-        if matches!(body, BodyId::Body(_)) {
-            dG += local_derivative(inputs, c, moving_a)? * J;
+    let (model, world) = (&inputs.sim.model, inputs.world);
+    let mut dG = OMatrix::<f64, Const<13>, Dyn>::zeros(model.nv());
+    for (moving_a, body) in [(true, c.body_a), (false, c.body_b)] {
+        if let BodyId::Body(i) = body {
+            let L = local_derivative(inputs, c, moving_a)?;
+            for l in world.chain(model, i) {
+                let column = L * world.twist(l);
+                let mut target = dG.column_mut(l);
+                target += column;
+            }
         }
     }
     Ok(dG)
-}
-
-/// World Jacobian `ᵒJ_X` (6 × nv) of a tree body, zero for the world and prescribed bodies.
-fn world_jacobian(
-    model: &MultibodyModel<f64>,
-    world: &WorldKinematics,
-    body: BodyId,
-) -> Matrix6xX<f64> {
-    let nv = model.nv();
-    let mut J = Matrix6xX::zeros(nv);
-    if let BodyId::Body(i) = body {
-        for l in world.chain(model, i) {
-            J.set_column(l, &world.twist(l));
-        }
-    }
-    J
 }
 
 /// Impulse, Hessian and the partials `(γ_x0, γ_vn0, γ_w)` (columns) of contact `c` at `v_c`.
@@ -280,6 +268,8 @@ fn point_velocity_variation(
 /// `∂(A y_c)/∂q` for the three columns of Y.
 struct Delassus {
     Y: MatrixXx3<f64>,
+    /// `R_WC J y_c` for the three columns `y_c` of Y.
+    RJY: [Vector3<f64>; 3],
     W: Matrix3<f64>,
     w: f64,
     dAY: [DMatrix<f64>; 3],
@@ -287,7 +277,7 @@ struct Delassus {
 }
 
 impl Delassus {
-    fn new(inputs: &ContactInputs<'_>, J: &Matrix3xX<f64>) -> Result<Self> {
+    fn new(inputs: &ContactInputs<'_>, J: &Matrix3xX<f64>, R: &Matrix3<f64>) -> Result<Self> {
         let model = &inputs.sim.model;
         let chol = inputs
             .A
@@ -310,7 +300,9 @@ impl Delassus {
             .0
         });
         let twists = [0, 1, 2].map(|k| Twists::new(model, inputs.world, &column(k)));
+        let RJY = [0, 1, 2].map(|k| R * Vector3::from_iterator(W.column(k).iter().copied()));
         Ok(Delassus {
+            RJY,
             w: W.norm() / 3.0,
             Y,
             W,
@@ -333,9 +325,7 @@ impl Delassus {
         }
         let R = &c.R_WC;
         let P = Matrix3::from_fn(|r, col| {
-            let y = self.Y.column(col);
-            let JWy = R * Vector3::from_iterator((&c.J * y).iter().copied());
-            let d = dR.transpose() * JWy
+            let d = dR.transpose() * self.RJY[col]
                 + R.transpose() * point_velocity_variation(inputs, c, &self.twists[col], k, dp);
             d[r]
         });
@@ -360,7 +350,9 @@ pub fn add_contact_columns(
     let nv = model.nv();
     let (dt, approximation) = (sim.settings.dt, sim.settings.approximation);
     let delassus = match approximation {
-        Approximation::Sap | Approximation::RegularizedLagged => Some(Delassus::new(inputs, &c.J)?),
+        Approximation::Sap | Approximation::RegularizedLagged => {
+            Some(Delassus::new(inputs, &c.J, &c.R_WC)?)
+        }
         Approximation::Lagged | Approximation::Similar => None,
     };
     let Jv = apply(&c.J, inputs.v);
@@ -371,11 +363,7 @@ pub fn add_contact_columns(
     let f = R * gamma;
     let F = spatial(p.cross(&f), f);
 
-    let (JA, JB) = (
-        world_jacobian(model, world, c.body_a),
-        world_jacobian(model, world, c.body_b),
-    );
-    let dG = geometric_variations(inputs, c, &JA, &JB)?;
+    let dG = geometric_variations(inputs, c)?;
     let (tv, tv0) = (
         Twists::new(model, world, inputs.v),
         Twists::new(model, world, inputs.v0),
@@ -404,20 +392,23 @@ pub fn add_contact_columns(
         let df = dR * gamma + R * dgamma;
         dF.set_column(k, &spatial(dp.cross(&f) + p.cross(&df), df));
     }
-    let dJtg = (&JB - &JA).transpose() * &dF;
     let mut position = out.columns_mut(0, nv);
-    position -= dJtg;
     for (s, i) in sides(c) {
         let chain = world.chain(model, i);
         for &l in &chain {
+            let xi = world.twist(l);
+            for k in 0..nv {
+                position[(l, k)] -= s * xi.dot(&dF.fixed_view::<6, 1>(0, k));
+            }
             for &k in &chain {
                 position[(l, k)] -= s * world.column_variation(model, l, k).dot(&F);
             }
         }
     }
-    let gamma_vn0 = partials.column(1).into_owned();
-    let Jt_g = c.J.transpose() * gamma_vn0;
+    let Jt_g = c.J.transpose() * partials.column(1);
     let mut velocity = out.columns_mut(nv, nv);
-    velocity -= Jt_g * c.J.row(2);
+    for k in 0..nv {
+        velocity.column_mut(k).axpy(-c.J[(2, k)], &Jt_g, 1.0);
+    }
     Ok(())
 }
