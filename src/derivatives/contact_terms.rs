@@ -375,6 +375,11 @@ pub fn add_contact_columns(
     let nhat = R.column(2).into_owned();
     let mut dF = Matrix6xX::zeros(nv);
     for k in 0..nv {
+        let j = world.coordinate[k].0;
+        if delassus.is_none() && !sides(c).any(|(_, i)| world.in_subtree(j, i)) {
+            // Neither body moves along k, and without `w` nothing else does: `δF = 0`.
+            continue;
+        }
         let dphi = dG[(0, k)];
         let dR = Matrix3::from_iterator(dG.column(k).rows(1, 9).iter().copied());
         let dp: Vector3<f64> = dG.fixed_view::<3, 1>(10, k).into_owned();

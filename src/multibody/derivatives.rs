@@ -419,12 +419,26 @@ impl Tree<'_> {
         let mine = |k: &usize| world.in_subtree(self.root, world.coordinate[*k].0);
         for k in (0..model.nv()).filter(mine) {
             position_direction(model, world, &nominal, v, a, k, buffers);
-            backward(model, world, buffers, &F, dq.column_mut(k).as_mut_slice());
+            backward(
+                model,
+                world,
+                k,
+                buffers,
+                &F,
+                dq.column_mut(k).as_mut_slice(),
+            );
         }
         if let Some(dv) = dv {
             for k in (0..model.nv()).filter(mine) {
                 velocity_direction(model, world, &nominal, k, buffers);
-                backward(model, world, buffers, &F, dv.column_mut(k).as_mut_slice());
+                backward(
+                    model,
+                    world,
+                    k,
+                    buffers,
+                    &F,
+                    dv.column_mut(k).as_mut_slice(),
+                );
             }
         }
     }
@@ -563,17 +577,23 @@ fn velocity_direction(
     }
 }
 
-/// Backward sum of eq. (1): `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into `out` (nv).
+/// Backward sum of eq. (1) along direction `k`: `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into `out`
+/// (nv, zero on entry). Only the subtree of k's joint and its ancestors carry variations.
 fn backward(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
+    k: usize,
     buf: &mut Buffers,
     F: &[Vector6<f64>],
     out: &mut [f64],
 ) {
+    let j = world.coordinate[k].0;
     let dF = &mut buf.dF;
     dF.fill(Vector6::zeros());
     for i in (0..model.bodies.len()).rev() {
+        if !(buf.active[i] || world.in_subtree(i, j)) {
+            continue;
+        }
         let joint = &model.joints[i];
         if buf.active[i] {
             dF[i] += buf.df[i];
