@@ -364,10 +364,10 @@ pub fn add_contact_columns(
     let F = spatial(p.cross(&f), f);
 
     let dG = geometric_variations(inputs, c)?;
-    let (tv, tv0) = (
-        Twists::new(model, world, inputs.v),
-        Twists::new(model, world, inputs.v0),
-    );
+    // γ depends on `v_n0` only for Lagged; otherwise `δv_n0` is not needed.
+    let lagged = partials.column(1).iter().any(|x| *x != 0.0);
+    let tv = Twists::new(model, world, inputs.v);
+    let tv0 = lagged.then(|| Twists::new(model, world, inputs.v0));
     let (rel_end, w_end) = prescribed_relative(model, c, inputs.t + dt);
     let (rel_start, w_start) = prescribed_relative(model, c, inputs.t);
     let JWv = R * Jv;
@@ -386,8 +386,10 @@ pub fn add_contact_columns(
         let dJv =
             dR.transpose() * JWv + R.transpose() * point_velocity_variation(inputs, c, &tv, k, &dp);
         let db = dR.transpose() * rel_end + R.transpose() * w_end.cross(&dp);
-        let dvn0 = dR.column(2).dot(&(JWv0 + rel_start))
-            + nhat.dot(&(point_velocity_variation(inputs, c, &tv0, k, &dp) + w_start.cross(&dp)));
+        let dvn0 = tv0.as_ref().map_or(0.0, |tv0| {
+            dR.column(2).dot(&(JWv0 + rel_start))
+                + nhat.dot(&(point_velocity_variation(inputs, c, tv0, k, &dp) + w_start.cross(&dp)))
+        });
         let dw = delassus
             .as_ref()
             .map_or(0.0, |d| d.variation(inputs, c, k, &dR, &dp));
@@ -397,23 +399,34 @@ pub fn add_contact_columns(
         let df = dR * gamma + R * dgamma;
         dF.set_column(k, &spatial(dp.cross(&f) + p.cross(&df), df));
     }
+    let chains: Vec<(f64, Vec<usize>)> =
+        sides(c).map(|(s, i)| (s, world.chain(model, i))).collect();
     let mut position = out.columns_mut(0, nv);
-    for (s, i) in sides(c) {
-        let chain = world.chain(model, i);
-        for &l in &chain {
+    for (s, chain) in &chains {
+        let s = *s;
+        for &l in chain {
             let xi = world.twist(l);
             for k in 0..nv {
                 position[(l, k)] -= s * xi.dot(&dF.fixed_view::<6, 1>(0, k));
             }
-            for &k in &chain {
+            for &k in chain {
                 position[(l, k)] -= s * world.column_variation(model, l, k).dot(&F);
             }
         }
     }
-    let Jt_g = c.J.transpose() * partials.column(1);
-    let mut velocity = out.columns_mut(nv, nv);
-    for k in 0..nv {
-        velocity.column_mut(k).axpy(-c.J[(2, k)], &Jt_g, 1.0);
+    if lagged {
+        // `−Jᵀ γ_vn0 (J)_n`, nonzero on the chains of the two bodies only.
+        let mut touched: Vec<usize> = chains.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let gamma_vn0 = partials.column(1);
+        let mut velocity = out.columns_mut(nv, nv);
+        for &l in &touched {
+            let x = c.J.column(l).dot(&gamma_vn0);
+            for &k in &touched {
+                velocity[(l, k)] -= x * c.J[(2, k)];
+            }
+        }
     }
     Ok(())
 }
