@@ -15,12 +15,13 @@ use crate::contact::{
 use crate::error::{Error, Result};
 use crate::geometry::query::{find_contacts, ActiveFeature, CollisionScene, GeometricContact};
 use crate::geometry::Geometry;
+use crate::math::block::BlockDiagonalCholesky;
 use crate::math::Pose;
 use crate::multibody::kinematics::{point_jacobian, MultibodyData};
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::multibody::{free_motion_velocity, integrate_positions};
 use crate::scalar::{lit, Scalar};
-use crate::solver::{self, ConvexProblem, SolverParams, SolverStats};
+use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
 
 /// Default contact margin δ_margin (m): pairs closer than this become (speculative) contacts.
 pub const DEFAULT_MARGIN: f64 = 0.01;
@@ -143,6 +144,7 @@ pub struct Simulator {
     pub settings: StepSettings,
     collision: CollisionScene,
     data: MultibodyData<f64>,
+    newton: NewtonWorkspace,
 }
 
 impl Simulator {
@@ -186,6 +188,7 @@ impl Simulator {
             settings,
             collision: CollisionScene::new(geometries)?,
             data,
+            newton: NewtonWorkspace::default(),
         })
     }
 
@@ -267,24 +270,28 @@ impl Simulator {
     /// Advances `state` by one step with actuation `u` (nu).
     ///
     /// # Errors
-    /// Everything [`Simulator::assemble`] and [`solver::solve`] can return; the state is not
+    /// Everything [`Simulator::assemble`] and [`crate::solver::solve`] can return; the state is not
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
         let StepProblem { problem, contacts } = self.assemble(state, u)?;
-        let solution = solver::solve(&problem, &state.v, &self.settings.solver)?;
-        let q = integrate_positions(&self.model, &state.q, &solution.v, dt);
+        self.newton.prepare(&problem);
+        let stats = self
+            .newton
+            .iterate(&problem, &state.v, &self.settings.solver)?;
+        let v = self.newton.v();
+        let q = integrate_positions(&self.model, &state.q, v, dt);
         if !q.iter().all(|x| x.is_finite()) {
             return Err(Error::NonFinite {
                 stage: "position update".into(),
-                stats: solution.stats,
+                stats,
             });
         }
         let results = contacts
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let (gamma, v_c) = (solution.gamma[i], solution.v_c[i]);
+                let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
                 ContactResult {
                     body_a: c.body_a,
                     body_b: c.body_b,
@@ -304,12 +311,12 @@ impl Simulator {
         let next = State {
             t: state.t + dt,
             q,
-            v: solution.v,
+            v: v.clone(),
         };
         Ok((
             next,
             StepReport {
-                stats: solution.stats,
+                stats,
                 contacts: results,
             },
         ))
@@ -530,13 +537,11 @@ pub fn assemble_problem<T: Scalar>(
 /// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
 /// block-diagonal over trees, so this is the per-tree estimate.
 pub fn delassus_estimates<T: Scalar>(A: &DMatrix<T>, J: &[&Matrix3xX<T>]) -> Result<Vec<T>> {
-    let chol = A
-        .clone()
-        .cholesky()
-        .ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    let chol = BlockDiagonalCholesky::new(A).ok_or(Error::NotPositiveDefinite { index: 0 })?;
     Ok(J.iter()
         .map(|Ji| {
-            let AinvJt = chol.solve(&Ji.transpose());
+            let Jt = Ji.transpose();
+            let AinvJt = chol.solve(&DMatrix::from_column_slice(Jt.nrows(), 3, Jt.as_slice()));
             let W = *Ji * AinvJt;
             W.norm() / lit::<T>(3.0)
         })
