@@ -131,7 +131,8 @@ pub fn free_motion_velocity<T: Scalar>(
         }
     }
     // A is block diagonal over trees: one small Cholesky per tree.
-    let chol = BlockDiagonalCholesky::new(&A).ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    let chol = BlockDiagonalCholesky::new(&A, &model.cliques())
+        .ok_or(Error::NotPositiveDefinite { index: 0 })?;
     let dv = chol.solve(&DMatrix::from_column_slice(k.len(), 1, (k * dt).as_slice()));
     let v_star = v0 + DVector::from_column_slice(dv.as_slice());
     Ok((v_star, A))

@@ -84,6 +84,7 @@ mod tests {
         };
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3) * m,
+            cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![0.0, 0.0, -g * dt]),
             v0: DVector::zeros(3),
             J: vec![Matrix3xX::identity(3)],
@@ -106,6 +107,7 @@ mod tests {
         };
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3),
+            cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![1.0, 0.0, -3.0]),
             v0: DVector::zeros(3),
             J: vec![Matrix3xX::identity(3)],

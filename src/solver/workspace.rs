@@ -2,8 +2,8 @@
 //! steps: the clique blocks of `A` and of the contact Jacobians, the block Hessian, the
 //! factorization and every iterate-sized buffer.
 //!
-//! [`NewtonWorkspace::prepare`] reads a step's [`ConvexProblem`]: the cliques of `A`
-//! ([`cliques_of`]), each contact Jacobian `J_i` cut into its nonzero clique columns `J_ic`
+//! [`NewtonWorkspace::prepare`] reads a step's [`ConvexProblem`]: the cliques of `A` (one per
+//! tree), each contact Jacobian `J_i` cut into its nonzero clique columns `J_ic`
 //! (3 × n_c), and the coupled clique pairs, which fix the [`BlockPattern`] of
 //! `H = A + Σ_i J_iᵀ G_i J_i`. [`NewtonWorkspace::iterate`] then runs the Newton loop of
 //! [`crate::solver::newton`] on blocks only: `J_i v = Σ_c J_ic v_c`,
@@ -14,7 +14,6 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
 use crate::error::{Error, Result};
-use crate::math::block::cliques_of;
 use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
@@ -102,8 +101,18 @@ impl NewtonWorkspace {
     /// Jacobians, the Hessian's block pattern. Allocates only for a new pattern or sizes.
     pub fn prepare(&mut self, problem: &ConvexProblem<f64>) {
         let (nv, nc) = (problem.nv(), problem.nc());
-        let (cliques, clique_of) = cliques_of(&problem.A);
-        self.clique_of = clique_of;
+        let cliques = problem.cliques.clone();
+        self.clique_of.clear();
+        self.clique_of.resize(nv, usize::MAX);
+        for (c, idx) in cliques.iter().enumerate() {
+            for &i in idx {
+                self.clique_of[i] = c;
+            }
+        }
+        assert!(
+            self.clique_of.iter().all(|&c| c != usize::MAX),
+            "invariant: the cliques partition the velocities"
+        );
         self.A_blocks.resize_with(cliques.len(), Default::default);
         for (block, idx) in self.A_blocks.iter_mut().zip(&cliques) {
             *block = problem.A.select_rows(idx).select_columns(idx);

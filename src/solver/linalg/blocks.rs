@@ -1,8 +1,7 @@
 //! The clique-block structure of the Newton Hessian (ICF ext. Sec. X).
 //!
-//! `H = A + Σ_i J_iᵀ G_i J_i`. The velocities split into cliques: the connected components of
-//! the pattern of `A` (one per tree or free body, since `A = M + δt D` couples only the
-//! velocities of one tree). A contact couples the (at most two) cliques its Jacobian touches,
+//! `H = A + Σ_i J_iᵀ G_i J_i`. The velocities split into cliques, one per tree or free body
+//! (`A = M + δt D` couples only the velocities of one tree). A contact couples the (at most two) cliques its Jacobian touches,
 //! so `H` has a dense block `H_cc` per clique and a dense block `H_ab` per coupled pair of
 //! cliques `a < b`; everything else is zero. [`BlockPattern`] is that structure,
 //! [`BlockHessian`] holds its values.
