@@ -116,6 +116,9 @@ pub struct ContactResult {
     pub normal_velocity: f64,
     /// Penetration at the end of the step `x0 − δt v_n` (m, > 0 overlapping).
     pub penetration: f64,
+    /// Effective stiction tolerance (m/s), ICF Sec. VIII: `v_s` for Lagged and Similar, the
+    /// regularized ε of eq. (44), SAP's `R_t μ γ_n` (eq. (42)).
+    pub stiction_tolerance: f64,
 }
 
 /// Report of one step.
@@ -306,6 +309,7 @@ impl Simulator {
                     slip: v_c.xy().norm(),
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
+                    stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
                 }
             })
             .collect();

@@ -13,6 +13,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
     (
+        "clutter",
+        include_str!("../../../problems/clutter.toml"),
+    ),
+    (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),
     ),
