@@ -88,7 +88,15 @@ pub struct Rollout {
 pub fn run_batch(batch: &mut [Rollout]) -> Vec<Result<Recording>> {
     batch
         .par_iter_mut()
-        .map(|r| run_controlled(&mut r.simulator, &r.controller, &r.initial, r.duration, |_, _| ()))
+        .map(|r| {
+            run_controlled(
+                &mut r.simulator,
+                &r.controller,
+                &r.initial,
+                r.duration,
+                |_, _| (),
+            )
+        })
         .collect()
 }
 

@@ -27,21 +27,31 @@ fn the_first_layer_lands_with_every_model() {
     for approximation in Approximation::ALL {
         let rec = clutter(approximation, 1e7, 0.3);
         let last = rec.reports.last().unwrap();
-        assert!(last.contacts.len() >= 8, "{approximation}: {}", last.contacts.len());
+        assert!(
+            last.contacts.len() >= 8,
+            "{approximation}: {}",
+            last.contacts.len()
+        );
         let deepest = rec
             .reports
             .iter()
             .flat_map(|r| &r.contacts)
             .map(|c| c.penetration)
             .fold(0.0, f64::max);
-        assert!(deepest < IMPACT_PENETRATION, "{approximation}: {deepest:e} m");
+        assert!(
+            deepest < IMPACT_PENETRATION,
+            "{approximation}: {deepest:e} m"
+        );
         // Every step that factored reports its condition; contacts make it worse than A's.
         assert!(rec
             .reports
             .iter()
             .all(|r| r.stats.iterations == 0 || r.stats.condition.is_some()));
         let kappa = last.stats.condition.unwrap();
-        assert!(kappa > 10.0 && kappa.is_finite(), "{approximation}: κ = {kappa:e}");
+        assert!(
+            kappa > 10.0 && kappa.is_finite(),
+            "{approximation}: κ = {kappa:e}"
+        );
     }
 }
 
@@ -52,7 +62,10 @@ fn the_pile_settles_with_every_model() {
         let rec = clutter(approximation, 1e7, 3.0);
         let row = SweepRow::new(1e7, &rec, 3.0 - 1.25);
         let p = row.mean_penetration.unwrap();
-        assert!(p > 0.0 && p < STEADY_PENETRATION, "{approximation}: {p:e} m");
+        assert!(
+            p > 0.0 && p < STEADY_PENETRATION,
+            "{approximation}: {p:e} m"
+        );
         println!(
             "{approximation}: mean steady penetration {p:.3e} m, {:.2} iterations/step (max {})",
             row.mean_iterations, row.max_iterations

@@ -172,11 +172,22 @@ pub fn write_sweep_plot(
         ],
     };
     let xs = rows.iter().map(|r| r.stiffness.log10());
-    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
     let range = if lo < hi { lo..hi } else { lo - 1.0..lo + 1.0 };
     formats
         .iter()
-        .map(|&format| save(&figure, title, &range, "log10 stiffness k (N/m)", dir, format))
+        .map(|&format| {
+            save(
+                &figure,
+                title,
+                &range,
+                "log10 stiffness k (N/m)",
+                dir,
+                format,
+            )
+        })
         .collect()
 }
 
@@ -339,7 +350,12 @@ fn solver(recording: &Recording) -> Figure {
     ];
     let mut last_condition = None;
     let mut last_tolerance = None;
-    for (step, (report, end)) in recording.reports.iter().zip(&recording.states[1..]).enumerate() {
+    for (step, (report, end)) in recording
+        .reports
+        .iter()
+        .zip(&recording.states[1..])
+        .enumerate()
+    {
         newton.push((end.t, report.stats.iterations as f64), true);
         line_search.push((end.t, report.stats.line_search_iterations as f64), true);
         contacts.push((end.t, report.contacts.len() as f64), true);
@@ -359,7 +375,9 @@ fn solver(recording: &Recording) -> Figure {
             let mean = eps.iter().sum::<f64>() / eps.len() as f64;
             let (lo, hi) = eps
                 .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                    (a.min(*x), b.max(*x))
+                });
             for (series, y) in tolerance.iter_mut().zip([lo, mean, hi]) {
                 series.push((end.t, y), continues);
             }

@@ -1,7 +1,7 @@
 //! Newton's method on the convex step problem, in f64 (ICF ext. Sec. X).
 //!
 //! Each iteration: `H Δv = −∇ℓ` with `H = A + Σ J_iᵀ G_i J_i` factored behind the
-//! [`linalg`](crate::solver::linalg) seam (dense, or supernodal sparse on the clique blocks),
+//! [`linalg`](crate::solver::linalg) seam (dense, or sparse on the clique blocks),
 //! then the exact line search on `α ↦ ℓ(v + αΔv)`, until SAP's optimality criterion or cost
 //! stagnation. The loop itself lives in [`NewtonWorkspace::iterate`], on reusable data.
 #![allow(non_snake_case)]

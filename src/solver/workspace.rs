@@ -115,7 +115,14 @@ impl NewtonWorkspace {
         );
         self.A_blocks.resize_with(cliques.len(), Default::default);
         for (block, idx) in self.A_blocks.iter_mut().zip(&cliques) {
-            *block = problem.A.select_rows(idx).select_columns(idx);
+            if block.nrows() != idx.len() {
+                *block = DMatrix::zeros(idx.len(), idx.len());
+            }
+            for (l, &j) in idx.iter().enumerate() {
+                for (k, &i) in idx.iter().enumerate() {
+                    block[(k, l)] = problem.A[(i, j)];
+                }
+            }
         }
         self.blocks.clear();
         self.block_start.clear();

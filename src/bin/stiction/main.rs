@@ -32,8 +32,8 @@ use clap::{Args, Parser, Subcommand};
 
 use stiction::contact::Approximation;
 use stiction::problem::Stepper;
-use stiction::solver::linalg::LinearSolver;
 use stiction::report::animate::Projection;
+use stiction::solver::linalg::LinearSolver;
 
 /// Differentiable simulation of multibody systems with frictional contact.
 ///
@@ -163,7 +163,12 @@ pub struct SweepArgs {
     stiffness: String,
     /// Length of the steady window at the end of the rollout (s) over which the penetration
     /// is averaged (ICF: the last 1.25 s).
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.25, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 1.25,
+        allow_negative_numbers = true
+    )]
     settle: f64,
     /// Contact approximation (model), replacing the problem file's.
     #[arg(long, visible_alias = "model", value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))

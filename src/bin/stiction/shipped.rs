@@ -12,10 +12,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "arm-push-sphere",
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
-    (
-        "clutter",
-        include_str!("../../../problems/clutter.toml"),
-    ),
+    ("clutter", include_str!("../../../problems/clutter.toml")),
     (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),

@@ -36,7 +36,9 @@ pub fn parse_stiffness(spec: &str) -> Result<Vec<f64>> {
         [start, stop, factor] => {
             let (start, stop, factor) = (number(start)?, number(stop)?, number(factor)?);
             if factor <= 1.0 || stop < start {
-                return Err(bad("expected START:STOP:FACTOR with START ≤ STOP and FACTOR > 1"));
+                return Err(bad(
+                    "expected START:STOP:FACTOR with START ≤ STOP and FACTOR > 1",
+                ));
             }
             let n = ((stop / start).ln() / factor.ln() + 1e-9).floor() as i32;
             (0..=n).map(|i| start * factor.powi(i)).collect()
@@ -144,9 +146,8 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
     let t_from = duration - args.settle;
     let mut rows = Vec::new();
     for (k, recording) in stiffness.iter().zip(recordings) {
-        let recording = recording.map_err(|e| {
-            Error::invalid("stiffness", k, &format!("the rollout failed: {e}"))
-        })?;
+        let recording = recording
+            .map_err(|e| Error::invalid("stiffness", k, &format!("the rollout failed: {e}")))?;
         rows.push(SweepRow::new(*k, &recording, t_from));
     }
     let csv = out.join(SWEEP_CSV);
@@ -169,7 +170,10 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         );
     }
     file.write_all(text.as_bytes()).map_err(io_error)?;
-    let title = format!("{name}: {approximation}, δt = {dt} s, steady window {} s", args.settle);
+    let title = format!(
+        "{name}: {approximation}, δt = {dt} s, steady window {} s",
+        args.settle
+    );
     let plots = write_sweep_plot(&rows, &title, &out, &[ImageFormat::Png])?;
     if !args.quiet {
         println!(
@@ -182,10 +186,12 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             println!(
                 "{:>13.3e}  {:>15}  {:>13.2} ({:>4})  {:>8}",
                 r.stiffness,
-                r.mean_penetration.map_or("-".into(), |p| format!("{p:.3e}")),
+                r.mean_penetration
+                    .map_or("-".into(), |p| format!("{p:.3e}")),
                 r.mean_iterations,
                 r.max_iterations,
-                r.mean_log10_condition.map_or("-".into(), |c| format!("{c:.2}"))
+                r.mean_log10_condition
+                    .map_or("-".into(), |c| format!("{c:.2}"))
             );
         }
         println!("wrote {}:", out.display());

@@ -3,7 +3,7 @@
 //! and solve with it, also for many right-hand sides (the derivative path).
 //!
 //! - [`DenseCholesky`]: faer's dense `L Lᵀ`, for small systems;
-//! - [`SupernodalCholesky`]: faer's supernodal sparse `L Lᵀ` with AMD ordering; the symbolic
+//! - [`SparseCholesky`]: faer's sparse `L Lᵀ` (supernodal where it pays) with AMD ordering; the symbolic
 //!   analysis is kept while the block pattern (the contact graph) does not change.
 //!
 //! [`LinearSolver`] picks one: `Auto` takes the sparse factorization from
@@ -18,7 +18,7 @@ pub mod sparse;
 pub use blocks::{BlockHessian, BlockPattern};
 pub use condition::{condition_estimate, ConditionScratch};
 pub use dense::DenseCholesky;
-pub use sparse::SupernodalCholesky;
+pub use sparse::SparseCholesky;
 
 use std::fmt;
 use std::str::FromStr;
@@ -52,7 +52,7 @@ pub enum LinearSolver {
     Auto,
     /// Always [`DenseCholesky`].
     Dense,
-    /// Always [`SupernodalCholesky`].
+    /// Always [`SparseCholesky`].
     Sparse,
 }
 
@@ -105,8 +105,8 @@ impl FromStr for LinearSolver {
 pub enum Factorization {
     /// Dense.
     Dense(DenseCholesky),
-    /// Supernodal sparse.
-    Sparse(SupernodalCholesky),
+    /// Sparse (supernodal or simplicial, faer decides).
+    Sparse(SparseCholesky),
 }
 
 impl Default for Factorization {
@@ -135,7 +135,7 @@ impl Factorization {
         let sparse = choice.use_sparse(&H.pattern);
         match (sparse, &mut *self) {
             (true, Factorization::Sparse(_)) | (false, Factorization::Dense(_)) => {}
-            (true, _) => *self = Factorization::Sparse(SupernodalCholesky::default()),
+            (true, _) => *self = Factorization::Sparse(SparseCholesky::default()),
             (false, _) => *self = Factorization::Dense(DenseCholesky::default()),
         }
         self.factor(H)
