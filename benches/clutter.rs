@@ -21,7 +21,7 @@ use stiction::contact::Approximation;
 use stiction::problem::{load_problem, Problem};
 use stiction::simulate::{run, run_batch, run_controlled, Rollout};
 use stiction::solver::linalg::{
-    BlockHessian, BlockPattern, DenseCholesky, SpdSolver, SupernodalCholesky,
+    BlockHessian, BlockPattern, DenseCholesky, SparseCholesky, SpdSolver,
 };
 
 fn clutter(approximation: Approximation) -> Problem {
@@ -97,7 +97,7 @@ fn crossover(c: &mut Criterion) {
                 x
             })
         });
-        let mut sparse = SupernodalCholesky::default();
+        let mut sparse = SparseCholesky::default();
         group.bench_with_input(BenchmarkId::new("sparse", n), &H, |b, H| {
             b.iter(|| {
                 sparse.factor(H).unwrap();

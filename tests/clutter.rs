@@ -62,10 +62,16 @@ fn the_pile_settles_with_every_model() {
         let rec = clutter(approximation, 1e7, 3.0);
         let row = SweepRow::new(1e7, &rec, 3.0 - 1.25);
         let p = row.mean_penetration.unwrap();
-        assert!(
-            p > 0.0 && p < STEADY_PENETRATION,
-            "{approximation}: {p:e} m"
-        );
+        assert!(p.abs() < STEADY_PENETRATION, "{approximation}: {p:e} m");
+        // Lagged models are consistent: resting contacts overlap by the weight they carry.
+        // SAP's creeping contacts glide at a gap `μ(δt + τ_d)‖v_t‖` (ICF Sec. VII): −0.44 µm
+        // on average in this pile.
+        if matches!(
+            approximation,
+            Approximation::Lagged | Approximation::RegularizedLagged
+        ) {
+            assert!(p > 0.0, "{approximation}: {p:e} m");
+        }
         println!(
             "{approximation}: mean steady penetration {p:.3e} m, {:.2} iterations/step (max {})",
             row.mean_iterations, row.max_iterations
