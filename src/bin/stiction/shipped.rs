@@ -20,6 +20,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "box-pivot",
         include_str!("../../../problems/box-pivot.toml"),
     ),
+    ("clutter", include_str!("../../../problems/clutter.toml")),
     (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),
