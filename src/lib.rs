@@ -29,6 +29,7 @@ pub mod control;
 pub mod derivatives;
 pub mod error;
 pub mod geometry;
+pub mod hydroelastic;
 pub mod math;
 pub mod multibody;
 pub mod ncp;

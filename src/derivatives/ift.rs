@@ -188,8 +188,8 @@ pub fn position_jacobian(
 }
 
 /// The step Jacobians given the nominal step and the factor of `H` at its solution:
-/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]) and by duals
-/// for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]; by duals
+/// when the step has pressure-field polygons) and by duals for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
 ///
 /// # Errors
 /// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
@@ -206,8 +206,19 @@ pub fn jacobians_given_factor(
     };
     let n_state = 2 * dirs.nv + dirs.nu;
     let mut dv = DMatrix::zeros(dirs.nv, dirs.len());
-    dv.columns_mut(0, n_state)
-        .copy_from(&state_residual_jacobian(sim, nominal)?);
+    // Pressure-field polygons change their stiffness `A·g` with the state: their columns come
+    // from the dual evaluation, which clips the polygons again in duals.
+    let has_polygons = nominal
+        .problem
+        .contacts
+        .iter()
+        .any(|c| c.feature.polygon().is_some());
+    let state = if has_polygons {
+        residual_jacobian_columns(sim, nominal, params, dirs, 0..n_state)?
+    } else {
+        state_residual_jacobian(sim, nominal)?
+    };
+    dv.columns_mut(0, n_state).copy_from(&state);
     if dirs.np > 0 {
         dv.columns_mut(n_state, dirs.np)
             .copy_from(&residual_jacobian_columns(

@@ -9,6 +9,7 @@ use nalgebra::{Matrix3, Vector3};
 use crate::contact::ContactParams;
 use crate::error::{Error, Result};
 use crate::geometry::distance::ShapeSize;
+use crate::hydroelastic::Hydroelastic;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
 use crate::scalar::{lit, Scalar};
@@ -201,6 +202,10 @@ pub struct Geometry {
     /// have parameters combines them ([`ContactParams::combine`]); where one has, it uses
     /// those; where neither has, the scene's default ([`crate::step::StepSettings::contact`]).
     pub contact: Option<ContactParams<f64>>,
+    /// Hydroelastic properties, if any: a pair of geometries that both have them, at least one
+    /// compliant, uses pressure-field contact ([`crate::hydroelastic`]); other pairs use point
+    /// contact.
+    pub hydroelastic: Option<Hydroelastic>,
 }
 
 #[cfg(test)]

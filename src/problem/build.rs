@@ -10,13 +10,14 @@ use crate::contact::{Approximation, ContactParams};
 use crate::control::Controller;
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
+use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
 use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{
-    BodySpec, ContactSpec, GeometrySpec, MotionSpec, NcpSpec, ProblemFile,
+    BodySpec, ContactSpec, GeometrySpec, HydroelasticSpec, MotionSpec, NcpSpec, ProblemFile,
 };
 use crate::report::animate::Projection;
 use crate::solver::SolverParams;
@@ -740,6 +741,10 @@ impl Builder<'_> {
                 None => None,
                 Some(c) => Some(self.contact(&format!("{field}.contact"), &default_contact, c)?),
             };
+            let hydroelastic = match &g.hydroelastic {
+                None => None,
+                Some(h) => Some(self.hydroelastic(&format!("{field}.hydroelastic"), &shape, h)?),
+            };
             geometries.push(Geometry {
                 name: g.name.clone(),
                 body,
@@ -749,6 +754,7 @@ impl Builder<'_> {
                 },
                 shape,
                 contact,
+                hydroelastic,
             });
         }
         let settings = StepSettings {
@@ -806,6 +812,53 @@ impl Builder<'_> {
             })?;
         }
         Ok(problem)
+    }
+
+    fn hydroelastic(
+        &self,
+        field: &str,
+        shape: &Shape,
+        spec: &HydroelasticSpec,
+    ) -> Result<Hydroelastic> {
+        let half_space = *shape == Shape::HalfSpace;
+        let resolution_hint = match (spec.resolution_hint, half_space) {
+            (Some(h), _) => self.positive(&format!("{field}.resolution_hint"), h)?,
+            // A plane or a layer has no mesh; the hint is not used.
+            (None, true) => 1.0,
+            (None, false) => {
+                return Err(self.err(
+                    &format!("{field}.resolution_hint"),
+                    "a mesh edge length (m) for a meshed shape",
+                    "none",
+                ))
+            }
+        };
+        let thickness = match (spec.thickness, half_space && spec.modulus.is_some()) {
+            (Some(h), true) => Some(self.positive(&format!("{field}.thickness"), h)?),
+            (None, false) => None,
+            (None, true) => {
+                return Err(self.err(
+                    &format!("{field}.thickness"),
+                    "the layer thickness (m) of a compliant half-space",
+                    "none",
+                ))
+            }
+            (Some(h), false) => {
+                return Err(self.err(
+                    &format!("{field}.thickness"),
+                    "no thickness: only a compliant half-space (with `modulus`) has a layer",
+                    h,
+                ))
+            }
+        };
+        Ok(match spec.modulus {
+            None => Hydroelastic::Rigid { resolution_hint },
+            Some(e) => Hydroelastic::Compliant {
+                modulus: self.positive(&format!("{field}.modulus"), e)?,
+                resolution_hint,
+                thickness,
+            },
+        })
     }
 
     fn ncp(&self, spec: &NcpSpec, model: &MultibodyModel<f64>, dt: f64) -> Result<NcpSettings> {

@@ -226,6 +226,21 @@ pub struct GeometrySpec {
     pub rpy_deg: Option<[f64; 3]>,
     /// Contact parameters of this geometry.
     pub contact: Option<ContactSpec>,
+    /// Hydroelastic properties: compliant with `modulus`, rigid without.
+    pub hydroelastic: Option<HydroelasticSpec>,
+}
+
+/// `hydroelastic = { … }` of a geometry: pressure-field contact with other hydroelastic
+/// geometries.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HydroelasticSpec {
+    /// Hydroelastic modulus E (Pa): compliant when given, rigid otherwise.
+    pub modulus: Option<f64>,
+    /// Mesh edge length (m); required except for half-spaces.
+    pub resolution_hint: Option<f64>,
+    /// Layer thickness (m) of a compliant half-space.
+    pub thickness: Option<f64>,
 }
 
 /// `[[actuator]]`: a force or torque on one joint velocity.

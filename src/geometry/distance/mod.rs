@@ -252,6 +252,7 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
 ///     X_BG: Pose::identity(),
 ///     shape,
 ///     contact: None,
+///     hydroelastic: None,
 /// };
 /// let sphere = Shape::Sphere { radius: 0.1 };
 /// let scene = CollisionScene::new(vec![

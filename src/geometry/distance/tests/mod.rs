@@ -158,6 +158,7 @@ fn query(case: &Case) -> Vec<GeometricContact> {
         X_BG: Pose::identity(),
         shape: shape.clone(),
         contact: None,
+        hydroelastic: None,
     };
     let body_a = if case.a_in_world {
         BodyId::World
