@@ -13,6 +13,18 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
     (
+        "box-tilt-press",
+        include_str!("../../../problems/box-tilt-press.toml"),
+    ),
+    (
+        "compliant-ball-rest",
+        include_str!("../../../problems/compliant-ball-rest.toml"),
+    ),
+    (
+        "compliant-compliant",
+        include_str!("../../../problems/compliant-compliant.toml"),
+    ),
+    (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),
     ),
@@ -35,6 +47,14 @@ pub const SHIPPED: &[(&str, &str)] = &[
     (
         "falling-sphere",
         include_str!("../../../problems/falling-sphere.toml"),
+    ),
+    (
+        "pencil-scrub",
+        include_str!("../../../problems/pencil-scrub.toml"),
+    ),
+    (
+        "point-vs-hydroelastic",
+        include_str!("../../../problems/point-vs-hydroelastic.toml"),
     ),
     (
         "sliding-box",
