@@ -9,14 +9,20 @@ use stiction::contact::Approximation;
 use stiction::hydroelastic::{contact_surface, Placed};
 use stiction::math::Pose;
 use stiction::problem::Problem;
-use stiction::simulate::{run, Recording};
+use stiction::simulate::{run_controlled, Recording};
 
 const G: f64 = 9.81;
 
 fn simulate(name: &str, approximation: Approximation, dt: f64) -> (Problem, Recording) {
     let mut p = problem(name, approximation, dt);
-    let rec = run(&mut p.simulator, &p.initial_state, p.duration, |_, _| {})
-        .unwrap_or_else(|e| panic!("{name} with {approximation} at δt = {dt}: {e}"));
+    let rec = run_controlled(
+        &mut p.simulator,
+        &p.controller,
+        &p.initial_state,
+        p.duration,
+        |_, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{name} with {approximation} at δt = {dt}: {e}"));
     (p, rec)
 }
 
@@ -51,7 +57,11 @@ mod compliant_ball_rest {
             let state = rec.states.last().expect("states");
             // Settled vertically. (The faceted field is not exactly round: the ball may still
             // rock slowly about its equilibrium orientation, ω ~ 1e-3 rad/s.)
-            assert!(state.v[5].abs() < 1e-4, "{approximation}: not at rest {}", state.v);
+            assert!(
+                state.v[5].abs() < 1e-4,
+                "{approximation}: not at rest {}",
+                state.v
+            );
             let delta = RADIUS - state.q[2];
             let radius = (patch.area / std::f64::consts::PI).sqrt();
             let predicted = (2.0 * RADIUS * delta).sqrt();
@@ -111,5 +121,227 @@ mod compliant_ball_rest {
         println!("max |dF/dθ|: {coarse:.3} N/rad (Δθ = 1e-3), {fine:.3} N/rad (Δθ = 1e-4); F ∈ [{lo:.4}, {hi:.4}] N");
         assert!(fine < 1.5 * coarse, "a jump: {fine} vs {coarse}");
         assert!((hi - lo) / hi < 0.05, "{lo} … {hi}");
+    }
+}
+
+/// Per step: (patch force on B, moment on B about `point`, polygon count) of the first patch,
+/// zeros before contact.
+fn wrench_series(
+    rec: &Recording,
+    point: impl Fn(usize) -> Vector3<f64>,
+) -> Vec<(Vector3<f64>, Vector3<f64>, usize)> {
+    rec.reports
+        .iter()
+        .enumerate()
+        .map(|(k, r)| match r.patches.first() {
+            None => (Vector3::zeros(), Vector3::zeros(), 0),
+            Some(p) => (
+                p.force,
+                p.moment + (p.centroid - point(k)).cross(&p.force),
+                p.polygons,
+            ),
+        })
+        .collect()
+}
+
+mod box_tilt_press {
+    use super::*;
+
+    /// Largest step-to-step changes at δt: of force and moment (about the box centre) over
+    /// all steps, and over the steps whose polygon count changed; and how many did.
+    fn largest_changes(dt: f64) -> ([f64; 4], usize) {
+        let (_, rec) = simulate("box-tilt-press", Approximation::Lagged, dt);
+        let series = wrench_series(&rec, |k| Vector3::new(0.0, 0.0, 0.066 + rec.states[k].q[0]));
+        let (mut out, mut changes) = ([0.0f64; 4], 0);
+        for w in series.windows(2) {
+            let (df, dm) = ((w[1].0 - w[0].0).norm(), (w[1].1 - w[0].1).norm());
+            out[0] = out[0].max(df);
+            out[1] = out[1].max(dm);
+            if w[1].2 != w[0].2 {
+                changes += 1;
+                out[2] = out[2].max(df);
+                out[3] = out[3].max(dm);
+            }
+        }
+        let last = series.last().expect("steps");
+        println!(
+            "δt = {dt}: max |ΔF| = {:.3} N, max |ΔM| = {:.4} N·m; at the {changes} topology changes {:.3} N, {:.4} N·m; final F = {:.1} N on {} polygons",
+            out[0], out[1], out[2], out[3], last.0.z, last.2
+        );
+        (out, changes)
+    }
+
+    /// Force and moment change by at most a bound proportional to δt between consecutive
+    /// steps, through every change of the polygons' topology: halving δt halves the largest
+    /// changes, over all steps and over the topology changes, which a jump would not.
+    #[test]
+    fn force_and_moment_have_no_jumps_through_topology_changes() {
+        // Measured: at the topology changes 0.65, 0.42, 0.22, 0.11 N·m for δt = 1, 0.5, 0.25,
+        // 0.125 ms; the first halving is still in the pre-asymptotic range.
+        let (coarse, changes) = largest_changes(5e-4);
+        let (fine, _) = largest_changes(2.5e-4);
+        assert!(changes > 20, "{changes} topology changes");
+        for k in 0..4 {
+            assert!(
+                fine[k] < 0.6 * coarse[k],
+                "{k}: {} vs {}",
+                fine[k],
+                coarse[k]
+            );
+        }
+    }
+}
+
+mod compliant_compliant {
+    use super::*;
+
+    /// Two identical spheres thrown at each other: the wrenches on them are equal and
+    /// opposite, and the motion (with the contact surface) stays symmetric about the
+    /// mid-plane z = 0.
+    #[test]
+    fn wrenches_are_equal_and_opposite_and_the_surface_is_on_the_mid_plane() {
+        let (_, rec) = simulate("compliant-compliant", Approximation::Lagged, 1e-3);
+        let mut contact_steps = 0;
+        let mut peak: f64 = 0.0;
+        for (k, r) in rec.reports.iter().enumerate() {
+            let s = &rec.states[k + 1];
+            // Free joints: q = [p (3), quaternion (4)] per body, lower first.
+            let (lower, upper) = (s.q[2], s.q[9]);
+            assert!(
+                (lower + upper).abs() < 1e-9,
+                "asymmetric motion: {lower} vs {upper}"
+            );
+            let Some(p) = r.patches.first() else {
+                continue;
+            };
+            contact_steps += 1;
+            peak = peak.max(p.force.z);
+            // Forces on B (upper); the lower body receives the opposite. Its change of
+            // momentum over the step equals the impulse: m Δv = −F δt.
+            let prev = &rec.states[k];
+            let dv_upper = s.v[11] - prev.v[11];
+            let dv_lower = s.v[5] - prev.v[5];
+            assert!((dv_upper + dv_lower).abs() < 1e-9 * (1.0 + dv_upper.abs()));
+            assert!((dv_upper - p.force.z * 1e-3).abs() < 1e-9 * (1.0 + dv_upper.abs()));
+            assert!(
+                p.force.xy().norm() < 1e-9 * p.force.z.max(1.0),
+                "{}",
+                p.force
+            );
+            // Equal and opposite moments: the angular momenta stay opposite (both centres on
+            // the z-axis, equal inertias).
+            for i in 0..3 {
+                assert!(
+                    (s.v[i] + s.v[6 + i]).abs() < 1e-9,
+                    "ω {} vs {}",
+                    s.v[i],
+                    s.v[6 + i]
+                );
+            }
+            assert!(
+                p.centroid.z.abs() < 1e-9,
+                "centroid off the mid-plane: {}",
+                p.centroid
+            );
+        }
+        println!("{contact_steps} steps in contact, peak force {peak:.2} N");
+        assert!(contact_steps > 10 && peak > 1.0);
+        // They bounced apart.
+        let last = rec.states.last().expect("states");
+        assert!(last.v[11] > 0.0 && last.v[5] < 0.0);
+    }
+}
+
+mod point_vs_hydroelastic {
+    use super::*;
+
+    /// A stiff compliant ball and a point-contact ball settle within 1% of each other in
+    /// height and force.
+    #[test]
+    fn stiff_hydroelastic_ball_settles_like_a_point_contact_ball() {
+        for approximation in [Approximation::Lagged, Approximation::Similar] {
+            let (p, rec) = simulate("point-vs-hydroelastic", approximation, 1e-3);
+            let last = rec.reports.last().expect("steps");
+            let ball = p
+                .simulator
+                .geometries()
+                .iter()
+                .position(|g| g.name == "point-ball")
+                .expect("point ball");
+            let point_force: f64 = last
+                .contacts
+                .iter()
+                .filter(|c| c.geometries.1 == ball)
+                .map(|c| c.force.z)
+                .sum();
+            let hydro_force = last.patches.first().expect("a patch").force.z;
+            let s = rec.states.last().expect("states");
+            let (hydro_z, point_z) = (s.q[2], s.q[9]);
+            println!(
+                "{approximation}: heights {hydro_z:.6} / {point_z:.6} m, forces {hydro_force:.5} / {point_force:.5} N"
+            );
+            assert!((hydro_z / point_z - 1.0).abs() < 0.01);
+            assert!((hydro_force / point_force - 1.0).abs() < 0.01);
+            assert!((point_force / G - 1.0).abs() < 1e-3);
+        }
+    }
+}
+
+mod pencil_scrub {
+    use super::*;
+
+    /// Per step: rod angular velocity (rad/s), total patch area (m²) and the friction torque
+    /// of the patches about the pinch axis y through the pivot (N·m).
+    fn series() -> Vec<(f64, f64, f64, f64)> {
+        let (_, rec) = simulate("pencil-scrub", Approximation::Lagged, 1e-3);
+        rec.reports
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let (area, torque) = r.patches.iter().fold((0.0, 0.0), |(a, t), p| {
+                    let m = p.moment + p.centroid.cross(&p.force);
+                    (a + p.area, t + m.y)
+                });
+                (rec.states[k + 1].t, rec.states[k + 1].v[0], area, torque)
+            })
+            .collect()
+    }
+
+    /// The rod turns while the grip is loose and stops when it tightens; while it slides the
+    /// scrub torque grows with the patch.
+    #[test]
+    fn rod_turns_when_the_grip_loosens_and_the_scrub_torque_grows_with_the_patch() {
+        let s = series();
+        let omega_in = |t0: f64, t1: f64| {
+            s.iter()
+                .filter(|x| x.0 >= t0 && x.0 <= t1)
+                .map(|x| x.1.abs())
+                .fold(0.0, f64::max)
+        };
+        // Grip 0.3-0.55 mm: held (creeping below the stiction tolerance, ω·r < v_s).
+        let held = omega_in(0.05, 0.45);
+        // Grip down to 0.05 mm around t = 0.75 s: it turns.
+        let turning = omega_in(0.6, 0.85);
+        // Tight again: stopped.
+        let stopped = omega_in(0.92, 1.0);
+        println!("max |ω|: held {held:.4}, loose {turning:.3}, tight again {stopped:.4} rad/s");
+        assert!(held < 0.01 && turning > 5.0 && stopped < 0.05);
+        // While sliding the scrub torque is μ ∫ p r dA: a larger patch gives a larger torque.
+        let sliding: Vec<_> = s.iter().filter(|x| x.1.abs() > 1.0).collect();
+        assert!(sliding.len() > 50);
+        for a in &sliding {
+            for b in &sliding {
+                if b.2 > 1.2 * a.2 {
+                    assert!(
+                        b.3.abs() > a.3.abs(),
+                        "area {:.3e} > {:.3e} but torque {:.3e} ≤ {:.3e}",
+                        b.2,
+                        a.2,
+                        b.3,
+                        a.3
+                    );
+                }
+            }
+        }
     }
 }
