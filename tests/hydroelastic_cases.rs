@@ -345,3 +345,51 @@ mod pencil_scrub {
         }
     }
 }
+
+mod gradients {
+    use super::*;
+    use nalgebra::DVector;
+    use stiction::derivatives::{gradient_check, Parameter};
+
+    /// Step Jacobians through pressure-field polygons (clipped again in duals, topology on the
+    /// real parts): IFT against the whole step in duals and against central differences, with
+    /// respect to the state, μ, d and the modulus E, for every approximation.
+    #[test]
+    fn ift_matches_direct_duals_and_finite_differences_through_polygons() {
+        for approximation in Approximation::ALL {
+            let (mut p, rec) = {
+                let mut p = problem("compliant-ball-rest", approximation, 1e-3);
+                p.duration = 0.03;
+                let rec = run_controlled(
+                    &mut p.simulator,
+                    &p.controller,
+                    &p.initial_state,
+                    p.duration,
+                    |_, _| {},
+                )
+                .expect("rollout");
+                (p, rec)
+            };
+            let state = rec.states.last().expect("states").clone();
+            let dissipation = if approximation == Approximation::Sap {
+                "relaxation_time"
+            } else {
+                "dissipation"
+            };
+            let params: Vec<Parameter> = ["friction", dissipation, "modulus@ball"]
+                .iter()
+                .map(|n| Parameter::parse(&p.simulator, n).expect("parameter"))
+                .collect();
+            let u = DVector::zeros(0);
+            let check = gradient_check(&mut p.simulator, &state, &u, &params).expect("check");
+            for b in &check.blocks {
+                println!(
+                    "{approximation} {}: IFT vs FD {:.2e}, IFT vs direct {:.2e}",
+                    b.name, b.ift_vs_fd, b.ift_vs_direct
+                );
+                assert!(b.ift_vs_direct < 1e-9, "{approximation} {}", b.name);
+                assert!(b.ift_vs_fd < 1e-5, "{approximation} {}", b.name);
+            }
+        }
+    }
+}
