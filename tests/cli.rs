@@ -171,7 +171,7 @@ fn simulate_writes_tables_figures_and_animation_and_never_overwrites() {
 }
 
 #[test]
-fn simulate_writes_patches_and_their_polygons_for_pressure_field_contact() {
+fn simulate_writes_patches_their_polygons_and_an_animation_for_pressure_field_contact() {
     let dir = scratch("patches");
     let args = [
         "simulate",
@@ -181,6 +181,9 @@ fn simulate_writes_patches_and_their_polygons_for_pressure_field_contact() {
         "--duration",
         "0.02",
         "--patch-geometry",
+        "--animate",
+        "--projection",
+        "xy",
         "--quiet",
     ];
     assert_ok(&stiction(&dir, &args));
@@ -199,6 +202,7 @@ fn simulate_writes_patches_and_their_polygons_for_pressure_field_contact() {
         "patch_geometry.csv",
         b"t,body_a,body_b,polygon,vertex,x,y,z,pressure\n",
     );
+    assert_file(&dir.join("ball"), "animation.gif", b"GIF89a");
     let gradcheck = stiction(
         &dir,
         &["gradcheck", &problem("compliant-ball-rest"), "--steps", "1"],

@@ -85,9 +85,9 @@ enum Element<T: Scalar> {
     Plane(HalfSpace<T>),
     /// A rigid triangle with its unit outward normal.
     Triangle([Vector3<T>; 3], Vector3<T>),
-    /// A compliant tetrahedron: vertices, inward-facing half-spaces of its faces (face `k`
-    /// opposite vertex `k`), the surface-face mask and the pressure.
-    Tet([Vector3<T>; 4], [HalfSpace<T>; 4], u8, Linear<T>),
+    /// A compliant tetrahedron: vertices, the surface-face mask (bit `k`: the face opposite
+    /// vertex `k`) and the pressure.
+    Tet([Vector3<T>; 4], u8, Linear<T>),
     /// A compliant layer: its region `z ≤ 0` and the pressure.
     Layer(HalfSpace<T>, Linear<T>),
 }
@@ -130,9 +130,10 @@ fn element<T: Scalar>(side: &Placed<'_, T>, e: u32) -> Element<T> {
     }
 }
 
-fn tet_element<T: Scalar>(f: &TetField, X: &Pose<T>, E: T, t: usize) -> Element<T> {
-    let v = f.tet(t).map(|p| X.transform_point(&lift(&p)));
-    let faces = [0, 1, 2, 3].map(|k| {
+/// The half-spaces of the faces of tetrahedron `v` (face `k` opposite vertex `k`), the
+/// tetrahedron inside.
+fn tet_faces<T: Scalar>(v: &[Vector3<T>; 4]) -> [HalfSpace<T>; 4] {
+    [0, 1, 2, 3].map(|k| {
         let [i, j, l] = [(k + 1) % 4, (k + 2) % 4, (k + 3) % 4];
         let mut m = (v[j] - v[i]).cross(&(v[l] - v[i]));
         // Orientation chosen on the real part: vertex k is inside.
@@ -140,14 +141,18 @@ fn tet_element<T: Scalar>(f: &TetField, X: &Pose<T>, E: T, t: usize) -> Element<
             m = -m;
         }
         HalfSpace { d: m.dot(&v[i]), m }
-    });
+    })
+}
+
+fn tet_element<T: Scalar>(f: &TetField, X: &Pose<T>, E: T, t: usize) -> Element<T> {
+    let v = f.tet(t).map(|p| X.transform_point(&lift(&p)));
     // e(x) = ∇e·R_WGᵀ(x − p_WG) + e0 in the world.
     let g = X.R * lift::<T>(&f.gradient[t]);
     let p = Linear {
         a: g * E,
         b: (lit::<T>(f.offset[t]) - g.dot(&X.p)) * E,
     };
-    Element::Tet(v, faces, f.boundary[t], p)
+    Element::Tet(v, f.boundary[t], p)
 }
 
 /// Whether the pair uses pressure-field contact: both geometries hydroelastic, at least one
@@ -210,10 +215,10 @@ fn rigid_compliant<T: Scalar>(
     compliant: &Element<T>,
 ) -> Option<(Vec<Vector3<T>>, Vector3<T>, Linear<T>)> {
     match (rigid, compliant) {
-        (Element::Plane(h), Element::Tet(v, _, _, p)) => Some((slice_tet(v, h), h.m, *p)),
-        (Element::Triangle(t, n), Element::Tet(_, faces, _, p)) => {
+        (Element::Plane(h), Element::Tet(v, _, p)) => Some((slice_tet(v, h), h.m, *p)),
+        (Element::Triangle(t, n), Element::Tet(v, _, p)) => {
             let mut poly = t.to_vec();
-            for f in faces {
+            for f in &tet_faces(v) {
                 poly = clip(&poly, f);
                 if poly.is_empty() {
                     return None;
@@ -235,7 +240,7 @@ fn compliant_compliant<T: Scalar>(
     b: &Element<T>,
 ) -> Option<(Vec<Vector3<T>>, Vector3<T>, Linear<T>, T)> {
     let pressure = |e: &Element<T>| match e {
-        Element::Tet(_, _, _, p) | Element::Layer(_, p) => Some(*p),
+        Element::Tet(_, _, p) | Element::Layer(_, p) => Some(*p),
         _ => None,
     };
     let (pa, pb) = (pressure(a)?, pressure(b)?);
@@ -253,14 +258,17 @@ fn compliant_compliant<T: Scalar>(
         (_, Element::Tet(..)) => (b, a),
         _ => return None,
     };
-    let Element::Tet(v, _, slicer_boundary, _) = slicer else {
+    let Element::Tet(v, slicer_boundary, _) = slicer else {
         return None;
     };
     let mut poly = slice_tet(v, &plane);
     let clips: Vec<(HalfSpace<T>, bool)> = match other {
-        Element::Tet(_, faces, boundary, _) => (0..4)
-            .map(|k| (faces[k], boundary & (1 << k) != 0))
-            .collect(),
+        Element::Tet(w, boundary, _) => {
+            let faces = tet_faces(w);
+            (0..4)
+                .map(|k| (faces[k], boundary & (1 << k) != 0))
+                .collect()
+        }
         Element::Layer(region, _) => vec![(*region, true)],
         _ => return None,
     };
