@@ -13,6 +13,7 @@
 //!
 //! Run with `cargo bench --bench hydroelastic`; the README's "Pressure-field contact cost"
 //! table comes from it.
+#![allow(non_snake_case)]
 
 use std::hint::black_box;
 use std::path::Path;

@@ -85,7 +85,7 @@ mod compliant_ball_rest {
         let collision = p.simulator.collision();
         let (ground, ball) = (geometry(&p, "ground"), geometry(&p, "ball"));
         let force = |theta: f64| {
-            let R = *Rotation3::from_axis_angle(&Vector3::x_axis(), theta).matrix();
+            let rotation = *Rotation3::from_axis_angle(&Vector3::x_axis(), theta).matrix();
             let a = Placed {
                 geometry: collision.hydro(ground).expect("rigid ground"),
                 X_WG: Pose::identity(),
@@ -94,7 +94,7 @@ mod compliant_ball_rest {
             let b = Placed {
                 geometry: collision.hydro(ball).expect("compliant ball"),
                 X_WG: Pose {
-                    R,
+                    R: rotation,
                     p: Vector3::new(0.0, 0.0, RADIUS - 0.0028),
                 },
                 modulus: 4e5,

@@ -367,7 +367,7 @@ pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>, hint: f64) -> Resu
             (b - a).cross(&(c - a)).normalize().dot(&(a - centre))
         })
         .fold(f64::INFINITY, f64::min);
-    if !(inradius > 0.0) {
+    if inradius.is_nan() || inradius <= 0.0 {
         return Err(Error::invalid(
             "mesh",
             inradius,

@@ -180,12 +180,15 @@ pub fn element_polygon<T: Scalar>(
             let g = p.a.dot(&n);
             (poly, -n, p, g)
         }
-        _ => compliant_compliant(&ea, &eb)?,
+        _ => {
+            let ((poly, n, p), g) = compliant_compliant(&ea, &eb)?;
+            (poly, n, p, g)
+        }
     };
     // Positive stiffness only (active set on the real part): the pressure must grow along the
     // normal into the compliant side. Surfaces parallel to the gradient (a vertical box side in
     // a layer) are left out deterministically rather than by the sign of rounding errors.
-    if !(gradient.re() > 1e-9 * pressure.a.norm().re()) || vertices.len() < 3 {
+    if !greater(gradient.re(), 1e-9 * pressure.a.norm().re()) || vertices.len() < 3 {
         return None;
     }
     let (area, centroid) = area_centroid(&vertices, &nhat);
@@ -193,7 +196,7 @@ pub fn element_polygon<T: Scalar>(
         .iter()
         .map(|v| (v - vertices[0]).norm().re())
         .fold(0.0, f64::max);
-    if !(area.re() > 1e-14 * scale * scale) {
+    if !greater(area.re(), 1e-14 * scale * scale) {
         return None;
     }
     let pressure = pressure.at(&centroid);
@@ -208,12 +211,17 @@ pub fn element_polygon<T: Scalar>(
     })
 }
 
+/// `a > b`, false when either is NaN (so a NaN polygon is dropped, never kept).
+fn greater(a: f64, b: f64) -> bool {
+    a.partial_cmp(&b) == Some(std::cmp::Ordering::Greater)
+}
+
+/// A polygon with its normal and the pressure that acts on it.
+type Piece<T> = (Vec<Vector3<T>>, Vector3<T>, Linear<T>);
+
 /// Polygon, normal (rigid → compliant) and compliant pressure of a rigid and a compliant
 /// element; `None` for two rigid or two half-space elements.
-fn rigid_compliant<T: Scalar>(
-    rigid: &Element<T>,
-    compliant: &Element<T>,
-) -> Option<(Vec<Vector3<T>>, Vector3<T>, Linear<T>)> {
+fn rigid_compliant<T: Scalar>(rigid: &Element<T>, compliant: &Element<T>) -> Option<Piece<T>> {
     match (rigid, compliant) {
         (Element::Plane(h), Element::Tet(v, _, p)) => Some((slice_tet(v, h), h.m, *p)),
         (Element::Triangle(t, n), Element::Tet(v, _, p)) => {
@@ -235,10 +243,7 @@ fn rigid_compliant<T: Scalar>(
 
 /// Polygon, normal (A → B), pressure and series gradient of two compliant elements on their
 /// equal-pressure plane.
-fn compliant_compliant<T: Scalar>(
-    a: &Element<T>,
-    b: &Element<T>,
-) -> Option<(Vec<Vector3<T>>, Vector3<T>, Linear<T>, T)> {
+fn compliant_compliant<T: Scalar>(a: &Element<T>, b: &Element<T>) -> Option<(Piece<T>, T)> {
     let pressure = |e: &Element<T>| match e {
         Element::Tet(_, _, p) | Element::Layer(_, p) => Some(*p),
         _ => None,
@@ -250,7 +255,7 @@ fn compliant_compliant<T: Scalar>(
         d: pb.b - pa.b,
     };
     let norm = plane.m.norm();
-    if !(norm.re() > 0.0) {
+    if !greater(norm.re(), 0.0) {
         return None;
     }
     let (slicer, other) = match (a, b) {
@@ -285,10 +290,10 @@ fn compliant_compliant<T: Scalar>(
     }
     let nhat = (pb.a - pa.a) / norm;
     let (ga, gb) = (-pa.a.dot(&nhat), pb.a.dot(&nhat));
-    if !(ga.re() > 0.0 && gb.re() > 0.0) {
+    if !(greater(ga.re(), 0.0) && greater(gb.re(), 0.0)) {
         return None;
     }
-    Some((poly, nhat, pa, ga * gb / (ga + gb)))
+    Some(((poly, nhat, pa), ga * gb / (ga + gb)))
 }
 
 /// Candidate element pairs of `a` and `b` (f64 broad phase over the BVHs), sorted.
