@@ -8,8 +8,9 @@
 //! - `step.point`: one forward step of the same scene with the hydroelastic properties removed
 //!   (point contact: one contact for the ball, the box's corners for the box).
 //!
-//! Scenes: `compliant-ball-rest` at the problem's resolution hint R/10 and at R/4 and R/2 (the
-//! ball remeshed), `box-tilt-press` at t = 0.5 s.
+//! Scenes: `compliant-ball-rest` at the problem's resolution hint R/10 and at R/4, R/2 and R
+//! (the ball remeshed: at R one shell, each surface triangle coned to the centre),
+//! `box-tilt-press` at t = 0.5 s.
 //!
 //! Run with `cargo bench --bench hydroelastic`; the README's "Pressure-field contact cost"
 //! table comes from it.
@@ -84,6 +85,7 @@ fn bench(c: &mut Criterion) {
         prepare("ball-rest-h-R10", "compliant-ball-rest", 0.5, None),
         prepare("ball-rest-h-R4", "compliant-ball-rest", 0.5, Some(0.0125)),
         prepare("ball-rest-h-R2", "compliant-ball-rest", 0.5, Some(0.025)),
+        prepare("ball-rest-h-R", "compliant-ball-rest", 0.5, Some(0.05)),
         prepare("box-tilt-press", "box-tilt-press", 0.5, None),
     ];
     for mut scene in scenes {

@@ -383,13 +383,10 @@ fn body_point_jacobian<T: Scalar>(
     body: BodyId,
     p_W: &Vector3<T>,
     nv: usize,
-) -> DMatrix<T> {
+) -> Matrix3xX<T> {
     match body {
-        BodyId::Body(i) => {
-            let J = point_jacobian(data, i, p_W);
-            DMatrix::from_column_slice(3, nv, J.as_slice())
-        }
-        _ => DMatrix::zeros(3, nv),
+        BodyId::Body(i) => point_jacobian(data, i, p_W),
+        _ => Matrix3xX::zeros(nv),
     }
 }
 
@@ -546,7 +543,7 @@ pub fn assemble_problem<T: Scalar>(
         let R_WC = contact_frame(&c.nhat_W);
         let J_W = body_point_jacobian(data, gb.body, &p_WC, nv)
             - body_point_jacobian(data, ga.body, &p_WC, nv);
-        let J = Matrix3xX::from_column_slice((R_WC.transpose() * J_W).as_slice());
+        let J = R_WC.transpose() * J_W;
         let rel = |t: f64| {
             prescribed_point_velocity(model, gb.body, &p_WC, t)
                 - prescribed_point_velocity(model, ga.body, &p_WC, t)
