@@ -483,6 +483,20 @@ mod tests {
                 PI * 0.05 * 0.05 * 0.2 + 4.0 / 3.0 * PI * 0.05f64.powi(3),
                 0.01,
             ),
+            (
+                // A square pyramid, apex off centre.
+                Shape::ConvexMesh {
+                    vertices: vec![
+                        Vector3::new(-0.1, -0.1, 0.0),
+                        Vector3::new(0.1, -0.1, 0.0),
+                        Vector3::new(0.1, 0.1, 0.0),
+                        Vector3::new(-0.1, 0.1, 0.0),
+                        Vector3::new(0.03, 0.02, 0.15),
+                    ],
+                },
+                0.2 * 0.2 * 0.15 / 3.0,
+                1e-12,
+            ),
         ];
         for (shape, exact, tol) in cases {
             let s = surface_mesh(&shape, 0.01).unwrap();

@@ -494,6 +494,32 @@ mod tests {
     }
 
     #[test]
+    fn compliant_ball_on_a_compliant_layer_meets_on_equal_pressure() {
+        let (r, e_ball, e_layer, thickness) = (0.05, 1e5, 3e5, 0.02);
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 5.0);
+        let layer = HydroGeometry::CompliantLayer { thickness };
+        let polygons = contact_surface(
+            &placed(&layer, Vector3::zeros(), e_layer),
+            &placed(&ball, Vector3::new(0.0, 0.0, r - 0.004), e_ball),
+        )
+        .unwrap();
+        assert!(polygons.len() > 4);
+        for p in &polygons {
+            // On the surface of equal pressure: the layer's pressure at the centroid.
+            let layer_pressure = e_layer * (-p.centroid.z) / thickness;
+            assert!(
+                (p.pressure - layer_pressure).abs() < 1e-9 * layer_pressure,
+                "{p:?}"
+            );
+            assert!(p.centroid.z < 0.0 && p.nhat.z > 0.9);
+            // In series: below both sides' gradients.
+            assert!(p.gradient > 0.0 && p.gradient < e_layer / thickness);
+        }
+        let (_, force) = totals(&polygons);
+        assert!(force.z > 0.0 && force.xy().norm() < 1e-9 * force.z);
+    }
+
+    #[test]
     fn identical_spheres_meet_on_their_mid_plane_symmetrically() {
         let (r, delta, e) = (0.05, 0.004, 1e5);
         let ball = compliant(&Shape::Sphere { radius: r }, r / 4.0);
