@@ -393,3 +393,48 @@ mod gradients {
         }
     }
 }
+
+mod ellipsoid {
+    use stiction::geometry::Shape;
+    use stiction::hydroelastic::Hydroelastic;
+    use stiction::scene::{BodyDesc, SceneBuilder};
+
+    use super::*;
+
+    /// An ellipsoid (semi-axes 4, 3, 2 cm) settles on its smallest axis, with point contact
+    /// (its hull) and as a compliant body (its patch carries the weight).
+    #[test]
+    fn ellipsoid_rests_on_its_short_axis_with_point_and_pressure_field_contact() {
+        let shape = Shape::Ellipsoid {
+            semi_axes: Vector3::new(0.04, 0.03, 0.02),
+        };
+        for hydroelastic in [false, true] {
+            let mut body = BodyDesc::free("egg", 0.5, shape.clone()).at([0.0, 0.0, 0.0205]);
+            let mut builder = SceneBuilder::new();
+            if hydroelastic {
+                body = body.hydroelastic(Hydroelastic::Compliant {
+                    modulus: 1e6,
+                    resolution_hint: 0.005,
+                    thickness: None,
+                });
+                builder = builder.hydroelastic_ground(Hydroelastic::Rigid {
+                    resolution_hint: 1.0,
+                });
+            } else {
+                builder = builder.ground();
+            }
+            let mut scene = builder.body(body).build().expect("scene");
+            let rec = scene.run_for(0.3).expect("rollout");
+            let z = scene.body("egg").expect("egg").p_WB.z;
+            let last = rec.reports.last().expect("steps");
+            let force: f64 = if hydroelastic {
+                last.patches.iter().map(|p| p.force.z).sum()
+            } else {
+                last.contacts.iter().map(|c| c.force.z).sum()
+            };
+            println!("hydroelastic {hydroelastic}: z = {z:.5} m, force {force:.4} N");
+            assert!((z - 0.02).abs() < 1e-3, "{z}");
+            assert!((force / (0.5 * G) - 1.0).abs() < 1e-3, "{force}");
+        }
+    }
+}

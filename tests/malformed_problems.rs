@@ -133,7 +133,7 @@ const CASES: &[Case] = &[
     case("axis_zero", Replace("axis = [0.0, 1.0, 0.0]", "axis = [0.0, 0.0, 0.0]"), "19:8", "body[1].axis", "a non-zero direction", "[0.0, 0.0, 0.0]"),
     case("q0_too_long", Replace("q0 = [0.1]", "q0 = [0.1, 0.2]"), "21:6", "body[1].q0", "1 value for a revolute joint", "2 values"),
     case("approximation_unknown", Replace("duration = 0.1", "duration = 0.1\napproximation = \"anitescu\""), "6:17", "simulation.approximation", "one of lagged, regularized-lagged, similar, sap", "`anitescu`"),
-    case("shape_unknown", Replace("shape = \"sphere\"", "shape = \"blob\""), "26:9", "geometry[0].shape", "one of sphere, box, capsule, cylinder, half-space, convex-mesh", "`blob`"),
+    case("shape_unknown", Replace("shape = \"sphere\"", "shape = \"blob\""), "26:9", "geometry[0].shape", "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh", "`blob`"),
     case("joint_unknown", Replace("joint = \"revolute\"", "joint = \"hinge\""), "18:9", "body[1].joint", "one of free, planar, revolute, prismatic, fixed", "`hinge`"),
     case("revolute_without_axis", Replace("axis = [0.0, 1.0, 0.0]\n", ""), "15:1", "body[1].axis", "an `axis` for this joint", "nothing"),
     // Names that refer to nothing, or twice to the same thing.

@@ -95,6 +95,15 @@ pub(crate) fn to_parry_shape(shape: &Shape) -> Option<(SharedShape, Matrix3<f64>
             y_to_z(),
         ),
         Shape::HalfSpace => (SharedShape::new(HalfSpace::new(PVec::Z)), id),
+        Shape::Ellipsoid { semi_axes } => {
+            let mesh =
+                crate::hydroelastic::mesh::surface_mesh(shape, 0.25 * semi_axes.min()).ok()?;
+            let pts: Vec<PVec> = mesh.vertices.iter().map(v).collect();
+            (
+                SharedShape::new(ConvexPolyhedron::from_convex_hull(&pts)?),
+                id,
+            )
+        }
         Shape::ConvexMesh { vertices } => {
             let pts: Vec<PVec> = vertices.iter().map(v).collect();
             (

@@ -43,6 +43,13 @@ pub enum Shape {
     },
     /// The half-space `z ≤ 0` of the geometry frame.
     HalfSpace,
+    /// Ellipsoid `Σ (x_i / a_i)² ≤ 1` with `semi_axes` `a` (m) along the frame axes. Point
+    /// contact sees the convex hull of its surface mesh at edges of a quarter of the smallest
+    /// semi-axis; pressure-field contact meshes it at the resolution hint.
+    Ellipsoid {
+        /// Semi-axes (m).
+        semi_axes: Vector3<f64>,
+    },
     /// Convex hull of `vertices` (m, geometry frame).
     ConvexMesh {
         /// Vertices of the hull.
@@ -59,13 +66,15 @@ impl Shape {
             Shape::Capsule { .. } => "capsule",
             Shape::Cylinder { .. } => "cylinder",
             Shape::HalfSpace => "half-space",
+            Shape::Ellipsoid { .. } => "ellipsoid",
             Shape::ConvexMesh { .. } => "convex-mesh",
         }
     }
 
     /// The size parameters in `T` (m), each lifted with [`lit`] (no derivative part): seed
     /// the derivative parts of the result to differentiate with respect to sizes. A convex
-    /// mesh and a half-space have none ([`ShapeSize::ConvexMesh`], [`ShapeSize::HalfSpace`]).
+    /// mesh, an ellipsoid and a half-space have none ([`ShapeSize::ConvexMesh`],
+    /// [`ShapeSize::HalfSpace`]): their point-contact geometry is a fixed hull.
     pub fn size<T: Scalar>(&self) -> ShapeSize<T> {
         match self {
             Shape::Sphere { radius } => ShapeSize::Sphere {
@@ -89,7 +98,7 @@ impl Shape {
                 half_length: lit(*half_length),
             },
             Shape::HalfSpace => ShapeSize::HalfSpace,
-            Shape::ConvexMesh { .. } => ShapeSize::ConvexMesh,
+            Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. } => ShapeSize::ConvexMesh,
         }
     }
 
@@ -122,6 +131,9 @@ impl Shape {
                 positive("length", *half_length)
             }
             Shape::HalfSpace => Ok(()),
+            Shape::Ellipsoid { semi_axes } => {
+                semi_axes.iter().try_for_each(|&a| positive("size", a))
+            }
             Shape::ConvexMesh { vertices } => {
                 if vertices.len() < 4 || vertices.iter().any(|v| !v.iter().all(|x| x.is_finite())) {
                     return Err(Error::invalid(
@@ -181,6 +193,14 @@ impl Shape {
                 let trans = mc * (3.0 * r * r + 4.0 * h * h) / 12.0
                     + ms * (0.4 * r * r + h * h + 0.75 * h * r);
                 d(trans, trans, axial)
+            }
+            Shape::Ellipsoid { semi_axes: a } => {
+                let (x, y, z) = (a.x * a.x, a.y * a.y, a.z * a.z);
+                d(
+                    0.2 * mass * (y + z),
+                    0.2 * mass * (x + z),
+                    0.2 * mass * (x + y),
+                )
             }
             Shape::HalfSpace | Shape::ConvexMesh { .. } => None,
         }

@@ -204,6 +204,12 @@ pub fn surface_mesh(shape: &Shape, hint: f64) -> Result<SurfaceMesh> {
             let n = divisions(FRAC_PI_2 * r, hint, 1);
             subdivided(&octahedron(r), n, r, |p| p.normalize() * r)
         }
+        Shape::Ellipsoid { semi_axes } => {
+            let s = semi_axes;
+            let r = s.max();
+            let n = divisions(FRAC_PI_2 * r, hint, 1);
+            subdivided(&octahedron(1.0), n, r, |p| p.normalize().component_mul(s))
+        }
         Shape::Box { half_extents } => {
             let h = half_extents;
             let corners: Vec<Vector3<f64>> = (0..8)
@@ -481,6 +487,13 @@ mod tests {
                     half_length: 0.1,
                 },
                 PI * 0.05 * 0.05 * 0.2 + 4.0 / 3.0 * PI * 0.05f64.powi(3),
+                0.01,
+            ),
+            (
+                Shape::Ellipsoid {
+                    semi_axes: Vector3::new(0.1, 0.05, 0.03),
+                },
+                4.0 / 3.0 * PI * 0.1 * 0.05 * 0.03,
                 0.01,
             ),
             (

@@ -377,6 +377,21 @@ impl Builder<'_> {
                     half_extents: Vector3::from(s) * 0.5,
                 }
             }
+            "ellipsoid" => {
+                let s = g.size.ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.size"),
+                        "`size = [x, y, z]` (diameters) for shape `ellipsoid`",
+                        "nothing",
+                    )
+                })?;
+                for (i, x) in s.iter().enumerate() {
+                    self.positive(&format!("{field}.size[{i}]"), *x)?;
+                }
+                Shape::Ellipsoid {
+                    semi_axes: Vector3::from(s) * 0.5,
+                }
+            }
             "capsule" => Shape::Capsule {
                 radius: need("radius", g.radius)?,
                 half_length: 0.5 * need("length", g.length)?,
@@ -412,7 +427,7 @@ impl Builder<'_> {
             other => {
                 return Err(self.err(
                     &format!("{field}.shape"),
-                    "one of sphere, box, capsule, cylinder, half-space, convex-mesh",
+                    "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh",
                     format!("`{other}`"),
                 ))
             }

@@ -210,11 +210,11 @@ pub struct GeometrySpec {
     pub name: String,
     /// Body name (default `world`).
     pub body: Option<String>,
-    /// `sphere`, `box`, `capsule`, `cylinder`, `half-space`, `convex-mesh`.
+    /// `sphere`, `box`, `capsule`, `cylinder`, `ellipsoid`, `half-space`, `convex-mesh`.
     pub shape: String,
     /// Sphere, capsule, cylinder radius (m).
     pub radius: Option<f64>,
-    /// Box side lengths (m).
+    /// Box side lengths, ellipsoid diameters (m).
     pub size: Option<[f64; 3]>,
     /// Capsule core length / cylinder length (m).
     pub length: Option<f64>,

@@ -273,6 +273,11 @@ fn shape_points(shape: &Shape, X_WG: &Pose<f64>, projection: Projection) -> Vec<
             .map(world)
             .collect(),
         Shape::ConvexMesh { vertices } => vertices.iter().map(|p| world(*p)).collect(),
+        Shape::Ellipsoid { semi_axes } => {
+            crate::hydroelastic::mesh::surface_mesh(shape, 0.1 * semi_axes.max())
+                .map(|m| m.vertices.into_iter().map(world).collect())
+                .unwrap_or_default()
+        }
         Shape::HalfSpace => Vec::new(),
     }
 }

@@ -189,7 +189,10 @@ impl<T: Scalar> ShapeSize<T> {
                 | (ShapeSize::Capsule { .. }, Shape::Capsule { .. })
                 | (ShapeSize::Cylinder { .. }, Shape::Cylinder { .. })
                 | (ShapeSize::HalfSpace, Shape::HalfSpace)
-                | (ShapeSize::ConvexMesh, Shape::ConvexMesh { .. })
+                | (
+                    ShapeSize::ConvexMesh,
+                    Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. }
+                )
         )
     }
 }

@@ -72,7 +72,7 @@ fn num_sizes(shape: &Shape) -> usize {
         Shape::Sphere { .. } => 1,
         Shape::Box { .. } => 3,
         Shape::Capsule { .. } | Shape::Cylinder { .. } => 2,
-        Shape::HalfSpace | Shape::ConvexMesh { .. } => 0,
+        Shape::HalfSpace | Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. } => 0,
     }
 }
 
