@@ -6,7 +6,8 @@ use common::problem;
 
 use nalgebra::{Rotation3, Vector3};
 use stiction::contact::Approximation;
-use stiction::hydroelastic::{contact_surface, Placed};
+use stiction::geometry::Shape;
+use stiction::hydroelastic::{contact_surface, HydroGeometry, Hydroelastic, Placed};
 use stiction::math::Pose;
 use stiction::problem::Problem;
 use stiction::simulate::{run_controlled, Recording};
@@ -121,6 +122,60 @@ mod compliant_ball_rest {
         println!("max |dF/dθ|: {coarse:.3} N/rad (Δθ = 1e-3), {fine:.3} N/rad (Δθ = 1e-4); F ∈ [{lo:.4}, {hi:.4}] N");
         assert!(fine < 1.5 * coarse, "a jump: {fine} vs {coarse}");
         assert!((hi - lo) / hi < 0.05, "{lo} … {hi}");
+    }
+
+    /// Sliding the ball over a rigid floor meshed in 1 cm triangles (triangle–tetrahedron
+    /// clipping): the polygons change as the patch crosses the floor's triangle edges, the
+    /// force does not (the floor is flat, so any jump would be the clipping's).
+    #[test]
+    fn force_is_continuous_as_the_ball_slides_over_floor_triangles() {
+        let p = problem("compliant-ball-rest", Approximation::Lagged, 1e-3);
+        let ball = p
+            .simulator
+            .collision()
+            .hydro(geometry(&p, "ball"))
+            .expect("compliant ball");
+        let floor = HydroGeometry::new(
+            &Shape::Box {
+                half_extents: Vector3::new(0.2, 0.2, 0.05),
+            },
+            &Hydroelastic::Rigid {
+                resolution_hint: 0.01,
+            },
+        )
+        .expect("floor mesh");
+        let surface = |x: f64| {
+            let a = Placed {
+                geometry: &floor,
+                X_WG: Pose::translation(Vector3::new(0.0, 0.0, -0.05)),
+                modulus: 0.0,
+            };
+            let b = Placed {
+                geometry: ball,
+                X_WG: Pose::translation(Vector3::new(x, 0.0, RADIUS - 0.0028)),
+                modulus: 4e5,
+            };
+            let polygons = contact_surface(&a, &b).expect("surface");
+            let force: f64 = polygons
+                .iter()
+                .map(|q| q.area * q.pressure * q.nhat.z)
+                .sum();
+            (force, polygons.len())
+        };
+        // 2 cm of sliding in 0.02 mm steps: two floor cells, their diagonals and edges.
+        let (f0, n0) = surface(0.0);
+        let (mut worst, mut counts) = (0.0f64, std::collections::BTreeSet::from([n0]));
+        for k in 1..=1000 {
+            let (f, n) = surface(k as f64 * 2e-5);
+            worst = worst.max((f - f0).abs());
+            counts.insert(n);
+        }
+        println!("F = {f0:.6} N, largest change {worst:.2e} N over polygon counts {counts:?}");
+        assert!(
+            counts.len() > 3,
+            "the floor's triangles cut the patch differently"
+        );
+        assert!(worst < 1e-9 * f0, "{worst}");
     }
 }
 
@@ -395,8 +450,6 @@ mod gradients {
 }
 
 mod ellipsoid {
-    use stiction::geometry::Shape;
-    use stiction::hydroelastic::Hydroelastic;
     use stiction::scene::{BodyDesc, SceneBuilder};
 
     use super::*;
