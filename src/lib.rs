@@ -63,6 +63,7 @@ pub mod control;
 pub mod derivatives;
 pub mod error;
 pub mod geometry;
+pub mod hydroelastic;
 pub mod identify;
 pub mod math;
 pub mod multibody;

@@ -194,6 +194,52 @@ fn simulate_writes_tables_figures_and_animation_and_never_overwrites() {
 }
 
 #[test]
+fn simulate_writes_patches_their_polygons_and_an_animation_for_pressure_field_contact() {
+    let dir = scratch("patches");
+    let args = [
+        "simulate",
+        &problem("compliant-ball-rest"),
+        "--out",
+        "ball",
+        "--duration",
+        "0.02",
+        "--patch-geometry",
+        "--animate",
+        "--projection",
+        "xy",
+        "--quiet",
+    ];
+    assert_ok(&stiction(&dir, &args));
+    let patches = std::fs::read_to_string(dir.join("ball/patches.csv")).unwrap();
+    let mut lines = patches.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,body_a,body_b,area,fx,fy,fz,mx,my,mz,polygons,p_max")
+    );
+    let row: Vec<&str> = lines.last().expect("a patch row").split(',').collect();
+    assert_eq!(row.len(), 12);
+    assert_eq!((row[1], row[2]), ("world", "ball"));
+    assert!(row[6].parse::<f64>().unwrap() > 0.0, "fz {}", row[6]);
+    assert_file(
+        &dir.join("ball"),
+        "patch_geometry.csv",
+        b"t,body_a,body_b,polygon,vertex,x,y,z,pressure\n",
+    );
+    assert_file(&dir.join("ball"), "animation.gif", b"GIF89a");
+    let gradcheck = stiction(
+        &dir,
+        &["gradcheck", &problem("compliant-ball-rest"), "--steps", "1"],
+    );
+    assert_ok(&gradcheck);
+    assert!(
+        stdout(&gradcheck).contains("modulus@ball"),
+        "{}",
+        stdout(&gradcheck)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn simulate_by_name_writes_new_numbered_folders() {
     let dir = scratch("numbered");
     for run in ["1", "2"] {

@@ -36,7 +36,8 @@ use nalgebra::{
 use num_dual::{Derivative, DualSVec64};
 
 use crate::contact::{
-    contact_frame, Approximation, ContactPoint, ContactPotential, Lagged, Sap, Similar,
+    contact_frame, Approximation, ContactFeature, ContactPoint, ContactPotential, Lagged, Sap,
+    Similar,
 };
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
@@ -173,6 +174,13 @@ fn local_derivative(
 ) -> Result<LocalDerivative> {
     let geometries = inputs.sim.geometries();
     let (a, b) = (c.geometry_a, c.geometry_b);
+    let ContactFeature::Point(feature) = &c.feature else {
+        return Err(Error::invalid(
+            "contact",
+            "pressure-field polygon",
+            "the analytic state columns cover point contacts; polygons take the dual path",
+        ));
+    };
     let d = feature_distance(
         &geometries[a].shape,
         &geometries[a].shape.size::<GeometryDual>(),
@@ -180,7 +188,7 @@ fn local_derivative(
         &geometries[b].shape,
         &geometries[b].shape.size::<GeometryDual>(),
         &seeded_pose(&inputs.X_WG[b], &inputs.origin, !moving_a),
-        &c.feature,
+        feature,
     )?;
     let p = contact_point(c.body_a, d.p_WPa, d.p_WPb);
     let R = contact_frame(&d.nhat_W);

@@ -199,8 +199,8 @@ pub fn position_jacobian(
 }
 
 /// The step Jacobians given the nominal step and the factor of `H` at its solution:
-/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]) and by duals
-/// for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]; by duals
+/// when the step has pressure-field polygons) and by duals for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
 ///
 /// # Errors
 /// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
@@ -216,7 +216,18 @@ pub fn jacobians_given_factor(
         np: params.len(),
     };
     let (nv, n_state) = (dirs.nv, 2 * dirs.nv + dirs.nu);
-    let mut dv = state_residual_jacobian(sim, nominal)?;
+    // Pressure-field polygons change their stiffness `A·g` with the state: their columns come
+    // from the dual evaluation, which clips the polygons again in duals.
+    let has_polygons = nominal
+        .problem
+        .contacts
+        .iter()
+        .any(|c| c.feature.polygon().is_some());
+    let mut dv = if has_polygons {
+        residual_jacobian_columns(sim, nominal, params, dirs, 0..n_state)?
+    } else {
+        state_residual_jacobian(sim, nominal)?
+    };
     if dirs.np > 0 {
         dv = dv.resize_horizontally(dirs.len(), 0.0);
         dv.columns_mut(n_state, dirs.np)

@@ -10,13 +10,14 @@ use crate::contact::{Approximation, ContactParams};
 use crate::control::Controller;
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
+use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
 use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{
-    BodySpec, ContactSpec, GeometrySpec, MotionSpec, NcpSpec, ProblemFile,
+    BodySpec, ContactSpec, GeometrySpec, HydroelasticSpec, MotionSpec, NcpSpec, ProblemFile,
 };
 use crate::report::animate::Projection;
 use crate::solver::SolverParams;
@@ -382,6 +383,21 @@ impl Builder<'_> {
                     half_extents: Vector3::from(s) * 0.5,
                 }
             }
+            "ellipsoid" => {
+                let s = g.size.ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.size"),
+                        "`size = [x, y, z]` (diameters) for shape `ellipsoid`",
+                        "nothing",
+                    )
+                })?;
+                for (i, x) in s.iter().enumerate() {
+                    self.positive(&format!("{field}.size[{i}]"), *x)?;
+                }
+                Shape::Ellipsoid {
+                    semi_axes: Vector3::from(s) * 0.5,
+                }
+            }
             "capsule" => Shape::Capsule {
                 radius: need("radius", g.radius)?,
                 half_length: 0.5 * need("length", g.length)?,
@@ -417,7 +433,7 @@ impl Builder<'_> {
             other => {
                 return Err(self.err(
                     &format!("{field}.shape"),
-                    "one of sphere, box, capsule, cylinder, half-space, convex-mesh",
+                    "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh",
                     format!("`{other}`"),
                 ))
             }
@@ -755,6 +771,10 @@ impl Builder<'_> {
                 None => None,
                 Some(c) => Some(self.contact(&format!("{field}.contact"), &default_contact, c)?),
             };
+            let hydroelastic = match &g.hydroelastic {
+                None => None,
+                Some(h) => Some(self.hydroelastic(&format!("{field}.hydroelastic"), &shape, h)?),
+            };
             geometries.push(Geometry {
                 name: g.name.clone(),
                 body,
@@ -764,6 +784,7 @@ impl Builder<'_> {
                 },
                 shape,
                 contact,
+                hydroelastic,
             });
         }
         let settings = StepSettings {
@@ -824,6 +845,53 @@ impl Builder<'_> {
             })?;
         }
         Ok(problem)
+    }
+
+    fn hydroelastic(
+        &self,
+        field: &str,
+        shape: &Shape,
+        spec: &HydroelasticSpec,
+    ) -> Result<Hydroelastic> {
+        let half_space = *shape == Shape::HalfSpace;
+        let resolution_hint = match (spec.resolution_hint, half_space) {
+            (Some(h), _) => self.positive(&format!("{field}.resolution_hint"), h)?,
+            // A plane or a layer has no mesh; the hint is not used.
+            (None, true) => 1.0,
+            (None, false) => {
+                return Err(self.err(
+                    &format!("{field}.resolution_hint"),
+                    "a mesh edge length (m) for a meshed shape",
+                    "none",
+                ))
+            }
+        };
+        let thickness = match (spec.thickness, half_space && spec.modulus.is_some()) {
+            (Some(h), true) => Some(self.positive(&format!("{field}.thickness"), h)?),
+            (None, false) => None,
+            (None, true) => {
+                return Err(self.err(
+                    &format!("{field}.thickness"),
+                    "the layer thickness (m) of a compliant half-space",
+                    "none",
+                ))
+            }
+            (Some(h), false) => {
+                return Err(self.err(
+                    &format!("{field}.thickness"),
+                    "no thickness: only a compliant half-space (with `modulus`) has a layer",
+                    h,
+                ))
+            }
+        };
+        Ok(match spec.modulus {
+            None => Hydroelastic::Rigid { resolution_hint },
+            Some(e) => Hydroelastic::Compliant {
+                modulus: self.positive(&format!("{field}.modulus"), e)?,
+                resolution_hint,
+                thickness,
+            },
+        })
     }
 
     fn ncp(&self, spec: &NcpSpec, model: &MultibodyModel<f64>, dt: f64) -> Result<NcpSettings> {

@@ -165,6 +165,10 @@ pub struct SimulateArgs {
     svg: bool,
     #[command(flatten)]
     animation: output::AnimationArgs,
+    /// Write patch_geometry.csv: every pressure-field contact polygon, vertex by vertex, with
+    /// its pressure.
+    #[arg(long)]
+    patch_geometry: bool,
     /// Print nothing but errors: no progress bar, no summary.
     #[arg(long)]
     quiet: bool,
@@ -219,7 +223,7 @@ pub struct GradcheckArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     steps: usize,
     /// Named parameters, comma separated (default: friction, stiffness and the dissipation of
-    /// the approximation).
+    /// the approximation, and `modulus@G` for every compliant geometry G).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     params: Option<Vec<String>>,
     /// Contact approximation, replacing the problem file's.

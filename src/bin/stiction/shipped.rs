@@ -20,7 +20,19 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "box-pivot",
         include_str!("../../../problems/box-pivot.toml"),
     ),
+    (
+        "box-tilt-press",
+        include_str!("../../../problems/box-tilt-press.toml"),
+    ),
     ("clutter", include_str!("../../../problems/clutter.toml")),
+    (
+        "compliant-ball-rest",
+        include_str!("../../../problems/compliant-ball-rest.toml"),
+    ),
+    (
+        "compliant-compliant",
+        include_str!("../../../problems/compliant-compliant.toml"),
+    ),
     (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),
@@ -46,6 +58,14 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/falling-sphere.toml"),
     ),
     ("hopper", include_str!("../../../problems/hopper.toml")),
+    (
+        "pencil-scrub",
+        include_str!("../../../problems/pencil-scrub.toml"),
+    ),
+    (
+        "point-vs-hydroelastic",
+        include_str!("../../../problems/point-vs-hydroelastic.toml"),
+    ),
     (
         "push-ball",
         include_str!("../../../problems/push-ball.toml"),

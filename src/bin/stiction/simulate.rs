@@ -23,6 +23,8 @@ pub struct Outputs {
     pub svg: bool,
     /// `animation.gif`, in this projection.
     pub animation: Option<Projection>,
+    /// `patch_geometry.csv`.
+    pub patch_geometry: bool,
 }
 
 /// Runs `simulate` as the command line asked.
@@ -63,6 +65,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         png: args.plot || wanted.plot,
         svg: args.svg || wanted.svg,
         animation: args.animation.wanted(&problem),
+        patch_geometry: args.patch_geometry,
     };
     let written = write_outputs(&recording, &problem, &out, outputs)?;
     if !args.quiet {
@@ -81,6 +84,7 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
         (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
         (args.animation.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.patch_geometry, "--patch-geometry", "pressure-field patches belong to the convex stepper"),
         (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
     ];
     if let Some((_, flag, why)) = refused.iter().find(|(on, _, _)| *on) {
@@ -150,6 +154,13 @@ pub fn write_outputs(
 ) -> Result<Vec<PathBuf>> {
     let sim = &problem.simulator;
     let mut written = csv::write_tables(recording, sim, dir)?.to_vec();
+    let hydroelastic = sim.geometries().iter().any(|g| g.hydroelastic.is_some());
+    if hydroelastic {
+        written.push(csv::write_patches(recording, sim, dir)?);
+    }
+    if outputs.patch_geometry {
+        written.push(csv::write_patch_geometry(recording, sim, dir)?);
+    }
     let formats: Vec<_> = [
         (outputs.png, plot::ImageFormat::Png),
         (outputs.svg, plot::ImageFormat::Svg),
