@@ -40,7 +40,7 @@
 //! `tests/state_derivatives.rs`.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3, Vector3, Vector6};
+use nalgebra::{DMatrix, DVector, DVectorViewMut, Matrix3, Vector3, Vector6};
 
 use crate::math::Pose;
 use crate::multibody::joint::JointKind;
@@ -417,29 +417,12 @@ impl Tree<'_> {
             IA: &IA,
         };
         let mine = |k: &usize| world.in_subtree(self.root, world.coordinate[*k].0);
+        let with_velocity = dv.is_some();
+        let mut dv = dv;
         for k in (0..model.nv()).filter(mine) {
-            position_direction(model, world, &nominal, v, a, k, buffers);
-            backward(
-                model,
-                world,
-                k,
-                buffers,
-                &F,
-                dq.column_mut(k).as_mut_slice(),
-            );
-        }
-        if let Some(dv) = dv {
-            for k in (0..model.nv()).filter(mine) {
-                velocity_direction(model, world, &nominal, k, buffers);
-                backward(
-                    model,
-                    world,
-                    k,
-                    buffers,
-                    &F,
-                    dv.column_mut(k).as_mut_slice(),
-                );
-            }
+            variations(model, world, &nominal, v, a, k, with_velocity, buffers);
+            let dv_k = dv.as_mut().map(|dv| dv.column_mut(k));
+            backward(model, world, k, buffers, &F, dq.column_mut(k), dv_k);
         }
     }
 }
@@ -454,41 +437,56 @@ struct Nominal<'a> {
     IA: &'a [Vector6<f64>],
 }
 
-/// Per-direction variations, reused across directions and trees.
+/// Per-direction variations, reused across directions and trees: `q` along the tangent
+/// direction, `v` along the velocity direction of the same coordinate.
 struct Buffers {
     dV: Vec<Vector6<f64>>,
     dA: Vec<Vector6<f64>>,
     df: Vec<Vector6<f64>>,
-    /// Variations of the subspace columns, per velocity index.
+    /// Variations of the subspace columns along the tangent direction, per velocity index.
     dS: Vec<Vector6<f64>>,
     dF: Vec<Vector6<f64>>,
+    dV_v: Vec<Vector6<f64>>,
+    dA_v: Vec<Vector6<f64>>,
+    df_v: Vec<Vector6<f64>>,
+    dF_v: Vec<Vector6<f64>>,
     active: Vec<bool>,
 }
 
 impl Buffers {
     fn new(model: &MultibodyModel<f64>) -> Self {
-        let nb = model.bodies.len();
+        let zeros = vec![Vector6::zeros(); model.bodies.len()];
         Buffers {
-            dV: vec![Vector6::zeros(); nb],
-            dA: vec![Vector6::zeros(); nb],
-            df: vec![Vector6::zeros(); nb],
+            dV: zeros.clone(),
+            dA: zeros.clone(),
+            df: zeros.clone(),
             dS: vec![Vector6::zeros(); model.nv()],
-            dF: vec![Vector6::zeros(); nb],
-            active: vec![false; nb],
+            dF: zeros.clone(),
+            dV_v: zeros.clone(),
+            dA_v: zeros.clone(),
+            df_v: zeros.clone(),
+            dF_v: zeros,
+            active: vec![false; model.bodies.len()],
         }
     }
 }
 
-/// Forward variations of eq. (1) along tangent direction `k` over its joint's subtree. With
-/// `δ(ᵒI) x = ξ ×* (ᵒI x) − ᵒI (ξ × x)`, the variations of `h = ᵒI V` and `ᵒI A` take one
-/// inertia product each: `δh = ξ ×* h + ᵒI (δV − ξ × V)`, and likewise for `A`.
-fn position_direction(
+/// Forward variations of eq. (1) over the subtree of coordinate k's joint j, along its tangent
+/// direction and (`with_velocity`) its velocity direction, in one sweep.
+///
+/// Tangent direction: the subtree moves rigidly with `ξ = ᵒS_j[n]`, and with
+/// `δ(ᵒI) x = ξ ×* (ᵒI x) − ᵒI (ξ × x)` the variations of `h = ᵒI V` and `ᵒI A` take one
+/// inertia product each, `δh = ξ ×* h + ᵒI (δV − ξ × V)` and likewise for `A`. Velocity
+/// direction: `δV_j = ᵒS_j[n]` seeds the sweep, and joint j's bias `ᵒc_j` varies.
+#[allow(clippy::too_many_arguments)]
+fn variations(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
     nom: &Nominal<'_>,
     v: &DVector<f64>,
     a: &DVector<f64>,
     k: usize,
+    with_velocity: bool,
     buf: &mut Buffers,
 ) {
     let j = world.coordinate[k].0;
@@ -499,6 +497,7 @@ fn position_direction(
             continue;
         }
         let joint = &model.joints[i];
+        let parent = joint.parent.filter(|&p| buf.active[p]);
         let mut du = Vector6::zeros();
         let mut dua = Vector6::zeros();
         for l in indices(joint) {
@@ -511,17 +510,14 @@ fn position_direction(
             dua += ds * a[l];
             buf.dS[l] = ds;
         }
-        let dc = if i == j {
-            Vector6::zeros()
-        } else {
-            motion_cross(&xi, &nom.c[i])
-        };
-        let (dVp, dAp) = match joint.parent {
-            Some(p) if buf.active[p] => (buf.dV[p], buf.dA[p]),
-            _ => (Vector6::zeros(), Vector6::zeros()),
-        };
+        let (dVp, dAp) = parent.map_or((Vector6::zeros(), Vector6::zeros()), |p| {
+            (buf.dV[p], buf.dA[p])
+        });
         let dV = dVp + du;
-        let dA = dAp + dua + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du) + dc;
+        let mut dA = dAp + dua + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du);
+        if i != j && has_bias(&joint.kind) {
+            dA += motion_cross(&xi, &nom.c[i]);
+        }
         let I = &world.I[i];
         let dh = force_cross(&xi, &nom.h[i]) + I.apply(&(dV - motion_cross(&xi, &nom.V[i])));
         buf.df[i] = force_cross(&xi, &nom.IA[i])
@@ -530,84 +526,73 @@ fn position_direction(
             + force_cross(&nom.V[i], &dh);
         buf.dV[i] = dV;
         buf.dA[i] = dA;
-    }
-}
-
-/// Forward variations of eq. (1) along velocity direction `k` over its joint's subtree.
-fn velocity_direction(
-    model: &MultibodyModel<f64>,
-    world: &WorldKinematics,
-    nom: &Nominal<'_>,
-    k: usize,
-    buf: &mut Buffers,
-) {
-    let j = world.coordinate[k].0;
-    let e = world.S[k];
-    for i in 0..model.bodies.len() {
-        buf.active[i] = world.in_subtree(j, i);
-        if !buf.active[i] {
+        if !with_velocity {
             continue;
         }
-        let joint = &model.joints[i];
-        for l in indices(joint) {
-            buf.dS[l] = Vector6::zeros();
-        }
-        let du = if i == j { e } else { Vector6::zeros() };
-        let dc = if i == j && has_bias(&joint.kind) {
-            let (w, vo) = (
-                ang(&nom.u[i]),
-                lin(&nom.u[i]) - world.p[i].cross(&ang(&nom.u[i])),
-            );
-            let (dw, dvo) = (ang(&e), lin(&e) - world.p[i].cross(&ang(&e)));
-            spatial(Vector3::zeros(), -(dw.cross(&vo) + w.cross(&dvo)))
+        let (dVp, dAp) = parent.map_or((Vector6::zeros(), Vector6::zeros()), |p| {
+            (buf.dV_v[p], buf.dA_v[p])
+        });
+        let (dV, dA) = if i == j {
+            let dV = dVp + xi;
+            let mut dA = dAp + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &xi);
+            if has_bias(&joint.kind) {
+                let (w, vo) = (
+                    ang(&nom.u[i]),
+                    lin(&nom.u[i]) - world.p[i].cross(&ang(&nom.u[i])),
+                );
+                let (dw, dvo) = (ang(&xi), lin(&xi) - world.p[i].cross(&ang(&xi)));
+                dA -= spatial(Vector3::zeros(), dw.cross(&vo) + w.cross(&dvo));
+            }
+            (dV, dA)
         } else {
-            Vector6::zeros()
+            (dVp, dAp + motion_cross(&dVp, &nom.u[i]))
         };
-        let (dVp, dAp) = match joint.parent {
-            Some(p) if buf.active[p] => (buf.dV[p], buf.dA[p]),
-            _ => (Vector6::zeros(), Vector6::zeros()),
-        };
-        let dV = dVp + du;
-        let dA = dAp + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du) + dc;
-        let I = &world.I[i];
-        buf.df[i] =
+        buf.df_v[i] =
             I.apply(&dA) + force_cross(&dV, &nom.h[i]) + force_cross(&nom.V[i], &I.apply(&dV));
-        buf.dV[i] = dV;
-        buf.dA[i] = dA;
+        buf.dV_v[i] = dV;
+        buf.dA_v[i] = dA;
     }
 }
 
-/// Backward sum of eq. (1) along direction `k`: `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into `out`
-/// (nv, zero on entry). Only the subtree of k's joint and its ancestors carry variations.
+/// Backward sum of eq. (1) along direction `k`: `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into the
+/// tangent column `dq` and (when given) `ᵒS_iᵀ δF_i` into the velocity column `dv` (nv each,
+/// zero on entry). Only the subtree of k's joint and its ancestors carry variations.
 fn backward(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
     k: usize,
     buf: &mut Buffers,
     F: &[Vector6<f64>],
-    out: &mut [f64],
+    mut dq: DVectorViewMut<'_, f64>,
+    mut dv: Option<DVectorViewMut<'_, f64>>,
 ) {
     let j = world.coordinate[k].0;
-    let dF = &mut buf.dF;
-    dF.fill(Vector6::zeros());
+    buf.dF.fill(Vector6::zeros());
+    buf.dF_v.fill(Vector6::zeros());
     for i in (0..model.bodies.len()).rev() {
-        if !(buf.active[i] || world.in_subtree(i, j)) {
+        let active = buf.active[i];
+        if !(active || world.in_subtree(i, j)) {
             continue;
         }
         let joint = &model.joints[i];
-        if buf.active[i] {
-            dF[i] += buf.df[i];
+        if active {
+            buf.dF[i] += buf.df[i];
+            buf.dF_v[i] += buf.df_v[i];
         }
         for l in indices(joint) {
-            let mut x = world.S[l].dot(&dF[i]);
-            if buf.active[i] {
+            let mut x = world.S[l].dot(&buf.dF[i]);
+            if active {
                 x += buf.dS[l].dot(&F[i]);
             }
-            out[l] = x;
+            dq[l] = x;
+            if let Some(dv) = dv.as_mut() {
+                dv[l] = world.S[l].dot(&buf.dF_v[i]);
+            }
         }
         if let Some(p) = joint.parent {
-            let d = dF[i];
-            dF[p] += d;
+            let (d, d_v) = (buf.dF[i], buf.dF_v[i]);
+            buf.dF[p] += d;
+            buf.dF_v[p] += d_v;
         }
     }
 }
