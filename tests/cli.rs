@@ -68,6 +68,9 @@ fn every_help_text_has_an_example() {
         &["--help"][..],
         &["simulate", "--help"],
         &["gradcheck", "--help"],
+        &["optimize", "--help"],
+        &["mpc", "--help"],
+        &["identify", "--help"],
         &["list", "--help"],
     ] {
         let out = stiction(&dir, args);
@@ -98,12 +101,31 @@ fn list_shows_every_shipped_problem_with_its_description() {
                 .unwrap_or_else(|| {
                     panic!("`{name}` not listed (add it to shipped.rs):\n{listing}")
                 });
-            assert!(line.ends_with(&p.description), "{line}");
+            let expected = match p.optimize {
+                Some(_) => format!("{} (stiction optimize)", p.description),
+                None => p.description.clone(),
+            };
+            assert!(line.ends_with(&expected), "{line}");
         }
     }
     let out = stiction(&dir, &["list", "--dir", problems.to_str().unwrap()]);
     assert_ok(&out);
     assert!(stdout(&out).contains("falling-sphere.toml"));
+    let identify = problems.join("identify");
+    let out = stiction(&dir, &["list", "--dir", identify.to_str().unwrap()]);
+    assert_ok(&out);
+    let listing = stdout(&out);
+    for name in [
+        "identify-friction",
+        "identify-stiffness-damping",
+        "identify-all",
+    ] {
+        let line = listing
+            .lines()
+            .find(|l| l.contains(&format!("{name}.toml")))
+            .unwrap_or_else(|| panic!("{name} not listed:\n{listing}"));
+        assert!(line.ends_with("(stiction identify)"), "{line}");
+    }
 }
 
 #[test]
@@ -273,6 +295,54 @@ fn gradcheck_prints_a_table_and_json() {
     ] {
         assert!(blocks[0].get(key).is_some(), "no `{key}` in {value}");
     }
+}
+
+#[test]
+fn optimize_and_mpc_by_name_write_their_tables_and_figures() {
+    let dir = scratch("optimize");
+    // A non-empty --out is refused before any solve.
+    std::fs::create_dir_all(dir.join("taken")).unwrap();
+    std::fs::write(dir.join("taken/keep.txt"), "mine").unwrap();
+    let refused = stiction(&dir, &["optimize", "hopper", "--out", "taken"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("not empty"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("taken/keep.txt")).unwrap(),
+        "mine"
+    );
+
+    let out = stiction(&dir, &["optimize", "hopper", "--quiet", "--animate"]);
+    assert_ok(&out);
+    assert!(stdout(&out).is_empty(), "--quiet printed {}", stdout(&out));
+    let run = dir.join("out/hopper/1");
+    for csv in ["controls.csv", "states.csv", "trajectory.csv"] {
+        assert_file(&run, csv, b"t,");
+    }
+    assert_file(&run, "iterations.csv", b"iteration,cost,alpha,mu");
+    for png in [
+        "cost.png",
+        "controls.png",
+        "states.png",
+        "contact_force.png",
+    ] {
+        assert_file(&run, png, b"\x89PNG");
+    }
+    assert_file(&run, "animation.gif", b"GIF8");
+
+    let out = stiction(&dir, &["mpc", "hopper", "--out", "closed-loop"]);
+    assert_ok(&out);
+    let summary = stdout(&out);
+    assert!(summary.contains("task error"), "{summary}");
+    assert_file(
+        &dir.join("closed-loop"),
+        "mpc_solves.csv",
+        b"t,iterations,cost",
+    );
+    assert_file(&dir.join("closed-loop"), "controls.csv", b"t,");
 }
 
 #[test]

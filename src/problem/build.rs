@@ -45,14 +45,20 @@ pub struct Problem {
     pub description: String,
     /// The file it came from.
     pub path: PathBuf,
+    /// The file's text, to locate fields in errors found after loading (e.g. `[optimize]`).
+    pub source: String,
     /// The simulator (model, geometry, step settings).
     pub simulator: Simulator,
-    /// The actuators' control laws (empty without `[[actuator]]`).
+    /// The control laws of the actuators that have one (empty without `[[actuator]]`).
     pub controller: Controller,
+    /// Effort limit of each actuator (N or N·m; infinite when unset), indexed like `u`.
+    pub effort_limits: Vec<f64>,
     /// Initial state at t = 0.
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
+    /// The `[optimize]` table, unresolved (see [`crate::optimize::schema`]).
+    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
     /// Files to write besides the tables.
     pub output: OutputSettings,
     /// The time stepper the file selects (`[simulation] stepper`).
@@ -779,7 +785,7 @@ impl Builder<'_> {
             solver,
             contact: default_contact,
         };
-        let controller = self.actuators(&file.actuators, &mut model)?;
+        let (controller, effort_limits) = self.actuators(&file.actuators, &mut model)?;
         let output = OutputSettings {
             plot: file.output.plot,
             svg: file.output.svg,
@@ -805,8 +811,10 @@ impl Builder<'_> {
                 .map_or_else(|| "problem".into(), |s| s.to_string_lossy().into_owned()),
             description: file.description,
             path: self.path.to_path_buf(),
+            source: self.text.to_string(),
             simulator,
             controller,
+            effort_limits,
             initial_state: State {
                 t: 0.0,
                 q: DVector::from_vec(q0),
@@ -814,6 +822,7 @@ impl Builder<'_> {
             },
             duration,
             output,
+            optimize: file.optimize,
             stepper,
             ncp,
         };

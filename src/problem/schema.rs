@@ -26,6 +26,9 @@ pub struct ProblemFile {
     /// Actuators.
     #[serde(default, rename = "actuator")]
     pub actuators: Vec<ActuatorSpec>,
+    /// Trajectory optimization task (`[optimize]`, see [`crate::optimize::schema`]).
+    #[serde(default)]
+    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
     /// What `stiction simulate` writes besides the tables.
     #[serde(default)]
     pub output: OutputSpec,
@@ -256,8 +259,8 @@ pub struct ActuatorSpec {
     pub dof: usize,
     /// Effort limit (N or N·m), > 0; default none.
     pub effort_limit: Option<f64>,
-    /// The control law.
-    pub control: ControlSpec,
+    /// The control law; none leaves the effort to `stiction optimize` (zero in `simulate`).
+    pub control: Option<ControlSpec>,
 }
 
 /// `control = { type = … }` of an actuator.

@@ -312,7 +312,7 @@ pub fn write_ncp_tables(
 }
 
 /// Creates `dir/name`, lets `body` fill it through a buffer and flushes it.
-fn write_file(
+pub(crate) fn write_file(
     dir: &Path,
     name: &str,
     body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
@@ -328,7 +328,7 @@ fn write_file(
 }
 
 /// An `f64` printed at full precision (shortest round-trip text), plain or scientific.
-struct Num(f64);
+pub(crate) struct Num(pub(crate) f64);
 
 impl fmt::Display for Num {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -13,6 +13,14 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
     (
+        "bouncing-sphere",
+        include_str!("../../../problems/bouncing-sphere.toml"),
+    ),
+    (
+        "box-pivot",
+        include_str!("../../../problems/box-pivot.toml"),
+    ),
+    (
         "box-tilt-press",
         include_str!("../../../problems/box-tilt-press.toml"),
     ),
@@ -48,6 +56,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "falling-sphere",
         include_str!("../../../problems/falling-sphere.toml"),
     ),
+    ("hopper", include_str!("../../../problems/hopper.toml")),
     (
         "pencil-scrub",
         include_str!("../../../problems/pencil-scrub.toml"),
@@ -57,12 +66,20 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/point-vs-hydroelastic.toml"),
     ),
     (
+        "push-ball",
+        include_str!("../../../problems/push-ball.toml"),
+    ),
+    (
         "sliding-box",
         include_str!("../../../problems/sliding-box.toml"),
     ),
     (
         "sliding-rod",
         include_str!("../../../problems/sliding-rod.toml"),
+    ),
+    (
+        "tumbling-box",
+        include_str!("../../../problems/tumbling-box.toml"),
     ),
 ];
 

@@ -56,13 +56,12 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
     }
     let out = output_folder(args, &problem)?;
     let (recording, wall) = rollout(&mut problem, args.quiet)?;
-    // Flags add to the problem's [output] table; an explicit --projection wins.
+    // Flags add to the problem's [output] table.
     let wanted = problem.output;
-    let projection = args.projection.unwrap_or(wanted.projection);
     let outputs = Outputs {
         png: args.plot || wanted.plot,
         svg: args.svg || wanted.svg,
-        animation: (args.animate || wanted.animate).then_some(projection),
+        animation: args.animation.wanted(&problem),
         patch_geometry: args.patch_geometry,
     };
     let written = write_outputs(&recording, &problem, &out, outputs)?;
@@ -74,20 +73,14 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
 
 /// The `--out` folder, prepared, or a new numbered folder `out/PROBLEM/N`.
 fn output_folder(args: &SimulateArgs, problem: &Problem) -> Result<PathBuf> {
-    match &args.out {
-        Some(dir) => {
-            output::prepare(dir, args.force)?;
-            Ok(dir.clone())
-        }
-        None => output::numbered(&Path::new("out").join(&problem.name)),
-    }
+    output::explicit_or_numbered(args.output.prepare_explicit()?, &problem.name)
 }
 
 /// `simulate` with the geometrically implicit stepper: trajectory, ncp contacts and stats.
 fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
         (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
-        (args.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.animation.animate, "--animate", "the animation is drawn for the convex stepper only"),
         (args.patch_geometry, "--patch-geometry", "pressure-field patches belong to the convex stepper"),
         (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
     ];
