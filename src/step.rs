@@ -7,7 +7,7 @@
 //! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
 
 use crate::contact::{
     contact_frame, Approximation, ContactFeature, ContactParams, ContactPoint, ContactPool, Lagged,
@@ -19,12 +19,14 @@ use crate::geometry::Geometry;
 use crate::hydroelastic::patch::patches;
 use crate::hydroelastic::query::FoundPolygon;
 use crate::hydroelastic::{find_polygons, ContactPolygon, Patch, PolygonContact};
+use crate::math::block::BlockDiagonalCholesky;
+use crate::math::skew;
 use crate::math::Pose;
-use crate::multibody::kinematics::{point_jacobian, MultibodyData};
+use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::multibody::{free_motion_velocity, integrate_positions};
 use crate::scalar::{lit, Scalar};
-use crate::solver::{self, ConvexProblem, SolverParams, SolverStats};
+use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
 
 /// Default contact margin δ_margin (m): pairs closer than this become (speculative) contacts.
 pub const DEFAULT_MARGIN: f64 = 0.01;
@@ -121,6 +123,9 @@ pub struct ContactResult {
     pub penetration: f64,
     /// The polygon of a pressure-field contact.
     pub polygon: Option<PolygonContact>,
+    /// Effective stiction tolerance (m/s), ICF Sec. VIII: `v_s` for Lagged and Similar, the
+    /// regularized ε of eq. (44), SAP's `R_t μ γ_n` (eq. (42)).
+    pub stiction_tolerance: f64,
 }
 
 /// Report of one step.
@@ -152,6 +157,7 @@ pub struct Simulator {
     pub settings: StepSettings,
     collision: CollisionScene,
     data: MultibodyData<f64>,
+    newton: NewtonWorkspace,
 }
 
 impl Simulator {
@@ -195,6 +201,7 @@ impl Simulator {
             settings,
             collision: CollisionScene::new(geometries)?,
             data,
+            newton: NewtonWorkspace::default(),
         })
     }
 
@@ -287,24 +294,28 @@ impl Simulator {
     /// Advances `state` by one step with actuation `u` (nu).
     ///
     /// # Errors
-    /// Everything [`Simulator::assemble`] and [`solver::solve`] can return; the state is not
+    /// Everything [`Simulator::assemble`] and [`crate::solver::solve`] can return; the state is not
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
         let StepProblem { problem, contacts } = self.assemble(state, u)?;
-        let solution = solver::solve(&problem, &state.v, &self.settings.solver)?;
-        let q = integrate_positions(&self.model, &state.q, &solution.v, dt);
+        self.newton.prepare(&problem);
+        let stats = self
+            .newton
+            .iterate(&problem, &state.v, &self.settings.solver)?;
+        let v = self.newton.v();
+        let q = integrate_positions(&self.model, &state.q, v, dt);
         if !q.iter().all(|x| x.is_finite()) {
             return Err(Error::NonFinite {
                 stage: "position update".into(),
-                stats: solution.stats,
+                stats,
             });
         }
         let results = contacts
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let (gamma, v_c) = (solution.gamma[i], solution.v_c[i]);
+                let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
                 ContactResult {
                     body_a: c.body_a,
                     body_b: c.body_b,
@@ -319,18 +330,19 @@ impl Simulator {
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
                     polygon: c.feature.polygon().cloned(),
+                    stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
                 }
             })
             .collect::<Vec<_>>();
         let next = State {
             t: state.t + dt,
             q,
-            v: solution.v,
+            v: v.clone(),
         };
         Ok((
             next,
             StepReport {
-                stats: solution.stats,
+                stats,
                 patches: patches(&results),
                 contacts: results,
             },
@@ -377,16 +389,38 @@ pub fn contact_point<T: Scalar>(
     }
 }
 
-/// Point Jacobian (3 × nv, world) of `body` at `p_W`; zero for the world and prescribed bodies.
-fn body_point_jacobian<T: Scalar>(
+/// Adds `sign · R_CW J_p` to the contact Jacobian `J_C` (3 × nv), where `J_p` is the point
+/// Jacobian (world) of `body` at `p_W`: `v_p = R_WB (v_B + ω_B × p_B)`; nothing for the world
+/// and prescribed bodies. Only the columns of the joints supporting `body` are touched (the
+/// others are zero), so a contact costs O(depth) instead of O(nv).
+fn add_contact_jacobian<T: Scalar>(
+    model: &MultibodyModel<T>,
     data: &MultibodyData<T>,
     body: BodyId,
     p_W: &Vector3<T>,
-    nv: usize,
-) -> Matrix3xX<T> {
-    match body {
-        BodyId::Body(i) => point_jacobian(data, i, p_W),
-        _ => Matrix3xX::zeros(nv),
+    R_CW_signed: &Matrix3<T>,
+    J_C: &mut Matrix3xX<T>,
+) {
+    let BodyId::Body(i) = body else {
+        return;
+    };
+    let X = &data.X_WB[i];
+    let p_B = X.R.transpose() * (p_W - X.p);
+    // R_CW R_WB [−[p_B]× | I]: maps a body-frame spatial velocity to the contact frame.
+    let R_CB = R_CW_signed * X.R;
+    let ang = -(R_CB * skew(&p_B));
+    let mut joint = Some(i);
+    while let Some(j) = joint {
+        let (start, n) = (model.joints[j].v_start, model.joints[j].kind.nv());
+        for k in start..start + n {
+            let col = data.J_B[i].column(k);
+            let w = Vector3::new(col[0], col[1], col[2]);
+            let v = Vector3::new(col[3], col[4], col[5]);
+            let add = ang * w + R_CB * v;
+            let mut out = J_C.column_mut(k);
+            out += add;
+        }
+        joint = model.joints[j].parent;
     }
 }
 
@@ -541,9 +575,10 @@ pub fn assemble_problem<T: Scalar>(
         );
         let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
         let R_WC = contact_frame(&c.nhat_W);
-        let J_W = body_point_jacobian(data, gb.body, &p_WC, nv)
-            - body_point_jacobian(data, ga.body, &p_WC, nv);
-        let J = R_WC.transpose() * J_W;
+        let R_CW = R_WC.transpose();
+        let mut J = Matrix3xX::zeros(nv);
+        add_contact_jacobian(model, data, gb.body, &p_WC, &R_CW, &mut J);
+        add_contact_jacobian(model, data, ga.body, &p_WC, &(-R_CW), &mut J);
         let rel = |t: f64| {
             prescribed_point_velocity(model, gb.body, &p_WC, t)
                 - prescribed_point_velocity(model, ga.body, &p_WC, t)
@@ -569,10 +604,12 @@ pub fn assemble_problem<T: Scalar>(
             feature: c.feature,
         });
     }
-    let pool = make_pool(input.approximation, &contacts, &A, dt)?;
+    let cliques = model.cliques();
+    let pool = make_pool(input.approximation, &contacts, &A, &cliques, dt)?;
     Ok(StepProblem {
         problem: ConvexProblem {
             A,
+            cliques,
             v_star,
             v0: input.v.clone(),
             J: contacts.iter().map(|c| c.J.clone()).collect(),
@@ -585,14 +622,17 @@ pub fn assemble_problem<T: Scalar>(
 
 /// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
 /// block-diagonal over trees, so this is the per-tree estimate.
-pub fn delassus_estimates<T: Scalar>(A: &DMatrix<T>, J: &[&Matrix3xX<T>]) -> Result<Vec<T>> {
-    let chol = A
-        .clone()
-        .cholesky()
-        .ok_or(Error::NotPositiveDefinite { index: 0 })?;
+pub fn delassus_estimates<T: Scalar>(
+    A: &DMatrix<T>,
+    cliques: &[Vec<usize>],
+    J: &[&Matrix3xX<T>],
+) -> Result<Vec<T>> {
+    let chol =
+        BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
     Ok(J.iter()
         .map(|Ji| {
-            let AinvJt = chol.solve(&Ji.transpose());
+            let Jt = Ji.transpose();
+            let AinvJt = chol.solve(&DMatrix::from_column_slice(Jt.nrows(), 3, Jt.as_slice()));
             let W = *Ji * AinvJt;
             W.norm() / lit::<T>(3.0)
         })
@@ -607,6 +647,7 @@ pub fn make_pool<T: Scalar>(
     approximation: Approximation,
     contacts: &[ContactPoint<T>],
     A: &DMatrix<T>,
+    cliques: &[Vec<usize>],
     dt: T,
 ) -> Result<ContactPool<T>> {
     let needs_w = matches!(
@@ -614,7 +655,11 @@ pub fn make_pool<T: Scalar>(
         Approximation::Sap | Approximation::RegularizedLagged
     );
     let w = if needs_w {
-        delassus_estimates(A, &contacts.iter().map(|c| &c.J).collect::<Vec<_>>())?
+        delassus_estimates(
+            A,
+            cliques,
+            &contacts.iter().map(|c| &c.J).collect::<Vec<_>>(),
+        )?
     } else {
         vec![T::zero(); contacts.len()]
     };

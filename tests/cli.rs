@@ -71,6 +71,7 @@ fn every_help_text_has_an_example() {
         &["optimize", "--help"],
         &["mpc", "--help"],
         &["identify", "--help"],
+        &["sweep", "--help"],
         &["list", "--help"],
     ] {
         let out = stiction(&dir, args);
@@ -388,4 +389,77 @@ fn a_malformed_file_fails_with_its_location() {
         "an output folder was made for a bad file"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sweep_writes_a_table_and_a_figure_per_stiffness() {
+    let dir = scratch("sweep");
+    let out = stiction(
+        &dir,
+        &[
+            "sweep",
+            &problem("clutter"),
+            "--stiffness",
+            "1e5:1e7:100",
+            "--duration",
+            "0.2",
+            "--settle",
+            "0.05",
+            "--model",
+            "sap",
+            "--out",
+            "sw",
+        ],
+    );
+    assert_ok(&out);
+    assert!(stdout(&out).contains("rollouts/s"), "{}", stdout(&out));
+    let table = std::fs::read_to_string(dir.join("sw/sweep.csv")).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "stiffness,mean_penetration,mean_iterations,max_iterations,mean_log10_condition,steps"
+    );
+    assert_eq!(lines.len(), 3, "{table}");
+    assert!(
+        lines[1].starts_with("1e5,") && lines[2].starts_with("1e7,"),
+        "{table}"
+    );
+    assert!(lines[1..].iter().all(|l| l.ends_with(",100")));
+    assert_file(&dir.join("sw"), "sweep.png", b"\x89PNG");
+    let bad = stiction(&dir, &["sweep", "clutter", "--stiffness", "1e7:1e5:10"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--stiffness"), "{}", stderr(&bad));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn clutter_runs_with_the_model_flag_and_a_condition_column() {
+    let dir = scratch("clutter");
+    let out = stiction(
+        &dir,
+        &[
+            "simulate",
+            "clutter",
+            "--model",
+            "regularized-lagged",
+            "--linear-solver",
+            "sparse",
+            "--duration",
+            "0.2",
+            "--out",
+            "c",
+            "--quiet",
+        ],
+    );
+    assert_ok(&out);
+    let stats = std::fs::read_to_string(dir.join("c/stats.csv")).unwrap();
+    let lines: Vec<&str> = stats.lines().collect();
+    assert_eq!(
+        lines[0],
+        "t,iterations,ls_iterations,contacts,residual,condition"
+    );
+    let last: Vec<&str> = lines.last().unwrap().split(',').collect();
+    let condition: f64 = last[5].parse().expect("a condition estimate");
+    assert!(condition > 1.0, "{condition}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

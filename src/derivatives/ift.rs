@@ -13,7 +13,7 @@ use crate::derivatives::parameters::Parameter;
 use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::multibody::{integrate_positions, JointKind};
-use crate::solver::linalg::{DenseCholesky, SpdSolver};
+use crate::solver::linalg::{Factorization, SpdSolver};
 use crate::solver::{solve, ConvexSolution, ProblemEval};
 use crate::step::{Simulator, State};
 
@@ -73,14 +73,12 @@ pub fn nominal_step(
 pub fn current_factor(
     nominal: &NominalStep,
     solution: ConvexSolution,
-) -> Result<(DenseCholesky, bool)> {
+) -> Result<(Factorization, bool)> {
     match solution.factor {
         Some(f) if f.v == solution.v => Ok((f.cholesky, false)),
         _ => {
             let ProblemEval { hessian, .. } = nominal.problem.problem.evaluate(&solution.v);
-            let mut cholesky = DenseCholesky::default();
-            cholesky.factor(&hessian)?;
-            Ok((cholesky, true))
+            Ok((Factorization::dense(&hessian)?, true))
         }
     }
 }
@@ -210,7 +208,7 @@ pub fn position_jacobian(
 pub fn jacobians_given_factor(
     sim: &Simulator,
     nominal: &NominalStep,
-    factor: &DenseCholesky,
+    factor: &Factorization,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
     let dirs = Directions {

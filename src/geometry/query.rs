@@ -11,6 +11,7 @@ use parry3d_f64::query::{
 use parry3d_f64::shape::{
     Ball, Capsule, ConvexPolyhedron, Cuboid, Cylinder, HalfSpace, SharedShape,
 };
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::geometry::distance::{classify, ConvexTopology, CorePoint, FeatureKind, LocalShape};
@@ -258,72 +259,97 @@ pub fn find_contacts(
     let aabbs: Vec<_> = (0..n)
         .map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin))
         .collect();
-    let dispatcher = DefaultQueryDispatcher;
-    let mut out = Vec::new();
+    // Broad phase: pairs that may collide and whose loosened boxes overlap, in index order.
+    let candidates: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
+        .filter(|&(i, j)| {
+            can_collide(scene.geometries[i].body, scene.geometries[j].body)
+                && !scene.is_hydroelastic_pair(i, j)
+                && aabbs[i].intersects(&aabbs[j])
+        })
+        .collect();
+    // Narrow phase, in parallel over the candidates when there are enough to pay for the
+    // threads; either way the pairs' contacts are concatenated in candidate order, so the
+    // result is the same bit for bit.
+    let narrow = |&(i, j): &(usize, usize)| narrow_phase(scene, X_WG, &poses, i, j, margin);
+    let per_pair: Vec<Vec<GeometricContact>> = if candidates.len() >= PARALLEL_MIN_PAIRS {
+        candidates
+            .par_iter()
+            .with_min_len(PARALLEL_MIN_PAIRS / 2)
+            .map(narrow)
+            .collect::<Result<_>>()?
+    } else {
+        candidates.iter().map(narrow).collect::<Result<_>>()?
+    };
+    Ok(per_pair.concat())
+}
+
+/// Candidate pairs from which the narrow phase runs on rayon's threads: below, the threads
+/// cost more than the queries (a box-box manifold takes a few µs).
+pub const PARALLEL_MIN_PAIRS: usize = 64;
+
+/// The contact points of candidate pair `(i, j)` (`i < j`), A being the world or prescribed
+/// geometry when there is one.
+fn narrow_phase(
+    scene: &CollisionScene,
+    X_WG: &[Pose<f64>],
+    poses: &[ParryPose],
+    i: usize,
+    j: usize,
+    margin: f64,
+) -> Result<Vec<GeometricContact>> {
+    let (a, b) = pair_order(&scene.geometries, i, j);
     let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
-    for i in 0..n {
-        for j in (i + 1)..n {
-            let (gi, gj) = (&scene.geometries[i], &scene.geometries[j]);
-            if !can_collide(gi.body, gj.body)
-                || scene.is_hydroelastic_pair(i, j)
-                || !aabbs[i].intersects(&aabbs[j])
-            {
+    let mut workspace: Option<ContactManifoldsWorkspace> = None;
+    let pos12 = poses[a].inv_mul(&poses[b]);
+    DefaultQueryDispatcher
+        .contact_manifolds(
+            &pos12,
+            scene.shapes[a].0.as_ref(),
+            scene.shapes[b].0.as_ref(),
+            margin,
+            &mut manifolds,
+            &mut workspace,
+        )
+        .map_err(|_| Error::UnsupportedPair {
+            a: scene.geometries[a].shape.kind().to_string(),
+            b: scene.geometries[b].shape.kind().to_string(),
+        })?;
+    let (R_GaSa, R_GbSb) = (scene.shapes[a].1, scene.shapes[b].1);
+    let X_AB = X_WG[a].inverse().compose(&X_WG[b]);
+    let local = |i: usize| LocalShape {
+        shape: &scene.geometries[i].shape,
+        hull: scene.hulls[i].as_ref(),
+    };
+    let mut out = Vec::new();
+    for m in &manifolds {
+        let n_Sa = nv(m.local_n1);
+        for c in &m.points {
+            if c.dist >= margin {
                 continue;
             }
-            let (a, b) = pair_order(&scene.geometries, i, j);
-            manifolds.clear();
-            let mut workspace: Option<ContactManifoldsWorkspace> = None;
-            let pos12 = poses[a].inv_mul(&poses[b]);
-            dispatcher
-                .contact_manifolds(
-                    &pos12,
-                    scene.shapes[a].0.as_ref(),
-                    scene.shapes[b].0.as_ref(),
-                    margin,
-                    &mut manifolds,
-                    &mut workspace,
-                )
-                .map_err(|_| Error::UnsupportedPair {
-                    a: scene.geometries[a].shape.kind().to_string(),
-                    b: scene.geometries[b].shape.kind().to_string(),
-                })?;
-            let (R_GaSa, R_GbSb) = (scene.shapes[a].1, scene.shapes[b].1);
-            let X_AB = X_WG[a].inverse().compose(&X_WG[b]);
-            let local = |i: usize| LocalShape {
-                shape: &scene.geometries[i].shape,
-                hull: scene.hulls[i].as_ref(),
-            };
-            for m in &manifolds {
-                let n_Sa = nv(m.local_n1);
-                for c in &m.points {
-                    if c.dist >= margin {
-                        continue;
-                    }
-                    let (p_Sa, p_Sb) = (nv(c.local_p1), nv(c.local_p2));
-                    let (p_AoPa_A, p_BoPb_B, nhat_A) =
-                        (R_GaSa * p_Sa, R_GbSb * p_Sb, R_GaSa * n_Sa);
-                    let (point_a, point_b, kind) =
-                        classify(local(a), local(b), &X_AB, &p_AoPa_A, &p_BoPb_B, &nhat_A);
-                    out.push(GeometricContact {
-                        geometry_a: a,
-                        geometry_b: b,
-                        p_WPa: nv(poses[a].transform_point(c.local_p1)),
-                        p_WPb: nv(poses[b].transform_point(c.local_p2)),
-                        nhat_W: nv(poses[a].transform_vector(m.local_n1)).normalize(),
-                        phi: c.dist,
-                        feature: ActiveFeature {
-                            p_AoPa_A,
-                            p_BoPb_B,
-                            nhat_A,
-                            feature_a: c.fid1.0,
-                            feature_b: c.fid2.0,
-                            point_a,
-                            point_b,
-                            kind,
-                        },
-                    });
-                }
-            }
+            let (p_Sa, p_Sb) = (nv(c.local_p1), nv(c.local_p2));
+            let (p_AoPa_A, p_BoPb_B, nhat_A) = (R_GaSa * p_Sa, R_GbSb * p_Sb, R_GaSa * n_Sa);
+            let (point_a, point_b, kind) =
+                classify(local(a), local(b), &X_AB, &p_AoPa_A, &p_BoPb_B, &nhat_A);
+            out.push(GeometricContact {
+                geometry_a: a,
+                geometry_b: b,
+                p_WPa: nv(poses[a].transform_point(c.local_p1)),
+                p_WPb: nv(poses[b].transform_point(c.local_p2)),
+                nhat_W: nv(poses[a].transform_vector(m.local_n1)).normalize(),
+                phi: c.dist,
+                feature: ActiveFeature {
+                    p_AoPa_A,
+                    p_BoPb_B,
+                    nhat_A,
+                    feature_a: c.fid1.0,
+                    feature_b: c.fid2.0,
+                    point_a,
+                    point_b,
+                    kind,
+                },
+            });
         }
     }
     Ok(out)

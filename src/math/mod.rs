@@ -1,9 +1,11 @@
-//! Small dense math shared by the simulator: spatial (6D) algebra, rotations, soft norms.
+//! Small dense math shared by the simulator: spatial (6D) algebra, rotations, soft norms,
+//! block-diagonal Cholesky.
 //!
 //! Frame notation follows Drake's monogram convention: `X_AB` is the pose of frame B
 //! measured and expressed in frame A, `R_AB` its rotation, `p_AB` the position of B's origin
 //! in A. Spatial vectors are stacked (angular; linear), as in Featherstone's RBDA.
 
+pub mod block;
 pub mod rotation;
 pub mod soft;
 pub mod spatial;

@@ -4,6 +4,7 @@
 use nalgebra::{DMatrix, DVector, Vector6};
 
 use crate::error::{Error, Result};
+use crate::math::block::BlockDiagonalCholesky;
 use crate::math::spatial::{crf, crm};
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::MultibodyModel;
@@ -129,11 +130,11 @@ pub fn free_motion_velocity<T: Scalar>(
             k[i] -= *d * v0[i];
         }
     }
-    let chol = A
-        .clone()
-        .cholesky()
+    // A is block diagonal over trees: one small Cholesky per tree.
+    let chol = BlockDiagonalCholesky::new(&A, &model.cliques())
         .ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    let v_star = v0 + chol.solve(&(k * dt));
+    let dv = chol.solve(&DMatrix::from_column_slice(k.len(), 1, (k * dt).as_slice()));
+    let v_star = v0 + DVector::from_column_slice(dv.as_slice());
     Ok((v_star, A))
 }
 

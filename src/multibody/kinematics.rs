@@ -64,8 +64,10 @@ pub fn forward_kinematics<T: Scalar>(
         data.c_J[i] = joint.kind.bias_acceleration(&V);
         match joint.parent {
             None => {
+                // A root's Jacobian has only its own joint's columns (set below); the others
+                // stay zero from `MultibodyData::new`, so a scene of many free bodies does not
+                // rewrite nb × 6 × nv zeros per step.
                 data.X_WB[i] = X_PB;
-                data.J_B[i].fill(T::zero());
             }
             Some(p) => {
                 data.X_WB[i] = data.X_WB[p].compose(&X_PB);

@@ -270,6 +270,29 @@ impl<T: Scalar> MultibodyModel<T> {
         root
     }
 
+    /// Velocity indices of each tree (a clique: `M` couples only the velocities of one tree),
+    /// increasing, trees in the order of their roots; trees without velocities are left out.
+    pub fn cliques(&self) -> Vec<Vec<usize>> {
+        let roots = self.tree_roots();
+        let mut clique_of_root = vec![usize::MAX; self.bodies.len()];
+        let mut cliques: Vec<Vec<usize>> = Vec::new();
+        for (i, j) in self.joints.iter().enumerate() {
+            if j.kind.nv() == 0 {
+                continue;
+            }
+            let r = roots[i];
+            if clique_of_root[r] == usize::MAX {
+                clique_of_root[r] = cliques.len();
+                cliques.push(Vec::new());
+            }
+            cliques[clique_of_root[r]].extend(j.v_start..j.v_start + j.kind.nv());
+        }
+        for c in &mut cliques {
+            c.sort_unstable();
+        }
+        cliques
+    }
+
     /// The neutral configuration: zero joint coordinates, identity quaternions.
     pub fn neutral_configuration(&self) -> nalgebra::DVector<T> {
         let mut q = nalgebra::DVector::zeros(self.nq);

@@ -530,6 +530,15 @@ impl Builder<'_> {
                 .with_max_iterations(n)
                 .map_err(|_| self.err("solver.max_iterations", "an integer ≥ 1", n))?;
         }
+        if let Some(name) = &file.solver.linear_solver {
+            solver.linear_solver = name.parse().map_err(|_| {
+                self.err(
+                    "solver.linear_solver",
+                    "`auto`, `dense` or `sparse`",
+                    format!("`{name}`"),
+                )
+            })?;
+        }
         let default_contact = self.contact("contact", &ContactParams::default(), &file.contact)?;
 
         // Shapes first: a body's default inertia is that of its first geometry.

@@ -119,6 +119,8 @@ pub struct SolverSpec {
     pub relative_tolerance: Option<f64>,
     /// Newton iteration limit (default 100).
     pub max_iterations: Option<usize>,
+    /// Factorization of the Newton Hessian: `auto` (default), `dense` or `sparse`.
+    pub linear_solver: Option<String>,
 }
 
 /// Contact parameters; every field optional.

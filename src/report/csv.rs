@@ -16,9 +16,11 @@
 //!   (s), the two bodies by name, contact point (m), unit normal from A to B, normal force and
 //!   tangential force magnitude on B (N), slip speed `‖v_t‖` (m/s) and penetration at the end
 //!   of the step (m, > 0 overlapping).
-//! - [`STATS`] (`stats.csv`): one row per step, `t,iterations,ls_iterations,contacts,residual`:
-//!   time at the end of the step (s), Newton iterations, line-search iterations summed over
-//!   them, number of contacts and the final scaled gradient norm `‖D ∇ℓ‖`.
+//! - [`STATS`] (`stats.csv`): one row per step,
+//!   `t,iterations,ls_iterations,contacts,residual,condition`: time at the end of the step
+//!   (s), Newton iterations, line-search iterations summed over them, number of contacts, the
+//!   final scaled gradient norm `‖D ∇ℓ‖` and the estimate of the 1-norm condition number of
+//!   the last factored Newton Hessian (empty when Newton took no step; ICF Fig. 14).
 //!
 //! - [`PATCHES`] (`patches.csv`, scenes with pressure-field pairs, [`write_patches`]): one row
 //!   per pressure-field pair in contact per step, [`PATCHES_HEADER`]
@@ -31,7 +33,8 @@
 //!   pair, the vertex index and position (m), and the polygon's pressure `f_n/A` (Pa).
 //!
 //! The geometrically implicit stepper ([`write_ncp_tables`]) writes the same `trajectory.csv`
-//! and `stats.csv` (residual: the dimensionless `‖Φ‖∞`, contacts: the number of pairs), and its
+//! and a `stats.csv` without `condition` ([`NCP_STATS_HEADER`]; residual: the dimensionless
+//! `‖Φ‖∞`, contacts: the number of pairs), and its
 //! own `contacts.csv`, one row per pair per step ([`NCP_CONTACTS_HEADER`]):
 //! `t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,fo,mr,facets,gap`: the ECP `a1` (m), the unit
 //! normal n out of A, the wrench on B at the ECP (Xie & Chakraborty Sec. III): normal force
@@ -70,7 +73,9 @@ pub const PATCH_GEOMETRY: &str = "patch_geometry.csv";
 /// Header of [`PATCH_GEOMETRY`].
 pub const PATCH_GEOMETRY_HEADER: &str = "t,body_a,body_b,polygon,vertex,x,y,z,pressure";
 /// Header of [`STATS`].
-pub const STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual";
+pub const STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual,condition";
+/// Header of [`STATS`] for the geometrically implicit stepper.
+pub const NCP_STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual";
 
 /// Suffixes of the 13 per-body columns of [`TRAJECTORY`], in order.
 pub const BODY_COLUMNS: [&str; 13] = [
@@ -237,12 +242,13 @@ pub fn write_stats(recording: &Recording, dir: &Path) -> Result<PathBuf> {
             let s = &report.stats;
             writeln!(
                 w,
-                "{},{},{},{},{}",
+                "{},{},{},{},{},{}",
                 Num(end.t),
                 s.iterations,
                 s.line_search_iterations,
                 s.contacts,
-                Num(s.residual)
+                Num(s.residual),
+                s.condition.map(|c| Num(c).to_string()).unwrap_or_default()
             )?;
         }
         Ok(())
@@ -293,7 +299,7 @@ pub fn write_ncp_tables(
         Ok(())
     })?;
     let stats = write_file(dir, STATS, |w| {
-        writeln!(w, "{STATS_HEADER}")?;
+        writeln!(w, "{NCP_STATS_HEADER}")?;
         for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
             let s = &report.stats;
             writeln!(

@@ -12,8 +12,10 @@
 //! - `positions`: the x (top) and z (bottom) coordinates (m) of the origin of every tree body.
 //! - `velocities`: the velocity components `v_x`, `v_z` (m/s) of the origin of every tree body,
 //!   and its angular speed `‖ω‖` (rad/s), world frame.
-//! - `solver`: Newton and line-search iterations per step (top) and the number of contacts
-//!   (bottom), the cost measures of ICF Figs. 14-16.
+//! - `solver`: Newton and line-search iterations per step, the number of contacts, the log10
+//!   of the condition estimate of the Newton Hessian (ICF Fig. 14) and the log10 of the
+//!   effective stiction tolerance (m/s) over the contacts that push: min, mean of the logs,
+//!   max (ICF Fig. 15).
 //!
 //! Time (s) is on the horizontal axis, at the end of each step. Every panel is drawn by one
 //! routine from a list of named series; each figure's title names the problem, the contact
@@ -28,7 +30,7 @@ use plotters::prelude::*;
 use crate::error::{Error, Result};
 use crate::multibody::model::BodyId;
 use crate::report::{body_states, BodyState};
-use crate::simulate::Recording;
+use crate::simulate::{Recording, SweepRow};
 use crate::step::Simulator;
 
 /// Image file formats of the figures.
@@ -83,7 +85,7 @@ pub fn write_plots(
     let mut paths = Vec::new();
     for figure in &figures {
         for &format in formats {
-            paths.push(save(figure, &title, &time, dir, format)?);
+            paths.push(save(figure, &title, &time, TIME_AXIS, dir, format)?);
         }
     }
     Ok(paths)
@@ -122,6 +124,71 @@ struct Panel {
 struct Figure {
     stem: &'static str,
     panels: Vec<Panel>,
+}
+
+/// Label of the horizontal axis of the time-series figures.
+const TIME_AXIS: &str = "time t (s)";
+
+/// Draws a stiffness sweep (ICF Figs. 17-18) as `dir/sweep.png` / `.svg`: against log10 k,
+/// the log10 of the mean steady penetration (m), the mean Newton iterations per step and the
+/// mean log10 condition estimate.
+///
+/// # Errors
+/// [`Error::Plot`] naming the figure that could not be drawn or written.
+pub fn write_sweep_plot(
+    rows: &[SweepRow],
+    title: &str,
+    dir: &Path,
+    formats: &[ImageFormat],
+) -> Result<Vec<PathBuf>> {
+    let mut penetration = Series::new("mean steady penetration".into());
+    let mut iterations = Series::new("mean Newton iterations per step".into());
+    let mut condition = Series::new("mean log10 condition estimate".into());
+    for row in rows {
+        let x = row.stiffness.log10();
+        if let Some(p) = row.mean_penetration.filter(|p| *p > 0.0) {
+            penetration.push((x, p.log10()), true);
+        }
+        iterations.push((x, row.mean_iterations), true);
+        if let Some(c) = row.mean_log10_condition {
+            condition.push((x, c), true);
+        }
+    }
+    let figure = Figure {
+        stem: "sweep",
+        panels: vec![
+            Panel {
+                y_label: "log10 penetration (m)",
+                series: vec![penetration],
+            },
+            Panel {
+                y_label: "iterations per step (count)",
+                series: vec![iterations],
+            },
+            Panel {
+                y_label: "log10 κ₁(H) (dimensionless)",
+                series: vec![condition],
+            },
+        ],
+    };
+    let xs = rows.iter().map(|r| r.stiffness.log10());
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    let range = if lo < hi { lo..hi } else { lo - 1.0..lo + 1.0 };
+    formats
+        .iter()
+        .map(|&format| {
+            save(
+                &figure,
+                title,
+                &range,
+                "log10 stiffness k (N/m)",
+                dir,
+                format,
+            )
+        })
+        .collect()
 }
 
 /// Slip and normal velocity per body pair (see the module docs).
@@ -269,15 +336,53 @@ fn velocities(recording: &Recording, sim: &Simulator) -> Figure {
     }
 }
 
-/// Iterations and contacts per step.
+/// Iterations, contacts, condition estimate and effective stiction tolerance per step (ICF
+/// Figs. 14-15).
 fn solver(recording: &Recording) -> Figure {
     let mut newton = Series::new("Newton iterations".into());
     let mut line_search = Series::new("line-search iterations".into());
     let mut contacts = Series::new("contacts".into());
-    for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+    let mut condition = Series::new("log10 condition estimate of H".into());
+    let mut tolerance = [
+        Series::new("min over contacts".into()),
+        Series::new("mean (of the logs)".into()),
+        Series::new("max".into()),
+    ];
+    let mut last_condition = None;
+    let mut last_tolerance = None;
+    for (step, (report, end)) in recording
+        .reports
+        .iter()
+        .zip(&recording.states[1..])
+        .enumerate()
+    {
         newton.push((end.t, report.stats.iterations as f64), true);
         line_search.push((end.t, report.stats.line_search_iterations as f64), true);
         contacts.push((end.t, report.contacts.len() as f64), true);
+        if let Some(c) = report.stats.condition {
+            condition.push((end.t, c.log10()), last_condition == Some(step));
+            last_condition = Some(step + 1);
+        }
+        // Only contacts that push: separated ones have no friction to regularize.
+        let eps: Vec<f64> = report
+            .contacts
+            .iter()
+            .filter(|c| c.normal_force > 0.0)
+            .map(|c| c.stiction_tolerance.log10())
+            .collect();
+        if !eps.is_empty() {
+            let continues = last_tolerance == Some(step);
+            let mean = eps.iter().sum::<f64>() / eps.len() as f64;
+            let (lo, hi) = eps
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                    (a.min(*x), b.max(*x))
+                });
+            for (series, y) in tolerance.iter_mut().zip([lo, mean, hi]) {
+                series.push((end.t, y), continues);
+            }
+            last_tolerance = Some(step + 1);
+        }
     }
     Figure {
         stem: "solver",
@@ -290,6 +395,14 @@ fn solver(recording: &Recording) -> Figure {
                 y_label: "contacts (count)",
                 series: vec![contacts],
             },
+            Panel {
+                y_label: "log10 κ₁(H) (dimensionless)",
+                series: vec![condition],
+            },
+            Panel {
+                y_label: "log10 stiction tolerance (m/s)",
+                series: tolerance.into(),
+            },
         ],
     }
 }
@@ -299,6 +412,7 @@ fn save(
     figure: &Figure,
     title: &str,
     time: &Range<f64>,
+    x_label: &str,
     dir: &Path,
     format: ImageFormat,
 ) -> Result<PathBuf> {
@@ -309,14 +423,14 @@ fn save(
             BitMapBackend::new(&path, size).into_drawing_area(),
             figure,
             title,
-            time,
+            (time, x_label),
         )
         .map_err(|e| e.to_string()),
         ImageFormat::Svg => draw(
             SVGBackend::new(&path, size).into_drawing_area(),
             figure,
             title,
-            time,
+            (time, x_label),
         )
         .map_err(|e| e.to_string()),
     };
@@ -327,12 +441,13 @@ fn save(
     Ok(path)
 }
 
-/// Draws `figure` under `title` on `root`, one panel per row, time on the horizontal axes.
+/// Draws `figure` under `title` on `root`, one panel per row, `x` (range and label) on the
+/// horizontal axes.
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     figure: &Figure,
     title: &str,
-    time: &Range<f64>,
+    (time, x_label): (&Range<f64>, &str),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 24))?;
@@ -353,7 +468,7 @@ fn draw<DB: DrawingBackend>(
             .build_cartesian_2d(time.clone(), values)?;
         chart
             .configure_mesh()
-            .x_desc("time t (s)")
+            .x_desc(x_label)
             .y_desc(panel.y_label)
             .y_label_formatter(&|y| format!("{y:.decimals$}"))
             .axis_desc_style(("sans-serif", 18))

@@ -14,7 +14,8 @@
 //! statistics.
 //!
 //! Files: `problem.rs` (the problem and its residual, generic), `params.rs`, `stats.rs`,
-//! `newton.rs` (the f64 Newton loop), `line_search.rs`, `linalg/` (the factorization seam).
+//! `newton.rs` (the f64 entry point), `workspace.rs` (the Newton loop on clique blocks and its
+//! reusable data), `line_search.rs`, `linalg/` (the factorization seam: dense or supernodal).
 
 pub mod linalg;
 pub mod line_search;
@@ -22,8 +23,10 @@ pub mod newton;
 pub mod params;
 pub mod problem;
 pub mod stats;
+pub mod workspace;
 
 pub use newton::{solve, ConvexSolution, NewtonFactor};
 pub use params::SolverParams;
 pub use problem::{ConvexProblem, ProblemEval};
 pub use stats::{ConvergenceCriterion, SolverStats};
+pub use workspace::NewtonWorkspace;

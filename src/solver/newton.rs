@@ -1,12 +1,16 @@
 //! Newton's method on the convex step problem, in f64 (ICF ext. Sec. X).
+//!
+//! Each iteration: `H Δv = −∇ℓ` with `H = A + Σ J_iᵀ G_i J_i` factored behind the
+//! [`linalg`](crate::solver::linalg) seam (dense, or sparse on the clique blocks),
+//! then the exact line search on `α ↦ ℓ(v + αΔv)`, until SAP's optimality criterion or cost
+//! stagnation. The loop itself lives in [`NewtonWorkspace::iterate`], on reusable data.
 #![allow(non_snake_case)]
 
 use nalgebra::{DVector, Vector3};
 
-use crate::error::{Error, Result};
-use crate::solver::linalg::{DenseCholesky, SpdSolver};
-use crate::solver::line_search::{exact_line_search, LineSearchProblem};
-use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
+use crate::error::Result;
+use crate::solver::linalg::Factorization;
+use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
 
 /// The solution of one convex problem.
 #[derive(Debug)]
@@ -28,109 +32,36 @@ pub struct ConvexSolution {
 /// A Cholesky factor of the Newton Hessian `H(v)` with the `v` it belongs to.
 #[derive(Debug)]
 pub struct NewtonFactor {
-    /// The factorization of `H(v)`.
-    pub cholesky: DenseCholesky,
+    /// The factorization of `H(v)` (dense or sparse).
+    pub cholesky: Factorization,
     /// The velocities `H` was evaluated at (nv).
     pub v: DVector<f64>,
 }
 
-/// Solves `min ℓ(v)` from the initial guess `v_guess` (nv).
+/// Solves `min ℓ(v)` from the initial guess `v_guess` (nv), with a fresh
+/// [`NewtonWorkspace`]; a simulator keeps its own workspace across steps instead.
 ///
 /// # Errors
-/// [`Error::NotConverged`] after `max_iterations`, [`Error::NonFinite`] on a non-finite
-/// cost or gradient, [`Error::NotPositiveDefinite`] if `H` cannot be factored; the first
-/// two carry the statistics.
+/// [`crate::error::Error::NotConverged`] after `max_iterations`,
+/// [`crate::error::Error::NonFinite`] on a non-finite cost or gradient,
+/// [`crate::error::Error::NotPositiveDefinite`] if `H` cannot be factored; the first two
+/// carry the statistics.
 pub fn solve(
     problem: &ConvexProblem<f64>,
     v_guess: &DVector<f64>,
     params: &SolverParams,
 ) -> Result<ConvexSolution> {
-    let nc = problem.nc();
-    let D = problem.A.diagonal().map(|a| 1.0 / a.sqrt());
-    let mut stats = SolverStats {
-        contacts: nc,
-        ..Default::default()
-    };
-    let mut v = v_guess.clone();
-    let mut factor: Option<NewtonFactor> = None;
-    let mut dv_c = vec![Vector3::zeros(); nc];
-    let mut previous_cost = f64::INFINITY;
-    let eval = loop {
-        let eval = problem.evaluate(&v);
-        let p = &problem.A * (&v - &problem.v0);
-        stats.cost = eval.cost;
-        stats.residual = eval.gradient.component_mul(&D).norm();
-        stats.tolerance = params.absolute_tolerance
-            + params.relative_tolerance
-                * p.component_mul(&D)
-                    .norm()
-                    .max(eval.generalized_impulse.component_mul(&D).norm());
-        if !(stats.residual.is_finite() && eval.cost.is_finite()) {
-            return Err(Error::NonFinite {
-                stage: "Newton iteration (cost or gradient)".into(),
-                stats,
-            });
-        }
-        let converged = if stats.residual <= stats.tolerance {
-            Some(ConvergenceCriterion::Optimality)
-        } else if previous_cost - eval.cost
-            <= params.cost_tolerance * eval.cost.abs().max(previous_cost.abs())
-            && stats.iterations > 0
-        {
-            Some(ConvergenceCriterion::CostStagnation)
-        } else {
-            None
-        };
-        if let Some(criterion) = converged {
-            stats.criterion = criterion;
-            if params.factor_at_solution {
-                let mut cholesky = DenseCholesky::default();
-                cholesky.factor(&eval.hessian)?;
-                factor = Some(NewtonFactor {
-                    cholesky,
-                    v: v.clone(),
-                });
-            }
-            break eval;
-        }
-        if stats.iterations >= params.max_iterations {
-            return Err(Error::NotConverged { stats });
-        }
-        previous_cost = eval.cost;
-        let mut cholesky = DenseCholesky::default();
-        cholesky.factor(&eval.hessian)?;
-        let mut dv = -&eval.gradient;
-        cholesky.solve_in_place(&mut dv);
-        factor = Some(NewtonFactor {
-            cholesky,
-            v: v.clone(),
-        });
-        let Adv = &problem.A * &dv;
-        for (dv_ci, J_i) in dv_c.iter_mut().zip(&problem.J) {
-            *dv_ci = J_i * &dv;
-        }
-        let ls = LineSearchProblem {
-            a2: dv.dot(&Adv),
-            a1: Adv.dot(&(&v - &problem.v_star)),
-            v_c: &eval.v_c,
-            dv_c: &dv_c,
-            contacts: &problem.contacts,
-        };
-        let Some((alpha, ls_iterations)) =
-            exact_line_search(&ls, params.alpha_max, params.max_line_search_iterations)
-        else {
-            return Err(Error::NotConverged { stats });
-        };
-        stats.line_search_iterations += ls_iterations;
-        stats.iterations += 1;
-        v += dv * alpha;
-    };
+    let mut workspace = NewtonWorkspace::default();
+    workspace.prepare(problem);
+    let stats = workspace.iterate(problem, v_guess, params)?;
     Ok(ConvexSolution {
-        v,
-        v_c: eval.v_c,
-        gamma: eval.gamma,
+        v: workspace.v().clone(),
+        v_c: workspace.v_c().to_vec(),
+        gamma: workspace.gamma().to_vec(),
         stats,
-        factor,
+        factor: workspace
+            .take_factor()
+            .map(|(cholesky, v)| NewtonFactor { cholesky, v }),
     })
 }
 
@@ -138,6 +69,7 @@ pub fn solve(
 mod tests {
     use super::*;
     use crate::contact::{ContactParams, ContactPool, Lagged};
+    use crate::error::Error;
     use nalgebra::{DMatrix, Matrix3xX};
 
     /// A point mass resting on a Lagged contact: the normal impulse balances gravity.
@@ -152,6 +84,7 @@ mod tests {
         };
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3) * m,
+            cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![0.0, 0.0, -g * dt]),
             v0: DVector::zeros(3),
             J: vec![Matrix3xX::identity(3)],
@@ -174,6 +107,7 @@ mod tests {
         };
         let problem = ConvexProblem {
             A: DMatrix::identity(3, 3),
+            cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![1.0, 0.0, -3.0]),
             v0: DVector::zeros(3),
             J: vec![Matrix3xX::identity(3)],

@@ -1,6 +1,7 @@
 //! Solver parameters with their nominal values.
 
 use crate::error::{Error, Result};
+use crate::solver::linalg::LinearSolver;
 
 /// Parameters of the Newton solver.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,6 +23,8 @@ pub struct SolverParams {
     /// that the implicit-function-theorem gradients reuse a current factor. Off by default:
     /// the forward simulation does not need it.
     pub factor_at_solution: bool,
+    /// Dense or sparse factorization of the Newton Hessian (default automatic by size).
+    pub linear_solver: LinearSolver,
 }
 
 impl Default for SolverParams {
@@ -34,6 +37,7 @@ impl Default for SolverParams {
             max_line_search_iterations: 100,
             alpha_max: 1.5,
             factor_at_solution: false,
+            linear_solver: LinearSolver::Auto,
         }
     }
 }

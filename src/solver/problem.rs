@@ -28,6 +28,9 @@ pub struct ProblemEval<T: Scalar> {
 pub struct ConvexProblem<T: Scalar> {
     /// `A = M + δt D` (nv × nv), symmetric positive definite.
     pub A: DMatrix<T>,
+    /// Velocity indices of each clique (one per tree), increasing; they partition `0..nv` and
+    /// `A` is zero outside their diagonal blocks ([`crate::multibody::MultibodyModel::cliques`]).
+    pub cliques: Vec<Vec<usize>>,
     /// Free-motion velocities v* (nv).
     pub v_star: DVector<T>,
     /// Velocities at the start of the step v0 (nv): the convergence criterion measures

@@ -31,6 +31,9 @@ pub struct SolverStats {
     pub cost: f64,
     /// What stopped the iterations.
     pub criterion: ConvergenceCriterion,
+    /// Estimate of the 1-norm condition number `κ₁(H)` of the last factored Newton Hessian
+    /// ([`crate::solver::linalg::condition_estimate`]); `None` when Newton took no step.
+    pub condition: Option<f64>,
 }
 
 impl fmt::Display for SolverStats {

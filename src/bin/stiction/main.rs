@@ -9,13 +9,13 @@
 //! stiction optimize problems/push-ball.toml --out out/push-ball
 //! stiction mpc problems/push-ball.toml --out out/push-ball-mpc
 //! stiction identify problems/identify/identify-all.toml --out out/identify-all
+//! stiction sweep problems/clutter.toml --stiffness 1e3:1e12:10 --out out/clutter-sweep
 //! ```
 //!
 //! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
 //!
-//! Files: `simulate.rs` (run and write), `gradcheck.rs`, `optimize.rs` (optimize and mpc),
-//! `identify.rs`,
-//! `list.rs`, `demo.rs`, `progress.rs`
+//! Files: `simulate.rs` (run and write), `sweep.rs` (stiffness sweeps), `gradcheck.rs`,
+//! `optimize.rs` (optimize and mpc), `identify.rs`, `list.rs`, `demo.rs`, `progress.rs`
 //! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
 //! in).
 
@@ -28,6 +28,7 @@ mod output;
 mod progress;
 mod shipped;
 mod simulate;
+mod sweep;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +38,7 @@ use clap::{Args, Parser, Subcommand};
 
 use stiction::contact::Approximation;
 use stiction::problem::Stepper;
+use stiction::solver::linalg::LinearSolver;
 
 /// Differentiable simulation of multibody systems with frictional contact.
 ///
@@ -50,6 +52,7 @@ use stiction::problem::Stepper;
         stiction                                         run the demo, writing out/demo/1 (then 2, 3, …)\n  \
         stiction list                                    the shipped problems\n  \
         stiction simulate falling-sphere --plot --animate\n  \
+        stiction sweep clutter --stiffness 1e3:1e12:10 --out out/clutter-sweep\n  \
         stiction simulate --help                         every option of a command"
 )]
 struct Cli {
@@ -65,7 +68,8 @@ enum Command {
         stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot\n  \
         stiction simulate falling-sphere --animate --projection xy\n  \
         stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3 --svg\n  \
-        stiction simulate problems/cube-topple.toml --out out/cube-topple --stepper ncp\n\n\
+        stiction simulate problems/cube-topple.toml --out out/cube-topple --stepper ncp\n  \
+        stiction simulate problems/clutter.toml --model sap --linear-solver sparse --plot\n\n\
         Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
         contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
     Simulate(SimulateArgs),
@@ -100,6 +104,17 @@ enum Command {
         Files written: fit-TRAJECTORY.csv and fit-TRAJECTORY.png per data file (measured vs simulated), history.csv.\n\
         A parameter the data cannot identify (near-singular Gauss-Newton matrix) is reported as such, with no estimate.")]
     Identify(identify::IdentifyArgs),
+    /// Run a problem at several contact stiffnesses in parallel (ICF Sec. X-A, Figs. 17-18):
+    /// mean steady penetration over the last --settle seconds, Newton iterations and
+    /// condition estimate per stiffness, into sweep.csv and sweep.png.
+    #[command(after_help = "Examples:\n  \
+        stiction sweep problems/clutter.toml --stiffness 1e3:1e12:10 --out out/clutter-sweep\n  \
+        stiction sweep clutter --stiffness 1e5,1e7,1e9 --model sap --duration 1.5 --settle 0.5\n\n\
+        --stiffness takes START:STOP:FACTOR (START, START·FACTOR, … up to STOP) or a comma-separated list (N/m);\n\
+        it replaces k of [contact] and of every geometry's own contact table. sweep.csv columns: stiffness (N/m),\n\
+        mean_penetration (m, over contacts that push in the steady window), mean_iterations, max_iterations,\n\
+        mean_log10_condition, steps.")]
+    Sweep(SweepArgs),
     /// List the shipped problems, or the problem files (*.toml) of a folder, with their
     /// descriptions.
     #[command(after_help = "Examples:\n  \
@@ -120,13 +135,19 @@ pub struct SimulateArgs {
     file: PathBuf,
     #[command(flatten)]
     output: output::OutArgs,
-    /// Contact approximation, replacing the problem file's.
-    #[arg(long, value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
+    /// Contact approximation (model), replacing the problem file's; `--model` is the same
+    /// option.
+    #[arg(long, visible_alias = "model", value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
         .try_map(|name| name.parse::<Approximation>()))]
     approximation: Option<Approximation>,
     /// Time step (s), replacing the problem file's.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     dt: Option<f64>,
+    /// Factorization of the Newton Hessian, replacing the problem file's `[solver]
+    /// linear_solver`: `auto` (sparse from 60 velocities on), `dense` or `sparse`.
+    #[arg(long, value_parser = PossibleValuesParser::new(LinearSolver::ALL.map(|l| l.name()))
+        .try_map(|name| name.parse::<LinearSolver>()))]
+    linear_solver: Option<LinearSolver>,
     /// Time stepper, replacing the problem file's `[simulation] stepper`: `convex`
     /// (compliant point contact) or `ncp` (geometrically implicit line and surface contact).
     #[arg(long, value_parser = PossibleValuesParser::new(Stepper::ALL.map(|s| s.name()))
@@ -149,6 +170,45 @@ pub struct SimulateArgs {
     #[arg(long)]
     patch_geometry: bool,
     /// Print nothing but errors: no progress bar, no summary.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Options of `stiction sweep`.
+#[derive(Args)]
+pub struct SweepArgs {
+    /// Problem file (TOML, see problems/README.md), or the name of a shipped problem.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Stiffness values (N/m): START:STOP:FACTOR or a comma-separated list.
+    #[arg(long, value_name = "SPEC")]
+    stiffness: String,
+    /// Length of the steady window at the end of the rollout (s) over which the penetration
+    /// is averaged (ICF: the last 1.25 s).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 1.25,
+        allow_negative_numbers = true
+    )]
+    settle: f64,
+    /// Contact approximation (model), replacing the problem file's.
+    #[arg(long, visible_alias = "model", value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
+        .try_map(|name| name.parse::<Approximation>()))]
+    approximation: Option<Approximation>,
+    /// Time step (s), replacing the problem file's.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    dt: Option<f64>,
+    /// Simulated duration (s), replacing the problem file's.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    duration: Option<f64>,
+    /// Factorization of the Newton Hessian: auto, dense or sparse.
+    #[arg(long, value_parser = PossibleValuesParser::new(LinearSolver::ALL.map(|l| l.name()))
+        .try_map(|name| name.parse::<LinearSolver>()))]
+    linear_solver: Option<LinearSolver>,
+    #[command(flatten)]
+    output: output::OutArgs,
+    /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
 }
@@ -189,6 +249,7 @@ fn main() -> ExitCode {
         Some(Command::Optimize(args)) => optimize::optimize(&args),
         Some(Command::Mpc(args)) => optimize::mpc(&args),
         Some(Command::Identify(args)) => identify::identify_command(&args),
+        Some(Command::Sweep(args)) => sweep::sweep(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
     };
     match result {

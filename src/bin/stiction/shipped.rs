@@ -20,6 +20,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "box-pivot",
         include_str!("../../../problems/box-pivot.toml"),
     ),
+    ("clutter", include_str!("../../../problems/clutter.toml")),
     (
         "box-tilt-press",
         include_str!("../../../problems/box-tilt-press.toml"),

@@ -37,6 +37,9 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
     if let Some(dt) = args.dt {
         settings.dt = dt;
     }
+    if let Some(linear_solver) = args.linear_solver {
+        settings.solver.linear_solver = linear_solver;
+    }
     settings.validate()?;
     if let Some(duration) = args.duration {
         if !(duration > 0.0 && duration.is_finite()) {

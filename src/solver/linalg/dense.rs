@@ -1,45 +1,94 @@
-//! Dense Cholesky `H = L Lᵀ` with faer, on nalgebra storage (both column-major, no copy of
-//! the right-hand sides).
+//! Dense Cholesky `H = L Lᵀ` with faer, in place in a buffer kept across factorizations (no
+//! allocation once the size is known), sequential: at these sizes threads cost more than they
+//! save.
 #![allow(non_snake_case)]
 
-use faer::linalg::solvers::{Llt, Solve};
-use faer::{MatMut, MatRef, Side};
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt;
+use faer::{Conj, MatMut, MatRef, Par};
 use nalgebra::{DMatrix, DVector};
 
 use crate::error::{Error, Result};
-use crate::solver::linalg::SpdSolver;
+use crate::solver::linalg::{BlockHessian, SpdSolver};
 
-/// Dense Cholesky factorization (faer), for systems up to a few hundred velocities.
-#[derive(Debug, Default)]
+/// Dense Cholesky factorization (faer), for systems up to about a hundred velocities.
+#[derive(Default)]
 pub struct DenseCholesky {
-    llt: Option<Llt<f64>>,
+    /// `L` in the lower triangle (n × n); the upper triangle is scratch.
+    L: DMatrix<f64>,
+    /// faer's workspace and the n it was sized for.
+    scratch: Option<(usize, MemBuffer)>,
+    factored: bool,
+}
+
+impl std::fmt::Debug for DenseCholesky {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseCholesky")
+            .field("n", &self.L.nrows())
+            .field("factored", &self.factored)
+            .finish()
+    }
 }
 
 impl DenseCholesky {
+    /// Factors the dense symmetric `H` (n × n; only the lower triangle is read).
+    ///
+    /// # Errors
+    /// [`Error::NotPositiveDefinite`] on a non-positive pivot.
+    pub fn factor_dense(&mut self, H: &DMatrix<f64>) -> Result<()> {
+        if self.L.shape() != H.shape() {
+            self.L = H.clone();
+        } else {
+            self.L.copy_from(H);
+        }
+        self.factor_in_place()
+    }
+
+    /// Factors the matrix already in `self.L`.
+    fn factor_in_place(&mut self) -> Result<()> {
+        let n = self.L.nrows();
+        if self.scratch.as_ref().is_none_or(|(m, _)| *m != n) {
+            let req =
+                llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
+            self.scratch = Some((n, MemBuffer::new(req)));
+        }
+        let (_, scratch) = self.scratch.as_mut().expect("invariant: sized above");
+        let view = MatMut::from_column_major_slice_mut(self.L.as_mut_slice(), n, n);
+        let result = llt::factor::cholesky_in_place(
+            view,
+            Default::default(),
+            Par::Seq,
+            MemStack::new(scratch),
+            Default::default(),
+        );
+        self.factored = result.is_ok();
+        match result {
+            Ok(_) => Ok(()),
+            Err(llt::factor::LltError::NonPositivePivot { index }) => {
+                Err(Error::NotPositiveDefinite { index })
+            }
+        }
+    }
+
     /// Overwrites the `k` columns (column-major, `n` rows) of `data` with `H⁻¹` times them.
     fn solve_columns(&self, data: &mut [f64], n: usize, k: usize) {
-        let llt = self
-            .llt
-            .as_ref()
-            .expect("invariant: solve after a successful factor");
-        llt.solve_in_place(MatMut::from_column_major_slice_mut(data, n, k));
+        assert!(self.factored, "invariant: solve after a successful factor");
+        let L = MatRef::from_column_major_slice(self.L.as_slice(), n, n);
+        let mut empty = [];
+        llt::solve::solve_in_place_with_conj(
+            L,
+            Conj::No,
+            MatMut::from_column_major_slice_mut(data, n, k),
+            Par::Seq,
+            MemStack::new(&mut empty),
+        );
     }
 }
 
 impl SpdSolver for DenseCholesky {
-    fn factor(&mut self, H: &DMatrix<f64>) -> Result<()> {
-        let n = H.nrows();
-        let view = MatRef::from_column_major_slice(H.as_slice(), n, n);
-        match Llt::new(view, Side::Lower) {
-            Ok(llt) => {
-                self.llt = Some(llt);
-                Ok(())
-            }
-            Err(faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index }) => {
-                self.llt = None;
-                Err(Error::NotPositiveDefinite { index })
-            }
-        }
+    fn factor(&mut self, H: &BlockHessian) -> Result<()> {
+        H.to_dense(&mut self.L);
+        self.factor_in_place()
     }
 
     fn solve_in_place(&self, rhs: &mut DVector<f64>) {
@@ -64,14 +113,14 @@ mod tests {
         let x = DVector::from_fn(5, |i, _| i as f64 - 1.5);
         let mut rhs = &H * &x;
         let mut s = DenseCholesky::default();
-        s.factor(&H).unwrap();
+        s.factor_dense(&H).unwrap();
         s.solve_in_place(&mut rhs);
         assert!((rhs - &x).norm() < 1e-12);
         let mut many = &H * DMatrix::from_columns(&[x.clone(), x.clone() * 2.0]);
         s.solve_many_in_place(&mut many);
         assert!((many.column(1) - &x * 2.0).norm() < 1e-12);
         assert!(matches!(
-            s.factor(&(-H)),
+            s.factor(&BlockHessian::from_dense(&(-H))),
             Err(Error::NotPositiveDefinite { .. })
         ));
     }

@@ -1,0 +1,436 @@
+//! The Newton solver's data (ICF ext. Sec. X), made once and reused across iterations and
+//! steps: the clique blocks of `A` and of the contact Jacobians, the block Hessian, the
+//! factorization and every iterate-sized buffer.
+//!
+//! [`NewtonWorkspace::prepare`] reads a step's [`ConvexProblem`]: the cliques of `A` (one per
+//! tree), each contact Jacobian `J_i` cut into its nonzero clique columns `J_ic`
+//! (3 × n_c), and the coupled clique pairs, which fix the [`BlockPattern`] of
+//! `H = A + Σ_i J_iᵀ G_i J_i`. [`NewtonWorkspace::iterate`] then runs the Newton loop of
+//! [`crate::solver::newton`] on blocks only: `J_i v = Σ_c J_ic v_c`,
+//! `H_cc = A_cc + Σ_i J_icᵀ G_i J_ic`, `H_ab = Σ_i J_iaᵀ G_i J_ib`. Once a contact pattern has
+//! been seen, the loop does not allocate (`tests/newton_no_alloc.rs`).
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+
+use crate::error::{Error, Result};
+use crate::solver::linalg::{
+    condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
+};
+use crate::solver::line_search::{exact_line_search, LineSearchProblem};
+use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
+
+/// One nonzero clique block `J_ic` of a contact Jacobian.
+#[derive(Clone, Copy, Debug)]
+struct JacobianBlock {
+    clique: usize,
+    /// Start of its 3 × n_c values (column-major) in `NewtonWorkspace::jacobian_values`.
+    offset: usize,
+}
+
+/// The Newton solver's reusable data; see the module docs.
+#[derive(Debug, Default)]
+pub struct NewtonWorkspace {
+    /// Clique of each velocity.
+    clique_of: Vec<usize>,
+    /// `A_cc` per clique.
+    A_blocks: Vec<DMatrix<f64>>,
+    /// Jacobian blocks of all contacts, contact by contact, cliques increasing.
+    blocks: Vec<JacobianBlock>,
+    /// Contact `i` owns `blocks[block_start[i]..block_start[i + 1]]`.
+    block_start: Vec<usize>,
+    jacobian_values: Vec<f64>,
+    /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
+    pair_targets: Vec<usize>,
+    /// Contact `i` owns `pair_targets[pair_start[i]..pair_start[i + 1]]`.
+    pair_start: Vec<usize>,
+    /// `H` in clique blocks.
+    H: BlockHessian,
+    /// The factorization of `H` at [`NewtonWorkspace::factor_v`].
+    factor: Factorization,
+    factor_v: DVector<f64>,
+    has_factor: bool,
+    /// `D = diag(A)^{-1/2}` (nv).
+    D: DVector<f64>,
+    /// The iterate v (nv).
+    v: DVector<f64>,
+    gradient: DVector<f64>,
+    generalized_impulse: DVector<f64>,
+    dv: DVector<f64>,
+    scratch_a: DVector<f64>,
+    scratch_b: DVector<f64>,
+    v_c: Vec<Vector3<f64>>,
+    dv_c: Vec<Vector3<f64>>,
+    gamma: Vec<Vector3<f64>>,
+    G: Vec<Matrix3<f64>>,
+    condition: ConditionScratch,
+}
+
+/// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c).
+fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVector<f64>) {
+    for (l, &j) in idx.iter().enumerate() {
+        let xj = x[j];
+        for (k, &i) in idx.iter().enumerate() {
+            y[i] += M[(k, l)] * xj;
+        }
+    }
+}
+
+/// `J_c x[idx]` for a 3 × n_c block stored column-major in `J`.
+fn jacobian_block_mul(J: &[f64], idx: &[usize], x: &DVector<f64>) -> Vector3<f64> {
+    let mut out = Vector3::zeros();
+    for (l, &j) in idx.iter().enumerate() {
+        out += Vector3::new(J[3 * l], J[3 * l + 1], J[3 * l + 2]) * x[j];
+    }
+    out
+}
+
+/// `H += J_pᵀ G J_q` for 3 × n_p and 3 × n_q blocks stored column-major.
+fn add_jt_g_j(H: &mut DMatrix<f64>, Jp: &[f64], G: &Matrix3<f64>, Jq: &[f64]) {
+    let (np, nq) = (Jp.len() / 3, Jq.len() / 3);
+    for l in 0..nq {
+        let g = G * Vector3::new(Jq[3 * l], Jq[3 * l + 1], Jq[3 * l + 2]);
+        for k in 0..np {
+            H[(k, l)] += Jp[3 * k] * g.x + Jp[3 * k + 1] * g.y + Jp[3 * k + 2] * g.z;
+        }
+    }
+}
+
+impl NewtonWorkspace {
+    /// Reads the structure of `problem`: cliques of `A`, clique blocks of the contact
+    /// Jacobians, the Hessian's block pattern. Allocates only for a new pattern or sizes.
+    pub fn prepare(&mut self, problem: &ConvexProblem<f64>) {
+        let (nv, nc) = (problem.nv(), problem.nc());
+        let cliques = problem.cliques.clone();
+        self.clique_of.clear();
+        self.clique_of.resize(nv, usize::MAX);
+        for (c, idx) in cliques.iter().enumerate() {
+            for &i in idx {
+                self.clique_of[i] = c;
+            }
+        }
+        assert!(
+            self.clique_of.iter().all(|&c| c != usize::MAX),
+            "invariant: the cliques partition the velocities"
+        );
+        self.A_blocks.resize_with(cliques.len(), Default::default);
+        for (block, idx) in self.A_blocks.iter_mut().zip(&cliques) {
+            if block.nrows() != idx.len() {
+                *block = DMatrix::zeros(idx.len(), idx.len());
+            }
+            for (l, &j) in idx.iter().enumerate() {
+                for (k, &i) in idx.iter().enumerate() {
+                    block[(k, l)] = problem.A[(i, j)];
+                }
+            }
+        }
+        self.blocks.clear();
+        self.block_start.clear();
+        self.jacobian_values.clear();
+        self.pair_start.clear();
+        let mut pairs = Vec::new();
+        let mut touched = Vec::new();
+        for J in &problem.J {
+            self.block_start.push(self.blocks.len());
+            touched.clear();
+            for j in 0..nv {
+                if J.column(j).iter().any(|x| *x != 0.0) {
+                    touched.push(self.clique_of[j]);
+                }
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            for &c in &touched {
+                let offset = self.jacobian_values.len();
+                for &j in &cliques[c] {
+                    self.jacobian_values.extend(J.column(j).iter());
+                }
+                self.blocks.push(JacobianBlock { clique: c, offset });
+            }
+            for (p, &a) in touched.iter().enumerate() {
+                pairs.extend(touched[p + 1..].iter().map(|&b| (a, b)));
+            }
+        }
+        self.block_start.push(self.blocks.len());
+        pairs.sort_unstable();
+        pairs.dedup();
+        let pattern = BlockPattern { cliques, pairs };
+        self.pair_targets.clear();
+        for i in 0..nc {
+            self.pair_start.push(self.pair_targets.len());
+            let own = &self.blocks[self.block_start[i]..self.block_start[i + 1]];
+            for (p, a) in own.iter().enumerate() {
+                for b in &own[p + 1..] {
+                    self.pair_targets.push(
+                        pattern
+                            .pair_index(a.clique, b.clique)
+                            .expect("invariant: pairs collected above"),
+                    );
+                }
+            }
+        }
+        self.pair_start.push(self.pair_targets.len());
+        self.H.reset_pattern(&pattern);
+        for buffer in [
+            &mut self.D,
+            &mut self.v,
+            &mut self.gradient,
+            &mut self.generalized_impulse,
+            &mut self.dv,
+            &mut self.scratch_a,
+            &mut self.scratch_b,
+            &mut self.factor_v,
+        ] {
+            if buffer.len() != nv {
+                *buffer = DVector::zeros(nv);
+            }
+        }
+        for i in 0..nv {
+            self.D[i] = 1.0 / problem.A[(i, i)].sqrt();
+        }
+        self.v_c.resize(nc, Vector3::zeros());
+        self.dv_c.resize(nc, Vector3::zeros());
+        self.gamma.resize(nc, Vector3::zeros());
+        self.G.resize(nc, Matrix3::zeros());
+        self.has_factor = false;
+    }
+
+    /// The 3 × n_c values and velocity indices of Jacobian block `b`.
+    fn jacobian_block(&self, b: &JacobianBlock) -> (&[f64], &[usize]) {
+        let idx = &self.H.pattern.cliques[b.clique];
+        (
+            &self.jacobian_values[b.offset..b.offset + 3 * idx.len()],
+            idx,
+        )
+    }
+
+    /// `J_i x` (without the bias).
+    fn contact_mul(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
+        self.blocks[self.block_start[i]..self.block_start[i + 1]]
+            .iter()
+            .map(|b| {
+                let (J, idx) = self.jacobian_block(b);
+                jacobian_block_mul(J, idx, x)
+            })
+            .sum()
+    }
+
+    /// `y = A x` over the clique blocks.
+    fn A_mul(&self, x: &DVector<f64>, y: &mut DVector<f64>) {
+        y.fill(0.0);
+        for (M, idx) in self.A_blocks.iter().zip(&self.H.pattern.cliques) {
+            block_mul_add(M, idx, x, y);
+        }
+    }
+
+    /// Contact velocities, impulses and Hessians at `self.v`; the cost ℓ(v), the gradient
+    /// `A(v − v*) − Jᵀγ` and `Jᵀγ`.
+    fn evaluate(&mut self, problem: &ConvexProblem<f64>) -> f64 {
+        let mut cost = 0.0;
+        for i in 0..problem.nc() {
+            self.v_c[i] = self.contact_mul(i, &self.v) + problem.b[i];
+            let e = problem.contacts.eval(i, &self.v_c[i]);
+            cost += e.cost;
+            self.gamma[i] = e.gamma;
+            self.G[i] = e.G;
+        }
+        // scratch_a = v − v*, gradient = A (v − v*).
+        self.scratch_a.copy_from(&self.v);
+        self.scratch_a -= &problem.v_star;
+        let mut gradient = std::mem::take(&mut self.gradient);
+        self.A_mul(&self.scratch_a, &mut gradient);
+        cost += 0.5 * self.scratch_a.dot(&gradient);
+        self.generalized_impulse.fill(0.0);
+        for i in 0..problem.nc() {
+            for b in &self.blocks[self.block_start[i]..self.block_start[i + 1]] {
+                let idx = &self.H.pattern.cliques[b.clique];
+                let J = &self.jacobian_values[b.offset..b.offset + 3 * idx.len()];
+                for (l, &j) in idx.iter().enumerate() {
+                    self.generalized_impulse[j] +=
+                        Vector3::new(J[3 * l], J[3 * l + 1], J[3 * l + 2]).dot(&self.gamma[i]);
+                }
+            }
+        }
+        gradient -= &self.generalized_impulse;
+        self.gradient = gradient;
+        cost
+    }
+
+    /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks.
+    fn assemble_hessian(&mut self) {
+        for (H, A) in self.H.diagonal.iter_mut().zip(&self.A_blocks) {
+            H.copy_from(A);
+        }
+        for H in &mut self.H.off_diagonal {
+            H.fill(0.0);
+        }
+        for i in 0..self.G.len() {
+            let own = self.block_start[i]..self.block_start[i + 1];
+            let mut target = self.pair_start[i];
+            for p in own.clone() {
+                let bp = self.blocks[p];
+                let n_p = self.H.pattern.cliques[bp.clique].len();
+                let Jp = &self.jacobian_values[bp.offset..bp.offset + 3 * n_p];
+                add_jt_g_j(&mut self.H.diagonal[bp.clique], Jp, &self.G[i], Jp);
+                for q in p + 1..own.end {
+                    let bq = self.blocks[q];
+                    let n_q = self.H.pattern.cliques[bq.clique].len();
+                    let Jq = &self.jacobian_values[bq.offset..bq.offset + 3 * n_q];
+                    let off = self.pair_targets[target];
+                    add_jt_g_j(&mut self.H.off_diagonal[off], Jp, &self.G[i], Jq);
+                    target += 1;
+                }
+            }
+        }
+    }
+
+    /// Factors the assembled `H` at the current `v`.
+    fn factor_hessian(&mut self, params: &SolverParams) -> Result<()> {
+        self.has_factor = false;
+        self.factor.factor_with(params.linear_solver, &self.H)?;
+        self.factor_v.copy_from(&self.v);
+        self.has_factor = true;
+        Ok(())
+    }
+
+    /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
+    /// of [`crate::solver::newton`]). Leaves the solution in the workspace.
+    ///
+    /// # Errors
+    /// As [`crate::solver::solve`].
+    pub fn iterate(
+        &mut self,
+        problem: &ConvexProblem<f64>,
+        v_guess: &DVector<f64>,
+        params: &SolverParams,
+    ) -> Result<SolverStats> {
+        let mut stats = SolverStats {
+            contacts: problem.nc(),
+            ..Default::default()
+        };
+        self.v.copy_from(v_guess);
+        let mut previous_cost = f64::INFINITY;
+        loop {
+            let cost = self.evaluate(problem);
+            // scratch_b = A (v − v0): the momentum change of the step.
+            self.scratch_a.copy_from(&self.v);
+            self.scratch_a -= &problem.v0;
+            let mut p = std::mem::take(&mut self.scratch_b);
+            self.A_mul(&self.scratch_a, &mut p);
+            let scaled_norm = |x: &DVector<f64>, D: &DVector<f64>| {
+                x.iter()
+                    .zip(D.iter())
+                    .map(|(a, d)| (a * d) * (a * d))
+                    .sum::<f64>()
+                    .sqrt()
+            };
+            stats.cost = cost;
+            stats.residual = scaled_norm(&self.gradient, &self.D);
+            stats.tolerance = params.absolute_tolerance
+                + params.relative_tolerance
+                    * scaled_norm(&p, &self.D).max(scaled_norm(&self.generalized_impulse, &self.D));
+            self.scratch_b = p;
+            if !(stats.residual.is_finite() && cost.is_finite()) {
+                return Err(Error::NonFinite {
+                    stage: "Newton iteration (cost or gradient)".into(),
+                    stats,
+                });
+            }
+            let converged = if stats.residual <= stats.tolerance {
+                Some(ConvergenceCriterion::Optimality)
+            } else if previous_cost - cost
+                <= params.cost_tolerance * cost.abs().max(previous_cost.abs())
+                && stats.iterations > 0
+            {
+                Some(ConvergenceCriterion::CostStagnation)
+            } else {
+                None
+            };
+            if let Some(criterion) = converged {
+                stats.criterion = criterion;
+                if params.factor_at_solution {
+                    self.assemble_hessian();
+                    self.factor_hessian(params)?;
+                }
+                if self.has_factor {
+                    stats.condition = Some(condition_estimate(
+                        &self.H,
+                        &self.factor,
+                        &mut self.condition,
+                    ));
+                }
+                return Ok(stats);
+            }
+            if stats.iterations >= params.max_iterations {
+                return Err(Error::NotConverged { stats });
+            }
+            previous_cost = cost;
+            self.assemble_hessian();
+            self.factor_hessian(params)?;
+            self.dv.copy_from(&self.gradient);
+            self.dv.neg_mut();
+            self.factor.solve_in_place(&mut self.dv);
+            for i in 0..problem.nc() {
+                self.dv_c[i] = self.contact_mul(i, &self.dv);
+            }
+            // scratch_a = A Δv, scratch_b = v − v*.
+            let mut Adv = std::mem::take(&mut self.scratch_a);
+            self.A_mul(&self.dv, &mut Adv);
+            self.scratch_b.copy_from(&self.v);
+            self.scratch_b -= &problem.v_star;
+            let ls = LineSearchProblem {
+                a2: self.dv.dot(&Adv),
+                a1: Adv.dot(&self.scratch_b),
+                v_c: &self.v_c,
+                dv_c: &self.dv_c,
+                contacts: &problem.contacts,
+            };
+            let search =
+                exact_line_search(&ls, params.alpha_max, params.max_line_search_iterations);
+            self.scratch_a = Adv;
+            let Some((alpha, ls_iterations)) = search else {
+                return Err(Error::NotConverged { stats });
+            };
+            stats.line_search_iterations += ls_iterations;
+            stats.iterations += 1;
+            self.v.axpy(alpha, &self.dv, 1.0);
+        }
+    }
+
+    /// The velocities of the last [`NewtonWorkspace::iterate`] (nv).
+    pub fn v(&self) -> &DVector<f64> {
+        &self.v
+    }
+
+    /// Contact velocities at [`NewtonWorkspace::v`] (m/s, contact frames).
+    pub fn v_c(&self) -> &[Vector3<f64>] {
+        &self.v_c
+    }
+
+    /// Impulses at [`NewtonWorkspace::v`] (N·s, contact frames).
+    pub fn gamma(&self) -> &[Vector3<f64>] {
+        &self.gamma
+    }
+
+    /// The block pattern of the last prepared problem's Hessian.
+    pub fn pattern(&self) -> &BlockPattern {
+        &self.H.pattern
+    }
+
+    /// The last factorization and the velocities it belongs to, if Newton factored.
+    pub fn factor(&self) -> Option<(&Factorization, &DVector<f64>)> {
+        self.has_factor.then_some((&self.factor, &self.factor_v))
+    }
+
+    /// Moves the last factorization and its velocities out.
+    pub fn take_factor(&mut self) -> Option<(Factorization, DVector<f64>)> {
+        if !self.has_factor {
+            return None;
+        }
+        self.has_factor = false;
+        Some((
+            std::mem::take(&mut self.factor),
+            std::mem::take(&mut self.factor_v),
+        ))
+    }
+}

@@ -1,0 +1,107 @@
+//! The Newton loop does not allocate once it has seen a contact pattern (DESIGN "hot loops do
+//! not allocate"). A counting global allocator, in its own test binary so it counts nothing
+//! else: the first solve of a pattern may allocate (block storage, symbolic analysis); the
+//! next steps with the same pattern must not, for the dense and the sparse factorization.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use nalgebra::DVector;
+
+use stiction::problem::load_problem;
+use stiction::solver::linalg::{BlockPattern, LinearSolver};
+use stiction::solver::{ConvexProblem, NewtonWorkspace};
+
+/// The system allocator, counting the allocations of the threads that ask for it (the
+/// test's own; rayon's workers from the parallel narrow phase of the steps in between may
+/// still be winding down).
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+fn count() {
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn newton_loop_does_not_allocate_after_the_first_step_of_a_pattern() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/clutter.toml");
+    let mut p = load_problem(&path).expect("clutter loads");
+    // Into the pile: the bottom layers are in contact after 0.25 s.
+    let u = DVector::zeros(0);
+    let mut state = p.initial_state.clone();
+    for _ in 0..125 {
+        state = p.simulator.step(&state, &u).expect("steps").0;
+    }
+    for linear_solver in [LinearSolver::Dense, LinearSolver::Sparse] {
+        let mut params = p.simulator.settings.solver;
+        params.linear_solver = linear_solver;
+        let mut workspace = NewtonWorkspace::default();
+        let mut s = state.clone();
+        let mut counted = 0;
+        for step in 0..20 {
+            let problem = p.simulator.assemble(&s, &u).expect("assembles").problem;
+            let seen = step > 0 && &problem_pattern(&problem) == workspace.pattern();
+            workspace.prepare(&problem);
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            COUNTING.with(|c| c.set(true));
+            let stats = workspace.iterate(&problem, &s.v, &params);
+            COUNTING.with(|c| c.set(false));
+            let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            let stats = stats.expect("solves");
+            assert!(problem.nc() > 0 && stats.iterations > 0);
+            if seen {
+                assert_eq!(
+                    allocations, 0,
+                    "{linear_solver}: step {step} with a known pattern allocated"
+                );
+                counted += 1;
+            }
+            s = p.simulator.step(&s, &u).expect("steps").0;
+        }
+        assert!(
+            counted >= 5,
+            "{linear_solver}: only {counted} steps kept their pattern"
+        );
+        let (factor, _) = workspace.factor().expect("factored");
+        assert_eq!(factor.is_sparse(), linear_solver == LinearSolver::Sparse);
+    }
+}
+
+/// The block pattern `problem` will have, read by preparing a scratch workspace.
+fn problem_pattern(problem: &ConvexProblem<f64>) -> BlockPattern {
+    let mut scratch = NewtonWorkspace::default();
+    scratch.prepare(problem);
+    scratch.pattern().clone()
+}
