@@ -121,11 +121,11 @@ pub struct ContactResult {
     /// Penetration at the end of the step `x0 − δt v_n` (m, > 0 overlapping); for a
     /// pressure-field contact the virtual penetration `p0/g − δt v_n` of its polygon.
     pub penetration: f64,
-    /// The polygon of a pressure-field contact.
-    pub polygon: Option<PolygonContact>,
     /// Effective stiction tolerance (m/s), ICF Sec. VIII: `v_s` for Lagged and Similar, the
     /// regularized ε of eq. (44), SAP's `R_t μ γ_n` (eq. (42)).
     pub stiction_tolerance: f64,
+    /// The polygon of a pressure-field contact.
+    pub polygon: Option<PolygonContact>,
 }
 
 /// Report of one step.
@@ -329,8 +329,8 @@ impl Simulator {
                     slip: v_c.xy().norm(),
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
-                    polygon: c.feature.polygon().cloned(),
                     stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
+                    polygon: c.feature.polygon().cloned(),
                 }
             })
             .collect::<Vec<_>>();

@@ -20,11 +20,11 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "box-pivot",
         include_str!("../../../problems/box-pivot.toml"),
     ),
-    ("clutter", include_str!("../../../problems/clutter.toml")),
     (
         "box-tilt-press",
         include_str!("../../../problems/box-tilt-press.toml"),
     ),
+    ("clutter", include_str!("../../../problems/clutter.toml")),
     (
         "compliant-ball-rest",
         include_str!("../../../problems/compliant-ball-rest.toml"),
