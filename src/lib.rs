@@ -22,6 +22,14 @@
 //! (`stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot`), and
 //! `examples/` runs each reference case under every contact approximation.
 //!
+//! # Contact patches
+//!
+//! Geometries with hydroelastic properties ([`hydroelastic::Hydroelastic`]: rigid, or compliant
+//! with a modulus `E`) touch through pressure-field contact patches ([`hydroelastic`], Elandt's
+//! thesis Ch. 4-5, Masterjohn et al. 2022): each polygon of a patch is one contact of the same
+//! convex step, and every [`step::StepReport`] lists the patches with their area, force, moment
+//! and pressures.
+//!
 //! # Optimizing through contact
 //!
 //! A problem file with an `[optimize]` table and actuators without a control law is a

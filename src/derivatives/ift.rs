@@ -200,7 +200,8 @@ pub fn position_jacobian(
 
 /// The step Jacobians given the nominal step and the factor of `H` at its solution:
 /// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]; by duals
-/// when the step has pressure-field polygons) and by duals for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+/// when the step has pressure-field polygons) and by duals for the named `params`,
+/// `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
 ///
 /// # Errors
 /// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
