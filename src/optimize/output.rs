@@ -42,7 +42,7 @@ pub fn actuator_names(model: &MultibodyModel<f64>) -> Vec<String> {
 /// Writes `dir/controls.csv`.
 ///
 /// # Errors
-/// [`Error::Io`] naming the file.
+/// [`Error::Io`](crate::error::Error::Io) naming the file.
 pub fn write_controls(
     dir: &Path,
     model: &MultibodyModel<f64>,
@@ -62,7 +62,7 @@ pub fn write_controls(
 /// Writes `dir/states.csv`.
 ///
 /// # Errors
-/// [`Error::Io`] naming the file.
+/// [`Error::Io`](crate::error::Error::Io) naming the file.
 pub fn write_states(dir: &Path, model: &MultibodyModel<f64>, states: &[State]) -> Result<PathBuf> {
     write_file(dir, "states.csv", |w| {
         let q: Vec<String> = (0..model.nq()).map(|i| format!("q{i}")).collect();
@@ -83,7 +83,7 @@ pub fn write_states(dir: &Path, model: &MultibodyModel<f64>, states: &[State]) -
 /// Writes `dir/iterations.csv`.
 ///
 /// # Errors
-/// [`Error::Io`] naming the file.
+/// [`Error::Io`](crate::error::Error::Io) naming the file.
 pub fn write_iterations(dir: &Path, iterations: &[IterationStats]) -> Result<PathBuf> {
     write_file(dir, "iterations.csv", |w| {
         writeln!(
@@ -158,7 +158,7 @@ impl Summary {
 /// Writes `dir/mpc_solves.csv`: `t, iterations, cost, status, wall_s` per re-solve.
 ///
 /// # Errors
-/// [`Error::Io`] naming the file.
+/// [`Error::Io`](crate::error::Error::Io) naming the file.
 pub fn write_mpc_solves(dir: &Path, solves: &[crate::optimize::mpc::MpcSolve]) -> Result<PathBuf> {
     write_file(dir, "mpc_solves.csv", |w| {
         writeln!(w, "t,iterations,cost,status,wall_s")?;
