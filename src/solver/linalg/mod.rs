@@ -105,8 +105,8 @@ impl FromStr for LinearSolver {
 pub enum Factorization {
     /// Dense.
     Dense(DenseCholesky),
-    /// Sparse (supernodal or simplicial, faer decides).
-    Sparse(SparseCholesky),
+    /// Sparse (supernodal or simplicial, faer decides); boxed, it carries the analysis.
+    Sparse(Box<SparseCholesky>),
 }
 
 impl Default for Factorization {
@@ -135,7 +135,7 @@ impl Factorization {
         let sparse = choice.use_sparse(&H.pattern);
         match (sparse, &mut *self) {
             (true, Factorization::Sparse(_)) | (false, Factorization::Dense(_)) => {}
-            (true, _) => *self = Factorization::Sparse(SparseCholesky::default()),
+            (true, _) => *self = Factorization::Sparse(Box::default()),
             (false, _) => *self = Factorization::Dense(DenseCholesky::default()),
         }
         self.factor(H)
