@@ -20,8 +20,12 @@
 //! `duals.residual_jacobian` is the dual reference for `∂r/∂θ` (the step re-assembled in
 //! chunked duals, ⌈2nv/8⌉ chunks), which the IFT path used before.
 //!
-//! Scenes:
+//! Scenes, every shipped problem of the convex (point-contact) stepper, each in contact:
 //! - `falling-sphere` at t = 0.08 s: the sphere slides on the ground (nv = 6, one contact);
+//! - `sliding-box` at t = 0.05 s: the box slides on the ground (nv = 6);
+//! - `conveyor-constant` at t = 0.1 s: the box on the moving belt (nv = 1, prismatic);
+//! - `conveyor-oscillating` at t = 0.5 s: the box on the oscillating belt (nv = 6);
+//! - `sliding-rod` at t = 2 ms: the rod slides on one end (nv = 6, δt = 1e-5 s);
 //! - `arm-push-sphere` at t = 0.2 s: the hand pushes the sphere (nv = 13, hand–sphere and
 //!   sphere–ground contacts).
 //!
@@ -58,11 +62,31 @@ struct Scene {
     touching: &'static [(&'static str, &'static str)],
 }
 
-const SCENES: [Scene; 2] = [
+const SCENES: [Scene; 6] = [
     Scene {
         name: "falling-sphere",
         t: 0.08,
         touching: &[("world", "sphere")],
+    },
+    Scene {
+        name: "sliding-box",
+        t: 0.05,
+        touching: &[("world", "box")],
+    },
+    Scene {
+        name: "conveyor-constant",
+        t: 0.1,
+        touching: &[("belt", "box")],
+    },
+    Scene {
+        name: "conveyor-oscillating",
+        t: 0.5,
+        touching: &[("belt", "box")],
+    },
+    Scene {
+        name: "sliding-rod",
+        t: 0.002,
+        touching: &[("world", "rod")],
     },
     Scene {
         name: "arm-push-sphere",

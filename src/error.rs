@@ -88,6 +88,14 @@ pub enum Error {
         /// The underlying I/O error.
         source: std::io::Error,
     },
+    /// A measured-data file (CSV) could not be read or does not fit the scene.
+    #[error("{path}: {message}")]
+    DataFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line and column where it applies.
+        message: String,
+    },
     /// Plot rendering failed.
     #[error("plot {path}: {message}")]
     Plot {
@@ -95,6 +103,17 @@ pub enum Error {
         path: PathBuf,
         /// Backend message.
         message: String,
+    },
+    /// A trajectory optimizer could not continue (the initial rollout failed, derivatives
+    /// failed, or a non-finite value appeared).
+    #[error("trajectory optimization failed at iteration {iteration} (cost {cost:.6e}): {reason}")]
+    TrajectoryOptimization {
+        /// What went wrong, with the underlying error.
+        reason: String,
+        /// Iterations completed before the failure.
+        iteration: usize,
+        /// Cost of the last accepted trajectory (`NaN` if there was none).
+        cost: f64,
     },
 }
 

@@ -21,6 +21,40 @@
 //! The `stiction` binary does the same from the command line
 //! (`stiction simulate problems/falling-sphere.toml --out out/falling-sphere --plot`), and
 //! `examples/` runs each reference case under every contact approximation.
+//!
+//! # Optimizing through contact
+//!
+//! A problem file with an `[optimize]` table and actuators without a control law is a
+//! trajectory optimization task; [`optimize`] solves it with contact-implicit iLQR (Kurtz & Lin,
+//! IROS 2022) on the step Jacobians of [`derivatives`], re-solves it in a receding-horizon loop,
+//! or runs the single-shooting L-BFGS baseline:
+//!
+//! ```no_run
+//! use std::path::Path;
+//! # fn main() -> stiction::error::Result<()> {
+//! let run = stiction::optimize::optimize_file(Path::new("problems/push-ball.toml"), |_| {})?;
+//! println!("{} after {} iterations, ball {:.4} m from its target",
+//!     run.report.status.name(), run.report.iterations.len(), run.outcome.error);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Identifying parameters
+//!
+//! [`identify`] estimates named parameters (μ, k, d, masses, …) from trajectory CSVs, with
+//! 95 % confidence intervals:
+//!
+//! ```no_run
+//! use std::path::Path;
+//! # fn main() -> stiction::error::Result<()> {
+//! let file = stiction::identify::load_identification(Path::new("problems/identify/identify-all.toml"), None)?;
+//! let report = stiction::identify::identify(&file.problem, &file.settings)?;
+//! for e in &report.estimates {
+//!     println!("{}: {:?} in {:?}", e.name, e.estimate, e.ci95);
+//! }
+//! # Ok(())
+//! # }
+//! ```
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -29,9 +63,12 @@ pub mod control;
 pub mod derivatives;
 pub mod error;
 pub mod geometry;
+pub mod hydroelastic;
+pub mod identify;
 pub mod math;
 pub mod multibody;
 pub mod ncp;
+pub mod optimize;
 pub mod problem;
 pub mod report;
 pub mod scalar;

@@ -10,11 +10,15 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
 
 use crate::contact::{
-    contact_frame, Approximation, ContactParams, ContactPoint, ContactPool, Lagged, Sap, Similar,
+    contact_frame, Approximation, ContactFeature, ContactParams, ContactPoint, ContactPool, Lagged,
+    Sap, Similar,
 };
 use crate::error::{Error, Result};
-use crate::geometry::query::{find_contacts, ActiveFeature, CollisionScene, GeometricContact};
+use crate::geometry::query::{find_contacts, CollisionScene, GeometricContact};
 use crate::geometry::Geometry;
+use crate::hydroelastic::patch::patches;
+use crate::hydroelastic::query::FoundPolygon;
+use crate::hydroelastic::{find_polygons, ContactPolygon, Patch, PolygonContact};
 use crate::math::block::BlockDiagonalCholesky;
 use crate::math::skew;
 use crate::math::Pose;
@@ -114,11 +118,14 @@ pub struct ContactResult {
     pub slip: f64,
     /// Normal velocity `v_n` at the end of the step (m/s, > 0 separating).
     pub normal_velocity: f64,
-    /// Penetration at the end of the step `x0 − δt v_n` (m, > 0 overlapping).
+    /// Penetration at the end of the step `x0 − δt v_n` (m, > 0 overlapping); for a
+    /// pressure-field contact the virtual penetration `p0/g − δt v_n` of its polygon.
     pub penetration: f64,
     /// Effective stiction tolerance (m/s), ICF Sec. VIII: `v_s` for Lagged and Similar, the
     /// regularized ε of eq. (44), SAP's `R_t μ γ_n` (eq. (42)).
     pub stiction_tolerance: f64,
+    /// The polygon of a pressure-field contact.
+    pub polygon: Option<PolygonContact>,
 }
 
 /// Report of one step.
@@ -126,8 +133,10 @@ pub struct ContactResult {
 pub struct StepReport {
     /// Solver statistics.
     pub stats: SolverStats,
-    /// Per-contact results.
+    /// Per-contact results (one per polygon for pressure-field pairs).
     pub contacts: Vec<ContactResult>,
+    /// Per-pair contact patches of the pressure-field pairs.
+    pub patches: Vec<Patch>,
 }
 
 /// The assembled convex problem of a step with its contacts, before solving.
@@ -201,6 +210,11 @@ impl Simulator {
         self.collision.geometries()
     }
 
+    /// The geometries with their parry shapes and hydroelastic representations.
+    pub fn collision(&self) -> &CollisionScene {
+        &self.collision
+    }
+
     /// Replaces geometry `index` (shape, placement or contact parameters).
     ///
     /// # Errors
@@ -251,10 +265,16 @@ impl Simulator {
         let (collision, margin) = (&self.collision, self.settings.margin);
         assemble_problem(&input, &mut self.data, |model, data| {
             let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
-            Ok(find_contacts(collision, &X_WG, margin)?
+            let mut witnesses: Vec<ContactWitness<f64>> = find_contacts(collision, &X_WG, margin)?
                 .iter()
                 .map(ContactWitness::from)
-                .collect())
+                .collect();
+            witnesses.extend(
+                find_polygons(collision, &X_WG)?
+                    .iter()
+                    .map(ContactWitness::from),
+            );
+            Ok(witnesses)
         })
     }
 
@@ -310,9 +330,10 @@ impl Simulator {
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
                     stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
+                    polygon: c.feature.polygon().cloned(),
                 }
             })
-            .collect();
+            .collect::<Vec<_>>();
         let next = State {
             t: state.t + dt,
             q,
@@ -322,6 +343,7 @@ impl Simulator {
             next,
             StepReport {
                 stats,
+                patches: patches(&results),
                 contacts: results,
             },
         ))
@@ -435,8 +457,11 @@ pub struct ContactWitness<T: Scalar> {
     pub p_WPa: Vector3<T>,
     /// Witness point on B, world (m).
     pub p_WPb: Vector3<T>,
-    /// The active feature pair.
-    pub feature: ActiveFeature,
+    /// The stiffness of this contact (N/m) when it is not the pair's: `k = A·g` of a
+    /// pressure-field polygon.
+    pub stiffness: Option<T>,
+    /// The active feature pair, or the polygon.
+    pub feature: ContactFeature,
 }
 
 impl From<&GeometricContact> for ContactWitness<f64> {
@@ -448,7 +473,37 @@ impl From<&GeometricContact> for ContactWitness<f64> {
             nhat_W: c.nhat_W,
             p_WPa: c.p_WPa,
             p_WPb: c.p_WPb,
-            feature: c.feature,
+            stiffness: None,
+            feature: ContactFeature::Point(c.feature),
+        }
+    }
+}
+
+impl From<&FoundPolygon> for ContactWitness<f64> {
+    fn from(f: &FoundPolygon) -> Self {
+        ContactWitness::polygon(f.geometry_a, f.geometry_b, &f.polygon, (&f.polygon).into())
+    }
+}
+
+impl<T: Scalar> ContactWitness<T> {
+    /// The contact point of a pressure-field polygon (Masterjohn et al. Sec. IV): at the
+    /// centroid, along the normal, with stiffness `k = A·g` and previous penetration
+    /// `x0 = f0/k = p0/g` (so `φ0 = −p0/g`), where `f0 = A·p0`.
+    pub fn polygon(
+        geometry_a: usize,
+        geometry_b: usize,
+        polygon: &ContactPolygon<T>,
+        found: PolygonContact,
+    ) -> Self {
+        ContactWitness {
+            geometry_a,
+            geometry_b,
+            phi: -polygon.pressure / polygon.gradient,
+            nhat_W: polygon.nhat,
+            p_WPa: polygon.centroid,
+            p_WPb: polygon.centroid,
+            stiffness: Some(polygon.area * polygon.gradient),
+            feature: ContactFeature::Polygon(found),
         }
     }
 }
@@ -530,6 +585,10 @@ pub fn assemble_problem<T: Scalar>(
         };
         let b = R_WC.transpose() * rel(input.t + input.dt);
         let v_n0 = (&J * input.v + R_WC.transpose() * rel(input.t)).z;
+        let mut params = input.pairs.pair(c.geometry_a, c.geometry_b);
+        if let Some(k) = c.stiffness {
+            params.stiffness = k;
+        }
         contacts.push(ContactPoint {
             geometry_a: c.geometry_a,
             geometry_b: c.geometry_b,
@@ -541,7 +600,7 @@ pub fn assemble_problem<T: Scalar>(
             J,
             b,
             v_n0,
-            params: input.pairs.pair(c.geometry_a, c.geometry_b),
+            params,
             feature: c.feature,
         });
     }

@@ -68,6 +68,9 @@ fn every_help_text_has_an_example() {
         &["--help"][..],
         &["simulate", "--help"],
         &["gradcheck", "--help"],
+        &["optimize", "--help"],
+        &["mpc", "--help"],
+        &["identify", "--help"],
         &["sweep", "--help"],
         &["list", "--help"],
     ] {
@@ -99,12 +102,31 @@ fn list_shows_every_shipped_problem_with_its_description() {
                 .unwrap_or_else(|| {
                     panic!("`{name}` not listed (add it to shipped.rs):\n{listing}")
                 });
-            assert!(line.ends_with(&p.description), "{line}");
+            let expected = match p.optimize {
+                Some(_) => format!("{} (stiction optimize)", p.description),
+                None => p.description.clone(),
+            };
+            assert!(line.ends_with(&expected), "{line}");
         }
     }
     let out = stiction(&dir, &["list", "--dir", problems.to_str().unwrap()]);
     assert_ok(&out);
     assert!(stdout(&out).contains("falling-sphere.toml"));
+    let identify = problems.join("identify");
+    let out = stiction(&dir, &["list", "--dir", identify.to_str().unwrap()]);
+    assert_ok(&out);
+    let listing = stdout(&out);
+    for name in [
+        "identify-friction",
+        "identify-stiffness-damping",
+        "identify-all",
+    ] {
+        let line = listing
+            .lines()
+            .find(|l| l.contains(&format!("{name}.toml")))
+            .unwrap_or_else(|| panic!("{name} not listed:\n{listing}"));
+        assert!(line.ends_with("(stiction identify)"), "{line}");
+    }
 }
 
 #[test]
@@ -172,6 +194,52 @@ fn simulate_writes_tables_figures_and_animation_and_never_overwrites() {
 }
 
 #[test]
+fn simulate_writes_patches_their_polygons_and_an_animation_for_pressure_field_contact() {
+    let dir = scratch("patches");
+    let args = [
+        "simulate",
+        &problem("compliant-ball-rest"),
+        "--out",
+        "ball",
+        "--duration",
+        "0.02",
+        "--patch-geometry",
+        "--animate",
+        "--projection",
+        "xy",
+        "--quiet",
+    ];
+    assert_ok(&stiction(&dir, &args));
+    let patches = std::fs::read_to_string(dir.join("ball/patches.csv")).unwrap();
+    let mut lines = patches.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,body_a,body_b,area,fx,fy,fz,mx,my,mz,polygons,p_max")
+    );
+    let row: Vec<&str> = lines.last().expect("a patch row").split(',').collect();
+    assert_eq!(row.len(), 12);
+    assert_eq!((row[1], row[2]), ("world", "ball"));
+    assert!(row[6].parse::<f64>().unwrap() > 0.0, "fz {}", row[6]);
+    assert_file(
+        &dir.join("ball"),
+        "patch_geometry.csv",
+        b"t,body_a,body_b,polygon,vertex,x,y,z,pressure\n",
+    );
+    assert_file(&dir.join("ball"), "animation.gif", b"GIF89a");
+    let gradcheck = stiction(
+        &dir,
+        &["gradcheck", &problem("compliant-ball-rest"), "--steps", "1"],
+    );
+    assert_ok(&gradcheck);
+    assert!(
+        stdout(&gradcheck).contains("modulus@ball"),
+        "{}",
+        stdout(&gradcheck)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn simulate_by_name_writes_new_numbered_folders() {
     let dir = scratch("numbered");
     for run in ["1", "2"] {
@@ -228,6 +296,54 @@ fn gradcheck_prints_a_table_and_json() {
     ] {
         assert!(blocks[0].get(key).is_some(), "no `{key}` in {value}");
     }
+}
+
+#[test]
+fn optimize_and_mpc_by_name_write_their_tables_and_figures() {
+    let dir = scratch("optimize");
+    // A non-empty --out is refused before any solve.
+    std::fs::create_dir_all(dir.join("taken")).unwrap();
+    std::fs::write(dir.join("taken/keep.txt"), "mine").unwrap();
+    let refused = stiction(&dir, &["optimize", "hopper", "--out", "taken"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("not empty"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("taken/keep.txt")).unwrap(),
+        "mine"
+    );
+
+    let out = stiction(&dir, &["optimize", "hopper", "--quiet", "--animate"]);
+    assert_ok(&out);
+    assert!(stdout(&out).is_empty(), "--quiet printed {}", stdout(&out));
+    let run = dir.join("out/hopper/1");
+    for csv in ["controls.csv", "states.csv", "trajectory.csv"] {
+        assert_file(&run, csv, b"t,");
+    }
+    assert_file(&run, "iterations.csv", b"iteration,cost,alpha,mu");
+    for png in [
+        "cost.png",
+        "controls.png",
+        "states.png",
+        "contact_force.png",
+    ] {
+        assert_file(&run, png, b"\x89PNG");
+    }
+    assert_file(&run, "animation.gif", b"GIF8");
+
+    let out = stiction(&dir, &["mpc", "hopper", "--out", "closed-loop"]);
+    assert_ok(&out);
+    let summary = stdout(&out);
+    assert!(summary.contains("task error"), "{summary}");
+    assert_file(
+        &dir.join("closed-loop"),
+        "mpc_solves.csv",
+        b"t,iterations,cost",
+    );
+    assert_file(&dir.join("closed-loop"), "controls.csv", b"t,");
 }
 
 #[test]

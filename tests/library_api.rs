@@ -26,6 +26,7 @@ fn readme_example_ball_comes_to_rest() -> stiction::error::Result<()> {
             X_BG: Pose::identity(),
             shape: Shape::Sphere { radius: 0.025 },
             contact: None,
+            hydroelastic: None,
         },
         Geometry {
             name: "ground".into(),
@@ -33,6 +34,7 @@ fn readme_example_ball_comes_to_rest() -> stiction::error::Result<()> {
             X_BG: Pose::identity(),
             shape: Shape::HalfSpace,
             contact: None,
+            hydroelastic: None,
         },
     ];
     let settings = StepSettings {

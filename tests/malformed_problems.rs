@@ -133,7 +133,7 @@ const CASES: &[Case] = &[
     case("axis_zero", Replace("axis = [0.0, 1.0, 0.0]", "axis = [0.0, 0.0, 0.0]"), "19:8", "body[1].axis", "a non-zero direction", "[0.0, 0.0, 0.0]"),
     case("q0_too_long", Replace("q0 = [0.1]", "q0 = [0.1, 0.2]"), "21:6", "body[1].q0", "1 value for a revolute joint", "2 values"),
     case("approximation_unknown", Replace("duration = 0.1", "duration = 0.1\napproximation = \"anitescu\""), "6:17", "simulation.approximation", "one of lagged, regularized-lagged, similar, sap", "`anitescu`"),
-    case("shape_unknown", Replace("shape = \"sphere\"", "shape = \"blob\""), "26:9", "geometry[0].shape", "one of sphere, box, capsule, cylinder, half-space, convex-mesh", "`blob`"),
+    case("shape_unknown", Replace("shape = \"sphere\"", "shape = \"blob\""), "26:9", "geometry[0].shape", "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh", "`blob`"),
     case("joint_unknown", Replace("joint = \"revolute\"", "joint = \"hinge\""), "18:9", "body[1].joint", "one of free, planar, revolute, prismatic, fixed", "`hinge`"),
     case("revolute_without_axis", Replace("axis = [0.0, 1.0, 0.0]\n", ""), "15:1", "body[1].axis", "an `axis` for this joint", "nothing"),
     // Names that refer to nothing, or twice to the same thing.
@@ -152,6 +152,12 @@ const CASES: &[Case] = &[
     case("open_loop_lengths_differ", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.1], values = [1.0] }"), "44:62", "actuator[0].control.values", "one value per time (2 times, at least 1)", "1 value"),
     case("open_loop_times_decrease", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.2, 0.1], values = [1.0, 2.0, 3.0] }"), "44:52", "actuator[0].control.times[2]", "a time after 0.2 s (times strictly increasing)", "0.1"),
     case("open_loop_interpolation_unknown", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0], values = [1.0], interpolation = \"cubic\" }"), "44:80", "actuator[0].control.interpolation", "`linear` or `hold`", "`cubic`"),
+    // Hydroelastic properties.
+    case("hydroelastic_modulus_negative", Replace("radius = 0.05", "radius = 0.05\nhydroelastic = { modulus = -1.0, resolution_hint = 0.01 }"), "28:28", "geometry[0].hydroelastic.modulus", "a positive finite number", "-1"),
+    case("hydroelastic_hint_missing", Replace("radius = 0.05", "radius = 0.05\nhydroelastic = { modulus = 1e5 }"), "28:16", "geometry[0].hydroelastic.resolution_hint", "a mesh edge length (m) for a meshed shape", "none"),
+    case("hydroelastic_layer_without_thickness", Replace("shape = \"half-space\"", "shape = \"half-space\"\nhydroelastic = { modulus = 1e6 }"), "40:16", "geometry[2].hydroelastic.thickness", "the layer thickness (m) of a compliant half-space", "none"),
+    case("hydroelastic_thickness_on_a_sphere", Replace("radius = 0.05", "radius = 0.05\nhydroelastic = { modulus = 1e5, resolution_hint = 0.01, thickness = 0.1 }"), "28:69", "geometry[0].hydroelastic.thickness", "no thickness: only a compliant half-space (with `modulus`) has a layer", "0.1"),
+    case("hydroelastic_unknown_field", Replace("radius = 0.05", "radius = 0.05\nhydroelastic = { young = 1e5 }"), "28:18", "geometry[0].hydroelastic.young", "one of `modulus`, `resolution_hint`, `thickness`", "unknown field `young`"),
     // Outputs.
     case(
         "projection_unknown",

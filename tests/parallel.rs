@@ -30,6 +30,7 @@ fn packed_spheres() -> (CollisionScene, Vec<Pose<f64>>) {
         X_BG: Pose::identity(),
         shape: Shape::HalfSpace,
         contact: None,
+        hydroelastic: None,
     }];
     let mut poses = vec![Pose::identity()];
     for i in 0..64 {
@@ -39,6 +40,7 @@ fn packed_spheres() -> (CollisionScene, Vec<Pose<f64>>) {
             X_BG: Pose::identity(),
             shape: Shape::Sphere { radius: 0.05 },
             contact: None,
+            hydroelastic: None,
         });
         let (x, y, z) = ((i % 4) as f64, ((i / 4) % 4) as f64, (i / 16) as f64);
         let wobble = 1e-3 * (i as f64 * 0.7).sin();

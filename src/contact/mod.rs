@@ -29,7 +29,7 @@ pub mod similar;
 pub use lagged::Lagged;
 pub use normal_law::{HuntCrossley, NormalEval, NormalLaw};
 pub use params::{Approximation, ContactParams};
-pub use point::{contact_frame, ContactPoint};
+pub use point::{contact_frame, ContactFeature, ContactPoint};
 pub use potential::{ContactPool, ContactPotential, PotentialEval};
 pub use sap::Sap;
 pub use similar::Similar;

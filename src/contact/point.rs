@@ -5,6 +5,7 @@ use nalgebra::{Matrix3, Matrix3xX, Vector3};
 
 use crate::contact::ContactParams;
 use crate::geometry::ActiveFeature;
+use crate::hydroelastic::PolygonContact;
 use crate::multibody::model::BodyId;
 use crate::scalar::Scalar;
 
@@ -37,8 +38,32 @@ pub struct ContactPoint<T: Scalar> {
     pub v_n0: T,
     /// Combined pair parameters.
     pub params: ContactParams<T>,
-    /// The active feature pair found by the geometric query.
-    pub feature: ActiveFeature,
+    /// What the geometric query found: the active feature pair of a point contact, or the
+    /// polygon of a pressure-field contact.
+    pub feature: ContactFeature,
+}
+
+/// What the geometric query found for one contact.
+// A point contact's feature (256 bytes) is stored inline: boxing it would add a heap
+// allocation per contact per step for the common case, in a struct (`ContactPoint`) that is
+// already this large.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContactFeature {
+    /// A point contact's active feature pair.
+    Point(ActiveFeature),
+    /// A pressure-field contact's polygon ([`crate::hydroelastic`]).
+    Polygon(PolygonContact),
+}
+
+impl ContactFeature {
+    /// The polygon of a pressure-field contact.
+    pub fn polygon(&self) -> Option<&PolygonContact> {
+        match self {
+            ContactFeature::Polygon(p) => Some(p),
+            ContactFeature::Point(_) => None,
+        }
+    }
 }
 
 /// A right-handed orthonormal frame `[t̂1, t̂2, n̂]` with z along the unit normal `n̂`:

@@ -16,7 +16,6 @@
 
 use nalgebra::{DMatrix, Vector6};
 
-use crate::contact::Approximation;
 use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs};
 use crate::derivatives::lifted::NominalStep;
 use crate::error::Result;
@@ -39,9 +38,14 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
     let (dq, dv) = inverse_dynamics_derivatives(model, &world, v0, &a, &gravity, true);
     let A = &nominal.problem.problem.A;
     let mut out = DMatrix::zeros(nv, 2 * nv + nu);
-    out.columns_mut(0, nv).copy_from(&(dq * dt));
+    let mut position = out.columns_mut(0, nv);
+    position.copy_from(&dq);
+    position *= dt;
     if let Some(dv) = dv {
-        out.columns_mut(nv, nv).copy_from(&(dv * dt - A));
+        let mut velocity = out.columns_mut(nv, nv);
+        velocity.copy_from(&dv);
+        velocity *= dt;
+        velocity -= A;
     }
     for joint in &model.joints {
         for (m, d) in joint.damping.iter().enumerate() {
@@ -64,18 +68,10 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             X_WB.compose(&g.X_BG)
         })
         .collect();
-    let needs_inertia = matches!(
-        sim.settings.approximation,
-        Approximation::Sap | Approximation::RegularizedLagged
-    );
     for c in &nominal.problem.contacts {
         let inputs = ContactInputs {
             sim,
-            world: &if needs_inertia {
-                world.about(&c.p_WC)
-            } else {
-                world.kinematics_about(&c.p_WC)
-            },
+            world: &world.about(&c.p_WC),
             X_WG: &X_WG,
             origin: c.p_WC,
             A,

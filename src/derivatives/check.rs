@@ -69,10 +69,14 @@ pub fn output_weights(nv: usize, dt: f64) -> Vec<f64> {
 }
 
 /// Fraction of the state's own size below which a parameter column is judged against that
-/// size: central differences resolve a column only to about `ε ‖x'‖ / h ≈ 1e-10 ‖x'‖` (with
-/// the relative parameter step `h` of 1e-6), and a parameter that moves the state by less than
-/// `PARAMETER_FLOOR ‖x'‖` when doubled is inactive at this step.
-pub const PARAMETER_FLOOR: f64 = 1e-8;
+/// size: a parameter that moves the state by less than `PARAMETER_FLOOR ‖x'‖` when doubled is
+/// nearly inactive at this step, and its column is resolved only to round-off. Two f64
+/// evaluations of the same derivative (IFT and direct duals, each from a solve converged to
+/// [`CHECK_TOLERANCE`]) differ by about 1e-16 ‖x'‖ there; central differences, whose outputs
+/// carry `ε ‖x'‖` and the solver's 1e-14, resolve it to about 1e-13 ‖x'‖ even at a relative
+/// step of 1e-2. For the bars of the checks (1e-9 and 1e-6 relative) to sit above that
+/// round-off, the floor must be about 1e-7 of the state's size; 1e-6 leaves a margin.
+pub const PARAMETER_FLOOR: f64 = 1e-6;
 
 /// The least scale each input's column is judged against (weighted as [`output_weights`]):
 /// for a position direction `δq[j]`, 1 (it moves `q'` by itself); for a velocity direction

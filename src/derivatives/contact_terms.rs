@@ -36,7 +36,8 @@ use nalgebra::{
 use num_dual::{Derivative, DualSVec64};
 
 use crate::contact::{
-    contact_frame, Approximation, ContactPoint, ContactPotential, Lagged, Sap, Similar,
+    contact_frame, Approximation, ContactFeature, ContactPoint, ContactPotential, Lagged, Sap,
+    Similar,
 };
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
@@ -173,6 +174,13 @@ fn local_derivative(
 ) -> Result<LocalDerivative> {
     let geometries = inputs.sim.geometries();
     let (a, b) = (c.geometry_a, c.geometry_b);
+    let ContactFeature::Point(feature) = &c.feature else {
+        return Err(Error::invalid(
+            "contact",
+            "pressure-field polygon",
+            "the analytic state columns cover point contacts; polygons take the dual path",
+        ));
+    };
     let d = feature_distance(
         &geometries[a].shape,
         &geometries[a].shape.size::<GeometryDual>(),
@@ -180,7 +188,7 @@ fn local_derivative(
         &geometries[b].shape,
         &geometries[b].shape.size::<GeometryDual>(),
         &seeded_pose(&inputs.X_WG[b], &inputs.origin, !moving_a),
-        &c.feature,
+        feature,
     )?;
     let p = contact_point(c.body_a, d.p_WPa, d.p_WPb);
     let R = contact_frame(&d.nhat_W);
@@ -194,36 +202,24 @@ fn local_derivative(
 }
 
 /// `(δφ, δR_WC, δp_WC)` rows (13 × nv) along every tangent direction: the local derivatives
-/// of each tree body in contact times its world Jacobian.
+/// of each tree body in contact times its world Jacobian, column by column along its chain.
 fn geometric_variations(
     inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
-    JA: &Matrix6xX<f64>,
-    JB: &Matrix6xX<f64>,
 ) -> Result<OMatrix<f64, Const<13>, Dyn>> {
-    let mut dG = OMatrix::<f64, Const<13>, Dyn>::zeros(JA.ncols());
-    for (moving_a, body, J) in [(true, c.body_a, JA), (false, c.body_b, JB)] {
-        if matches!(body, BodyId::Body(_)) {
-            dG += local_derivative(inputs, c, moving_a)? * J;
+    let (model, world) = (&inputs.sim.model, inputs.world);
+    let mut dG = OMatrix::<f64, Const<13>, Dyn>::zeros(model.nv());
+    for (moving_a, body) in [(true, c.body_a), (false, c.body_b)] {
+        if let BodyId::Body(i) = body {
+            let L = local_derivative(inputs, c, moving_a)?;
+            for l in world.chain(model, i) {
+                let column = L * world.twist(l);
+                let mut target = dG.column_mut(l);
+                target += column;
+            }
         }
     }
     Ok(dG)
-}
-
-/// World Jacobian `ᵒJ_X` (6 × nv) of a tree body, zero for the world and prescribed bodies.
-fn world_jacobian(
-    model: &MultibodyModel<f64>,
-    world: &WorldKinematics,
-    body: BodyId,
-) -> Matrix6xX<f64> {
-    let nv = model.nv();
-    let mut J = Matrix6xX::zeros(nv);
-    if let BodyId::Body(i) = body {
-        for l in world.chain(model, i) {
-            J.set_column(l, &world.twist(l));
-        }
-    }
-    J
 }
 
 /// Impulse, Hessian and the partials `(γ_x0, γ_vn0, γ_w)` (columns) of contact `c` at `v_c`.
@@ -280,6 +276,8 @@ fn point_velocity_variation(
 /// `∂(A y_c)/∂q` for the three columns of Y.
 struct Delassus {
     Y: MatrixXx3<f64>,
+    /// `R_WC J y_c` for the three columns `y_c` of Y.
+    RJY: [Vector3<f64>; 3],
     W: Matrix3<f64>,
     w: f64,
     dAY: [DMatrix<f64>; 3],
@@ -287,7 +285,7 @@ struct Delassus {
 }
 
 impl Delassus {
-    fn new(inputs: &ContactInputs<'_>, J: &Matrix3xX<f64>) -> Result<Self> {
+    fn new(inputs: &ContactInputs<'_>, J: &Matrix3xX<f64>, R: &Matrix3<f64>) -> Result<Self> {
         let model = &inputs.sim.model;
         let chol = inputs
             .A
@@ -310,7 +308,9 @@ impl Delassus {
             .0
         });
         let twists = [0, 1, 2].map(|k| Twists::new(model, inputs.world, &column(k)));
+        let RJY = [0, 1, 2].map(|k| R * Vector3::from_iterator(W.column(k).iter().copied()));
         Ok(Delassus {
+            RJY,
             w: W.norm() / 3.0,
             Y,
             W,
@@ -333,9 +333,7 @@ impl Delassus {
         }
         let R = &c.R_WC;
         let P = Matrix3::from_fn(|r, col| {
-            let y = self.Y.column(col);
-            let JWy = R * Vector3::from_iterator((&c.J * y).iter().copied());
-            let d = dR.transpose() * JWy
+            let d = dR.transpose() * self.RJY[col]
                 + R.transpose() * point_velocity_variation(inputs, c, &self.twists[col], k, dp);
             d[r]
         });
@@ -360,7 +358,9 @@ pub fn add_contact_columns(
     let nv = model.nv();
     let (dt, approximation) = (sim.settings.dt, sim.settings.approximation);
     let delassus = match approximation {
-        Approximation::Sap | Approximation::RegularizedLagged => Some(Delassus::new(inputs, &c.J)?),
+        Approximation::Sap | Approximation::RegularizedLagged => {
+            Some(Delassus::new(inputs, &c.J, &c.R_WC)?)
+        }
         Approximation::Lagged | Approximation::Similar => None,
     };
     let Jv = apply(&c.J, inputs.v);
@@ -371,15 +371,11 @@ pub fn add_contact_columns(
     let f = R * gamma;
     let F = spatial(p.cross(&f), f);
 
-    let (JA, JB) = (
-        world_jacobian(model, world, c.body_a),
-        world_jacobian(model, world, c.body_b),
-    );
-    let dG = geometric_variations(inputs, c, &JA, &JB)?;
-    let (tv, tv0) = (
-        Twists::new(model, world, inputs.v),
-        Twists::new(model, world, inputs.v0),
-    );
+    let dG = geometric_variations(inputs, c)?;
+    // γ depends on `v_n0` only for Lagged; otherwise `δv_n0` is not needed.
+    let lagged = partials.column(1).iter().any(|x| *x != 0.0);
+    let tv = Twists::new(model, world, inputs.v);
+    let tv0 = lagged.then(|| Twists::new(model, world, inputs.v0));
     let (rel_end, w_end) = prescribed_relative(model, c, inputs.t + dt);
     let (rel_start, w_start) = prescribed_relative(model, c, inputs.t);
     let JWv = R * Jv;
@@ -387,14 +383,21 @@ pub fn add_contact_columns(
     let nhat = R.column(2).into_owned();
     let mut dF = Matrix6xX::zeros(nv);
     for k in 0..nv {
+        let j = world.coordinate[k].0;
+        if delassus.is_none() && !sides(c).any(|(_, i)| world.in_subtree(j, i)) {
+            // Neither body moves along k, and without `w` nothing else does: `δF = 0`.
+            continue;
+        }
         let dphi = dG[(0, k)];
         let dR = Matrix3::from_iterator(dG.column(k).rows(1, 9).iter().copied());
         let dp: Vector3<f64> = dG.fixed_view::<3, 1>(10, k).into_owned();
         let dJv =
             dR.transpose() * JWv + R.transpose() * point_velocity_variation(inputs, c, &tv, k, &dp);
         let db = dR.transpose() * rel_end + R.transpose() * w_end.cross(&dp);
-        let dvn0 = dR.column(2).dot(&(JWv0 + rel_start))
-            + nhat.dot(&(point_velocity_variation(inputs, c, &tv0, k, &dp) + w_start.cross(&dp)));
+        let dvn0 = tv0.as_ref().map_or(0.0, |tv0| {
+            dR.column(2).dot(&(JWv0 + rel_start))
+                + nhat.dot(&(point_velocity_variation(inputs, c, tv0, k, &dp) + w_start.cross(&dp)))
+        });
         let dw = delassus
             .as_ref()
             .map_or(0.0, |d| d.variation(inputs, c, k, &dR, &dp));
@@ -404,20 +407,34 @@ pub fn add_contact_columns(
         let df = dR * gamma + R * dgamma;
         dF.set_column(k, &spatial(dp.cross(&f) + p.cross(&df), df));
     }
-    let dJtg = (&JB - &JA).transpose() * &dF;
+    let chains: Vec<(f64, Vec<usize>)> =
+        sides(c).map(|(s, i)| (s, world.chain(model, i))).collect();
     let mut position = out.columns_mut(0, nv);
-    position -= dJtg;
-    for (s, i) in sides(c) {
-        let chain = world.chain(model, i);
-        for &l in &chain {
-            for &k in &chain {
+    for (s, chain) in &chains {
+        let s = *s;
+        for &l in chain {
+            let xi = world.twist(l);
+            for k in 0..nv {
+                position[(l, k)] -= s * xi.dot(&dF.fixed_view::<6, 1>(0, k));
+            }
+            for &k in chain {
                 position[(l, k)] -= s * world.column_variation(model, l, k).dot(&F);
             }
         }
     }
-    let gamma_vn0 = partials.column(1).into_owned();
-    let Jt_g = c.J.transpose() * gamma_vn0;
-    let mut velocity = out.columns_mut(nv, nv);
-    velocity -= Jt_g * c.J.row(2);
+    if lagged {
+        // `−Jᵀ γ_vn0 (J)_n`, nonzero on the chains of the two bodies only.
+        let mut touched: Vec<usize> = chains.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let gamma_vn0 = partials.column(1);
+        let mut velocity = out.columns_mut(nv, nv);
+        for &l in &touched {
+            let x = c.J.column(l).dot(&gamma_vn0);
+            for &k in &touched {
+                velocity[(l, k)] -= x * c.J[(2, k)];
+            }
+        }
+    }
     Ok(())
 }

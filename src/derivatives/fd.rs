@@ -63,17 +63,24 @@ fn jacobian_by_columns(
 /// Steps of [`step_jacobians_fd_selected`], as multiples of the base step of each direction.
 pub const STEP_LADDER: [f64; 7] = [1e4, 1e3, 1e2, 1e1, 1.0, 1e-1, 1e-2];
 
+/// Sum of the magnitudes of the fourth-order stencil's weights, `(1 + 8 + 8 + 1) / 12`: an
+/// output known to `ε |x'|` contributes up to `STENCIL_GAIN ε |x'| / h` to an estimate.
+pub const STENCIL_GAIN: f64 = 1.5;
+
 /// Step Jacobians by fourth-order central differences with the step chosen per column: each
-/// column is estimated at every step of [`STEP_LADDER`] (times its base step) and takes the
-/// estimate that agrees best with the one at the next smaller step, in the weighted norm of
-/// [`output_weights`] (a column is one directional derivative; choosing per entry would
-/// favour entries too small to resolve, whose estimates agree at zero).
+/// column is estimated at every step of [`STEP_LADDER`] (times its base step), and the
+/// estimate at step `h` is taken whose error bound is least: its gap to the estimate at the
+/// previous (larger) step, which bounds its truncation error, plus its round-off
+/// `STENCIL_GAIN ε ‖W x'‖∞ / h`, both in the weighted norm of [`output_weights`] (a column is
+/// one directional derivative; choosing per entry would favour entries too small to resolve).
 ///
 /// A single step cannot serve every direction: round-off grows as `ε |x'| / h`, while a stencil
 /// that reaches a kink of the step (a contact that opens, a clamp) is wrong at any order. A
 /// rotating sphere is smooth over steps of 1e-3 rad about its centre, a penetration of 5e-7 m
-/// only over steps far below it. Where successive estimates agree, both errors are below their
-/// difference; this is the reference [`super::gradient_check`] compares against. It costs
+/// only over steps far below it. Where successive estimates agree and round-off is small,
+/// both errors are small; this is the reference [`super::gradient_check`] compares against.
+/// The round-off term matters where a column is too small to move the outputs at small steps:
+/// there successive estimates agree exactly (both zero) without resolving anything. It costs
 /// `4 × 7` steps per column.
 ///
 /// # Errors
@@ -84,7 +91,8 @@ pub fn step_jacobians_fd_selected(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
-    let weights = output_weights(sim.model.nv(), sim.settings.dt);
+    let (nv, dt) = (sim.model.nv(), sim.settings.dt);
+    let weights = output_weights(nv, dt);
     let gap = |a: &DVector<f64>, b: &DVector<f64>| {
         weights
             .iter()
@@ -92,15 +100,16 @@ pub fn step_jacobians_fd_selected(
             .fold(0.0f64, |m, (i, w)| m.max(w * (a[i] - b[i]).abs()))
     };
     jacobian_by_columns(sim, state, u, params, |sim, nominal, k, h| {
+        let size = nominal.q.amax().max(dt * nominal.v.amax());
+        let roundoff = |m: f64| STENCIL_GAIN * f64::EPSILON * size / (m * h);
         let estimates = STEP_LADDER
             .iter()
             .map(|m| central_difference(sim, state, u, params, nominal, k, m * h))
             .collect::<Result<Vec<_>>>()?;
-        Ok(estimates
-            .windows(2)
-            .min_by(|a, b| gap(&a[0], &a[1]).total_cmp(&gap(&b[0], &b[1])))
-            .map(|pair| pair[1].clone())
-            .unwrap_or_else(|| estimates[0].clone()))
+        let bound = |i: usize| gap(&estimates[i - 1], &estimates[i]) + roundoff(STEP_LADDER[i]);
+        Ok((1..estimates.len())
+            .min_by(|&a, &b| bound(a).total_cmp(&bound(b)))
+            .map_or_else(|| estimates[0].clone(), |i| estimates[i].clone()))
     })
 }
 

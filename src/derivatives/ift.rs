@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix6, SVector, U1};
+use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix6, Quaternion, SVector, Vector3, U1};
 use num_dual::{Derivative, DualSVec64};
 
 use crate::derivatives::analytic::state_residual_jacobian;
@@ -120,39 +120,52 @@ pub fn residual_jacobian_columns(
     Ok(dr)
 }
 
-/// The dual of one free joint's position update, seeded on its tangent `δq0` (slots 0..6)
-/// and velocity `v` (slots 6..12).
-type JointDual = DualSVec64<12>;
-
 /// `(∂δq'/∂δq0, ∂δq'/∂v)` (6 × 6 each) of a free joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
-/// measured as `δq' = q' ⊖ q'_nominal`, by one width-12 dual.
+/// measured as `δq' = q' ⊖ q'_nominal`, in closed form.
+///
+/// The position `p' = p0 + δp + δt (v_lin + ε_lin)` gives identity blocks. The rotation is
+/// `u = q + (δt/2) (0, ω) ⊗ q`, `q' = u / |u|` ([`crate::math::integrate_quaternion`]), with
+/// `q = q0 ⊕ δθ` moving as `δq = ½ (0, δθ) ⊗ q0 / |q0|` (the retraction at unit time; the
+/// variation is orthogonal to `q0`). A variation `δu` moves `q'` by
+/// `δq' = (δu − q' ⟨q', δu⟩) / |u|`, and the difference `δθ' = 2 vec(d) / w(d)`,
+/// `d = q' ⊗ q'_nominal*` ([`JointKind::difference`]), by
+/// `2 (w(d) vec(δd) − vec(d) w(δd)) / w(d)²` with `δd = δq' ⊗ q'_nominal*`.
 fn free_joint_position_blocks(
     q0: DVectorView<f64>,
     v: DVectorView<f64>,
     q_next: DVectorView<f64>,
     dt: f64,
 ) -> (Matrix6<f64>, Matrix6<f64>) {
-    let kind = JointKind::Free;
-    let unit = |k: usize| {
-        JointDual::new(
-            0.0,
-            Derivative::some(SVector::<f64, 12>::from_fn(|i, _| f64::from(i == k))),
-        )
+    let quaternion = |x: &DVectorView<f64>| Quaternion::new(x[3], x[4], x[5], x[6]);
+    let pure = |x: Vector3<f64>| Quaternion::from_parts(0.0, x);
+    let start = quaternion(&q0);
+    let q = start / start.norm();
+    let w = pure(Vector3::new(v[0], v[1], v[2]));
+    let u = q + w * q * (0.5 * dt);
+    let (norm, q1) = (u.norm(), u / u.norm());
+    let nominal = quaternion(&q_next).conjugate();
+    let d = q1 * nominal;
+    let rotation = |du: Quaternion<f64>| {
+        let dq1 = (du - q1 * q1.dot(&du)) / norm;
+        let dd = dq1 * nominal;
+        (dd.imag() * d.w - d.imag() * dd.w) * (2.0 / (d.w * d.w))
     };
-    let lift = |x: &DVectorView<f64>| x.map(JointDual::from_re);
-    let delta = DVector::from_fn(6, |i, _| unit(i));
-    let vd = DVector::from_fn(6, |i, _| JointDual::from_re(v[i]) + unit(6 + i));
-    let q = DVector::from_vec(kind.retract(lift(&q0).rows(0, 7), delta.rows(0, 6)));
-    let q1 = DVector::from_vec(kind.integrate(q.rows(0, 7), vd.rows(0, 6), JointDual::from_re(dt)));
-    let d = kind.difference(q1.rows(0, 7), lift(&q_next).rows(0, 7));
-    let e = |i: usize, k: usize| d[i].eps.unwrap_generic(Const::<12>, U1)[k];
-    (Matrix6::from_fn(&e), Matrix6::from_fn(|i, k| e(i, 6 + k)))
+    let (mut Pq, mut Pv) = (Matrix6::identity(), Matrix6::identity() * dt);
+    for k in 0..3 {
+        let e = pure(Vector3::ith(k, 1.0));
+        let dq = e * start * (0.5 / start.norm());
+        Pq.fixed_view_mut::<3, 1>(0, k)
+            .copy_from(&rotation(dq + w * dq * (0.5 * dt)));
+        Pv.fixed_view_mut::<3, 1>(0, k)
+            .copy_from(&rotation(e * q * (0.5 * dt)));
+    }
+    (Pq, Pv)
 }
 
 /// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
 /// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
 /// `δq0` columns: `P_q = 1`, `P_v = δt 1` for revolute, prismatic and planar joints (flat
-/// coordinates), [`free_joint_position_blocks`] for free joints.
+/// coordinates), `free_joint_position_blocks` for free joints.
 pub fn position_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
@@ -186,8 +199,8 @@ pub fn position_jacobian(
 }
 
 /// The step Jacobians given the nominal step and the factor of `H` at its solution:
-/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]) and by duals
-/// for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+/// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]; by duals
+/// when the step has pressure-field polygons) and by duals for the named `params`, `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
 ///
 /// # Errors
 /// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
@@ -202,11 +215,21 @@ pub fn jacobians_given_factor(
         nu: sim.model.nu(),
         np: params.len(),
     };
-    let n_state = 2 * dirs.nv + dirs.nu;
-    let mut dv = DMatrix::zeros(dirs.nv, dirs.len());
-    dv.columns_mut(0, n_state)
-        .copy_from(&state_residual_jacobian(sim, nominal)?);
+    let (nv, n_state) = (dirs.nv, 2 * dirs.nv + dirs.nu);
+    // Pressure-field polygons change their stiffness `A·g` with the state: their columns come
+    // from the dual evaluation, which clips the polygons again in duals.
+    let has_polygons = nominal
+        .problem
+        .contacts
+        .iter()
+        .any(|c| c.feature.polygon().is_some());
+    let mut dv = if has_polygons {
+        residual_jacobian_columns(sim, nominal, params, dirs, 0..n_state)?
+    } else {
+        state_residual_jacobian(sim, nominal)?
+    };
     if dirs.np > 0 {
+        dv = dv.resize_horizontally(dirs.len(), 0.0);
         dv.columns_mut(n_state, dirs.np)
             .copy_from(&residual_jacobian_columns(
                 sim,
@@ -219,18 +242,23 @@ pub fn jacobians_given_factor(
     dv.neg_mut();
     factor.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
-    let mut full = DMatrix::zeros(2 * dirs.nv, dirs.len());
-    full.rows_mut(0, dirs.nv).copy_from(&dq);
-    full.rows_mut(dirs.nv, dirs.nv).copy_from(&dv);
-    let next = State {
-        t: nominal.state.t + sim.settings.dt,
-        q: nominal.q_next.clone(),
-        v: nominal.v.clone(),
+    let block = |start: usize, columns: usize| {
+        let mut out = DMatrix::zeros(2 * nv, columns);
+        out.rows_mut(0, nv).copy_from(&dq.columns(start, columns));
+        out.rows_mut(nv, nv).copy_from(&dv.columns(start, columns));
+        out
     };
-    let names = params.iter().map(|p| p.name(sim)).collect();
-    Ok(StepJacobians::from_full(
-        full, dirs.nv, dirs.nu, names, next,
-    ))
+    Ok(StepJacobians {
+        state: block(0, 2 * nv),
+        control: block(2 * nv, dirs.nu),
+        parameters: block(n_state, dirs.np),
+        parameter_names: params.iter().map(|p| p.name(sim)).collect(),
+        next: State {
+            t: nominal.state.t + sim.settings.dt,
+            q: nominal.q_next.clone(),
+            v: nominal.v.clone(),
+        },
+    })
 }
 
 /// Jacobians of the step from `state` with actuation `u` (nu) with respect to the state (in

@@ -1,15 +1,18 @@
 //! A step re-assembled in a dual scalar `T`, with directions θ seeded: the state in the tangent
 //! space, the actuation, and named parameters. The contacts are those of the f64 step (one
-//! geometric query), their feature pairs re-evaluated in `T`. The IFT path uses it for named
+//! geometric query), their feature pairs re-evaluated in `T`; a pressure-field polygon is
+//! clipped again from its element pair, the topology chosen on real parts. The IFT path uses it for named
 //! parameters; for the state and controls it is the reference of the analytic columns
 //! ([`crate::derivatives::analytic`]).
 #![allow(non_snake_case)]
 
 use nalgebra::DVector;
 
+use crate::contact::ContactFeature;
 use crate::derivatives::parameters::{lift_scene, LiftedScene, Parameter};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
+use crate::hydroelastic::{element_polygon, Placed};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::step::{
@@ -106,24 +109,49 @@ pub fn lifted_step<T: Scalar>(
             .iter()
             .map(|c| {
                 let (a, b) = (c.geometry_a, c.geometry_b);
-                let d = feature_distance(
-                    &geometries[a].shape,
-                    &scene.sizes[a],
-                    &X_WG[a],
-                    &geometries[b].shape,
-                    &scene.sizes[b],
-                    &X_WG[b],
-                    &c.feature,
-                )?;
-                Ok(ContactWitness {
-                    geometry_a: a,
-                    geometry_b: b,
-                    phi: d.phi,
-                    nhat_W: d.nhat_W,
-                    p_WPa: d.p_WPa,
-                    p_WPb: d.p_WPb,
-                    feature: c.feature,
-                })
+                match &c.feature {
+                    ContactFeature::Point(feature) => {
+                        let d = feature_distance(
+                            &geometries[a].shape,
+                            &scene.sizes[a],
+                            &X_WG[a],
+                            &geometries[b].shape,
+                            &scene.sizes[b],
+                            &X_WG[b],
+                            feature,
+                        )?;
+                        Ok(ContactWitness {
+                            geometry_a: a,
+                            geometry_b: b,
+                            phi: d.phi,
+                            nhat_W: d.nhat_W,
+                            p_WPa: d.p_WPa,
+                            p_WPb: d.p_WPb,
+                            stiffness: None,
+                            feature: c.feature.clone(),
+                        })
+                    }
+                    ContactFeature::Polygon(found) => {
+                        let side = |i: usize| {
+                            sim.collision().hydro(i).map(|geometry| Placed {
+                                geometry,
+                                X_WG: X_WG[i],
+                                modulus: scene.moduli[i],
+                            })
+                        };
+                        let polygon = side(a)
+                            .zip(side(b))
+                            .and_then(|(pa, pb)| element_polygon(&pa, &pb, found.elements))
+                            .ok_or_else(|| {
+                                Error::invalid(
+                                    "hydroelastic polygon",
+                                    format!("{:?}", found.elements),
+                                    "the polygon of the nominal step is empty in the lifted step",
+                                )
+                            })?;
+                        Ok(ContactWitness::polygon(a, b, &polygon, found.clone()))
+                    }
+                }
             })
             .collect()
     })?;

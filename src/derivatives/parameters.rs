@@ -4,14 +4,16 @@
 //! Names: `friction`, `stiffness`, `dissipation`, `relaxation_time`, `stiction_tolerance` for the
 //! scene's default pair parameters, or `NAME@GEOMETRY` for a geometry's own; `mass@BODY`;
 //! `inertia.x@BODY` (`.y`, `.z`: principal moments about the centre of mass); `radius@GEOMETRY`,
-//! `half_length@GEOMETRY`, `half_extent.x@GEOMETRY` (`.y`, `.z`) for geometry sizes.
+//! `half_length@GEOMETRY`, `half_extent.x@GEOMETRY` (`.y`, `.z`) for geometry sizes;
+//! `modulus@GEOMETRY` for the hydroelastic modulus `E` of a compliant geometry.
 
 use crate::contact::ContactParams;
 use crate::error::{Error, Result};
 use crate::geometry::distance::ShapeSize;
 use crate::geometry::{Geometry, Shape};
+use crate::hydroelastic::Hydroelastic;
 use crate::multibody::MultibodyModel;
-use crate::scalar::Scalar;
+use crate::scalar::{lit, Scalar};
 use crate::step::{PairParameters, Simulator};
 
 /// A contact parameter of [`ContactParams`].
@@ -82,6 +84,11 @@ pub enum Parameter {
         /// Axis.
         axis: usize,
     },
+    /// The hydroelastic modulus `E` (Pa) of a compliant geometry.
+    Modulus {
+        /// Geometry index.
+        geometry: usize,
+    },
     /// A geometry size.
     Size {
         /// Geometry index.
@@ -136,6 +143,19 @@ impl Parameter {
         let target = target.ok_or_else(|| {
             bad("expected NAME@BODY or NAME@GEOMETRY (e.g. mass@box, radius@ball)")
         })?;
+        if head == "modulus" {
+            let g = geometry(target)?;
+            if sim.geometries()[g]
+                .hydroelastic
+                .and_then(|h| h.modulus())
+                .is_none()
+            {
+                return Err(bad(
+                    "this geometry is not compliant (no hydroelastic modulus)",
+                ));
+            }
+            return Ok(Parameter::Modulus { geometry: g });
+        }
         let body = || {
             sim.model
                 .body_index(target)
@@ -149,6 +169,11 @@ impl Parameter {
             }),
             _ => {
                 let g = geometry(target)?;
+                if sim.geometries()[g].hydroelastic.is_some() {
+                    return Err(bad(
+                        "a hydroelastic geometry's meshes are fixed: its sizes are not parameters",
+                    ));
+                }
                 let size = match (head.split_once('.'), &sim.geometries()[g].shape) {
                     (None, Shape::Sphere { .. } | Shape::Capsule { .. } | Shape::Cylinder { .. }) if head == "radius" => SizeField::Radius,
                     (None, Shape::Capsule { .. } | Shape::Cylinder { .. }) if head == "half_length" => SizeField::HalfLength,
@@ -181,6 +206,7 @@ impl Parameter {
                 }
             }
             Parameter::Mass { body } => format!("mass@{}", b(body)),
+            Parameter::Modulus { geometry } => format!("modulus@{}", g(geometry)),
             Parameter::Inertia { body, axis } => format!("inertia.{}@{}", AXES[axis], b(body)),
             Parameter::Size { geometry, size } => match size {
                 SizeField::Radius => format!("radius@{}", g(geometry)),
@@ -218,6 +244,14 @@ impl Parameter {
                 sim.replace_geometry(g, geometry)?;
             }
             Parameter::Mass { body } => sim.model.bodies[body].inertia.mass = value,
+            Parameter::Modulus { geometry: g } => {
+                let mut geometry: Geometry = sim.geometries()[g].clone();
+                match geometry.hydroelastic.as_mut() {
+                    Some(Hydroelastic::Compliant { modulus, .. }) => *modulus = value,
+                    _ => return Err(Error::invalid("parameter", g, "geometry is not compliant")),
+                }
+                sim.replace_geometry(g, geometry)?;
+            }
             Parameter::Inertia { body, axis } => {
                 sim.model.bodies[body].inertia.inertia_com[(axis, axis)] = value
             }
@@ -267,6 +301,7 @@ impl Parameter {
                     .expect("invariant: parse checked own parameters"),
             ),
             Parameter::Mass { body } => &mut scene.model.bodies[body].inertia.mass,
+            Parameter::Modulus { geometry } => &mut scene.moduli[geometry],
             Parameter::Inertia { body, axis } => {
                 &mut scene.model.bodies[body].inertia.inertia_com[(axis, axis)]
             }
@@ -297,6 +332,8 @@ pub struct LiftedScene<T: Scalar> {
     pub pairs: PairParameters<T>,
     /// Geometry sizes, one per geometry.
     pub sizes: Vec<ShapeSize<T>>,
+    /// Hydroelastic modulus `E` (Pa) of each geometry, 0 when not compliant.
+    pub moduli: Vec<T>,
 }
 
 /// Lifts the scene of `sim` into `T`, with `params[k]` replaced by `values[k]` (a dual number
@@ -317,6 +354,11 @@ pub fn lift_scene<T: Scalar>(
                 .collect(),
         },
         sizes: sim.geometries().iter().map(|g| g.shape.size()).collect(),
+        moduli: sim
+            .geometries()
+            .iter()
+            .map(|g| lit(g.hydroelastic.and_then(|h| h.modulus()).unwrap_or(0.0)))
+            .collect(),
     };
     for (p, v) in params.iter().zip(values) {
         *p.slot(&mut scene) = *v;

@@ -16,6 +16,8 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::geometry::distance::{classify, ConvexTopology, CorePoint, FeatureKind, LocalShape};
 use crate::geometry::shape::{Geometry, Shape};
+use crate::hydroelastic::surface::is_hydroelastic_pair;
+use crate::hydroelastic::HydroGeometry;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
 
@@ -94,6 +96,15 @@ pub(crate) fn to_parry_shape(shape: &Shape) -> Option<(SharedShape, Matrix3<f64>
             y_to_z(),
         ),
         Shape::HalfSpace => (SharedShape::new(HalfSpace::new(PVec::Z)), id),
+        Shape::Ellipsoid { semi_axes } => {
+            let mesh =
+                crate::hydroelastic::mesh::surface_mesh(shape, 0.25 * semi_axes.min()).ok()?;
+            let pts: Vec<PVec> = mesh.vertices.iter().map(v).collect();
+            (
+                SharedShape::new(ConvexPolyhedron::from_convex_hull(&pts)?),
+                id,
+            )
+        }
         Shape::ConvexMesh { vertices } => {
             let pts: Vec<PVec> = vertices.iter().map(v).collect();
             (
@@ -135,6 +146,8 @@ pub struct CollisionScene {
     shapes: Vec<(SharedShape, Matrix3<f64>)>,
     /// Hull topology of each convex mesh (`None` for other shapes).
     hulls: Vec<Option<ConvexTopology>>,
+    /// Hydroelastic representation of each geometry with hydroelastic properties.
+    hydro: Vec<Option<HydroGeometry>>,
 }
 
 impl std::fmt::Debug for CollisionScene {
@@ -165,10 +178,27 @@ impl CollisionScene {
             );
         }
         let hulls = shapes.iter().map(|(s, _)| hull_topology(s)).collect();
+        let hydro = geometries
+            .iter()
+            .map(|g| {
+                g.hydroelastic
+                    .as_ref()
+                    .map(|h| HydroGeometry::new(&g.shape, h))
+                    .transpose()
+                    .map_err(|e| {
+                        Error::invalid(
+                            &format!("geometry `{}` hydroelastic", g.name),
+                            g.shape.kind(),
+                            &e.to_string(),
+                        )
+                    })
+            })
+            .collect::<Result<_>>()?;
         Ok(CollisionScene {
             geometries,
             shapes,
             hulls,
+            hydro,
         })
     }
 
@@ -176,18 +206,39 @@ impl CollisionScene {
     pub fn geometries(&self) -> &[Geometry] {
         &self.geometries
     }
+
+    /// The hydroelastic representation of geometry `i`, if it has hydroelastic properties.
+    pub fn hydro(&self, i: usize) -> Option<&HydroGeometry> {
+        self.hydro[i].as_ref()
+    }
+
+    /// Whether geometries `i` and `j` are a pressure-field pair
+    /// ([`is_hydroelastic_pair`]); all other pairs use point contact.
+    pub fn is_hydroelastic_pair(&self, i: usize, j: usize) -> bool {
+        is_hydroelastic_pair(self.hydro(i), self.hydro(j))
+    }
+}
+
+/// The order `(A, B)` of a pair of geometries `i < j`: A is the world / prescribed geometry
+/// when there is one, otherwise the lower index.
+pub fn pair_order(geometries: &[Geometry], i: usize, j: usize) -> (usize, usize) {
+    if matches!(geometries[j].body, BodyId::Body(_)) {
+        (i, j)
+    } else {
+        (j, i)
+    }
 }
 
 /// Whether geometries on these two bodies can touch: not the same body, and at least one of
 /// them a body of the tree.
-fn can_collide(a: BodyId, b: BodyId) -> bool {
+pub fn can_collide(a: BodyId, b: BodyId) -> bool {
     a != b && (matches!(a, BodyId::Body(_)) || matches!(b, BodyId::Body(_)))
 }
 
 /// Finds every contact point between geometries closer than `margin` (m), given each
-/// geometry's world pose `X_WG` (one per geometry). Pairs are ordered so that A is the
-/// world / prescribed geometry when there is one, otherwise the lower index; the normal
-/// points from A to B.
+/// geometry's world pose `X_WG` (one per geometry), except for pressure-field pairs
+/// ([`crate::hydroelastic::query`]). Pairs are ordered by [`pair_order`]; the normal points
+/// from A to B.
 ///
 /// # Errors
 /// [`Error::UnsupportedPair`] if parry has no narrow phase for a pair.
@@ -213,6 +264,7 @@ pub fn find_contacts(
         .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
         .filter(|&(i, j)| {
             can_collide(scene.geometries[i].body, scene.geometries[j].body)
+                && !scene.is_hydroelastic_pair(i, j)
                 && aabbs[i].intersects(&aabbs[j])
         })
         .collect();
@@ -246,12 +298,7 @@ fn narrow_phase(
     j: usize,
     margin: f64,
 ) -> Result<Vec<GeometricContact>> {
-    let gj = &scene.geometries[j];
-    let (a, b) = if matches!(gj.body, BodyId::Body(_)) {
-        (i, j)
-    } else {
-        (j, i)
-    };
+    let (a, b) = pair_order(&scene.geometries, i, j);
     let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
     let mut workspace: Option<ContactManifoldsWorkspace> = None;
     let pos12 = poses[a].inv_mul(&poses[b]);
@@ -319,6 +366,7 @@ mod tests {
             X_BG: Pose::identity(),
             shape,
             contact: None,
+            hydroelastic: None,
         }
     }
 

@@ -9,6 +9,7 @@ use nalgebra::{Matrix3, Vector3};
 use crate::contact::ContactParams;
 use crate::error::{Error, Result};
 use crate::geometry::distance::ShapeSize;
+use crate::hydroelastic::Hydroelastic;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
 use crate::scalar::{lit, Scalar};
@@ -42,6 +43,13 @@ pub enum Shape {
     },
     /// The half-space `z ≤ 0` of the geometry frame.
     HalfSpace,
+    /// Ellipsoid `Σ (x_i / a_i)² ≤ 1` with `semi_axes` `a` (m) along the frame axes. Point
+    /// contact sees the convex hull of its surface mesh at edges of a quarter of the smallest
+    /// semi-axis; pressure-field contact meshes it at the resolution hint.
+    Ellipsoid {
+        /// Semi-axes (m).
+        semi_axes: Vector3<f64>,
+    },
     /// Convex hull of `vertices` (m, geometry frame).
     ConvexMesh {
         /// Vertices of the hull.
@@ -58,13 +66,15 @@ impl Shape {
             Shape::Capsule { .. } => "capsule",
             Shape::Cylinder { .. } => "cylinder",
             Shape::HalfSpace => "half-space",
+            Shape::Ellipsoid { .. } => "ellipsoid",
             Shape::ConvexMesh { .. } => "convex-mesh",
         }
     }
 
     /// The size parameters in `T` (m), each lifted with [`lit`] (no derivative part): seed
     /// the derivative parts of the result to differentiate with respect to sizes. A convex
-    /// mesh and a half-space have none ([`ShapeSize::ConvexMesh`], [`ShapeSize::HalfSpace`]).
+    /// mesh, an ellipsoid and a half-space have none ([`ShapeSize::ConvexMesh`],
+    /// [`ShapeSize::HalfSpace`]): their point-contact geometry is a fixed hull.
     pub fn size<T: Scalar>(&self) -> ShapeSize<T> {
         match self {
             Shape::Sphere { radius } => ShapeSize::Sphere {
@@ -88,7 +98,7 @@ impl Shape {
                 half_length: lit(*half_length),
             },
             Shape::HalfSpace => ShapeSize::HalfSpace,
-            Shape::ConvexMesh { .. } => ShapeSize::ConvexMesh,
+            Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. } => ShapeSize::ConvexMesh,
         }
     }
 
@@ -121,6 +131,9 @@ impl Shape {
                 positive("length", *half_length)
             }
             Shape::HalfSpace => Ok(()),
+            Shape::Ellipsoid { semi_axes } => {
+                semi_axes.iter().try_for_each(|&a| positive("size", a))
+            }
             Shape::ConvexMesh { vertices } => {
                 if vertices.len() < 4 || vertices.iter().any(|v| !v.iter().all(|x| x.is_finite())) {
                     return Err(Error::invalid(
@@ -181,6 +194,14 @@ impl Shape {
                     + ms * (0.4 * r * r + h * h + 0.75 * h * r);
                 d(trans, trans, axial)
             }
+            Shape::Ellipsoid { semi_axes: a } => {
+                let (x, y, z) = (a.x * a.x, a.y * a.y, a.z * a.z);
+                d(
+                    0.2 * mass * (y + z),
+                    0.2 * mass * (x + z),
+                    0.2 * mass * (x + y),
+                )
+            }
             Shape::HalfSpace | Shape::ConvexMesh { .. } => None,
         }
     }
@@ -201,6 +222,10 @@ pub struct Geometry {
     /// have parameters combines them ([`ContactParams::combine`]); where one has, it uses
     /// those; where neither has, the scene's default ([`crate::step::StepSettings::contact`]).
     pub contact: Option<ContactParams<f64>>,
+    /// Hydroelastic properties, if any: a pair of geometries that both have them, at least one
+    /// compliant, uses pressure-field contact ([`crate::hydroelastic`]); other pairs use point
+    /// contact.
+    pub hydroelastic: Option<Hydroelastic>,
 }
 
 #[cfg(test)]

@@ -40,12 +40,12 @@
 //! `tests/state_derivatives.rs`.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3, Vector6};
 
-use crate::math::{skew, Pose};
+use crate::math::Pose;
 use crate::multibody::joint::JointKind;
 use crate::multibody::kinematics::MultibodyData;
-use crate::multibody::model::MultibodyModel;
+use crate::multibody::model::{Joint, MultibodyModel};
 
 /// Angular part of a spatial vector.
 fn ang(x: &Vector6<f64>) -> Vector3<f64> {
@@ -90,19 +90,49 @@ fn has_bias(kind: &JointKind) -> bool {
     matches!(kind, JointKind::Free | JointKind::Planar)
 }
 
+/// Velocity indices of `joint`.
+fn indices(joint: &Joint<f64>) -> std::ops::Range<usize> {
+    joint.v_start..joint.v_start + joint.kind.nv()
+}
+
+/// A body's spatial inertia in world axes about the origin of a [`WorldKinematics`], kept as
+/// mass, centre of mass and rotational inertia: the 6×6 matrix of RBDA eq. 2.63,
+/// `[[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m 1]]`, is applied without being formed, and moving the
+/// origin only moves `c`.
+#[derive(Clone, Copy, Debug)]
+pub struct WorldInertia {
+    /// Mass (kg).
+    pub mass: f64,
+    /// Centre of mass relative to the origin (m, world axes).
+    pub c: Vector3<f64>,
+    /// Rotational inertia about the centre of mass, world axes (kg·m²).
+    pub I_c: Matrix3<f64>,
+}
+
+impl WorldInertia {
+    /// `ᵒI x` for `x = (ω, v)`: eq. 2.63 multiplied out, linear part `l = m (v + ω × c)`,
+    /// angular part `I_c ω + c × l`.
+    pub fn apply(&self, x: &Vector6<f64>) -> Vector6<f64> {
+        let w = ang(x);
+        let l = (lin(x) + w.cross(&self.c)) * self.mass;
+        spatial(self.I_c * w + self.c.cross(&l), l)
+    }
+}
+
 /// World-frame kinematics at one configuration: the inputs of eqs. (1)-(2).
 #[derive(Clone, Debug)]
 pub struct WorldKinematics {
-    /// World-frame motion subspace columns `ᵒS_j` of each joint.
-    pub S: Vec<Vec<Vector6<f64>>>,
+    /// World-frame motion subspace columns, one per velocity index: `ᵒS_j[n]` of joint j's
+    /// coordinate n at `v_start_j + n`.
+    pub S: Vec<Vector6<f64>>,
     /// Body origins `p_WB` (m).
     pub p: Vec<Vector3<f64>>,
-    /// World-frame spatial inertias `ᵒI_i` (about the world origin).
-    pub I: Vec<Matrix6<f64>>,
-    /// `subtree[j][i]`: body i is in the subtree of body j (j is i or an ancestor of i).
-    pub subtree: Vec<Vec<bool>>,
+    /// World-frame spatial inertias `ᵒI_i` (about the origin).
+    pub I: Vec<WorldInertia>,
     /// `(joint, column)` of each velocity index.
     pub coordinate: Vec<(usize, usize)>,
+    /// `subtree[j · n_b + i]`: body i is in the subtree of body j (j is i or an ancestor of i).
+    subtree: Vec<bool>,
 }
 
 impl WorldKinematics {
@@ -133,82 +163,69 @@ impl WorldKinematics {
         S_B: &[Vec<Vector6<f64>>],
     ) -> Self {
         let nb = model.bodies.len();
-        let mut S = Vec::with_capacity(nb);
+        let mut S = vec![Vector6::zeros(); model.nv()];
         let mut I = Vec::with_capacity(nb);
         let mut p = Vec::with_capacity(nb);
         let mut coordinate = vec![(0, 0); model.nv()];
         for (i, joint) in model.joints.iter().enumerate() {
             let X = &X_WB[i];
-            S.push(
-                S_B[i]
-                    .iter()
-                    .map(|s| {
-                        let w = X.R * ang(s);
-                        spatial(w, X.R * lin(s) + X.p.cross(&w))
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let Xm = X.motion_to_child();
-            I.push(Xm.transpose() * model.bodies[i].inertia.matrix() * Xm);
-            p.push(X.p);
-            for n in 0..joint.kind.nv() {
+            for (n, s) in S_B[i].iter().enumerate() {
+                let w = X.R * ang(s);
+                S[joint.v_start + n] = spatial(w, X.R * lin(s) + X.p.cross(&w));
                 coordinate[joint.v_start + n] = (i, n);
             }
+            let body = &model.bodies[i].inertia;
+            I.push(WorldInertia {
+                mass: body.mass,
+                c: X.p + X.R * body.com,
+                I_c: X.R * body.inertia_com * X.R.transpose(),
+            });
+            p.push(X.p);
         }
-        let subtree = (0..nb)
-            .map(|j| {
-                let mut inside = vec![false; nb];
-                inside[j] = true;
-                for i in j + 1..nb {
-                    inside[i] = model.joints[i].parent.is_some_and(|p| inside[p]);
-                }
-                inside
-            })
-            .collect();
+        let mut subtree = vec![false; nb * nb];
+        for j in 0..nb {
+            subtree[j * nb + j] = true;
+            for i in j + 1..nb {
+                subtree[j * nb + i] = model.joints[i].parent.is_some_and(|p| subtree[j * nb + p]);
+            }
+        }
         WorldKinematics {
             S,
             p,
             I,
-            subtree,
             coordinate,
+            subtree,
         }
     }
 
-    /// The same kinematics about the origin `o` (world axes): motion vectors `(ω, v + ω × o)`,
-    /// positions `p − o`, inertias `M⁻ᵀ ᵒI M⁻¹` with `M⁻¹ = [[1, 0], [ô, 1]]`. Derivatives of
-    /// generalized quantities do not depend on the origin, but their round-off grows with the
-    /// lever arms `|p − o|` of the terms that cancel in them: contact terms are computed about
-    /// the contact point.
-    pub fn about(&self, o: &Vector3<f64>) -> Self {
-        let mut out = self.kinematics_about(o);
-        let mut Minv = Matrix6::identity();
-        Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
-        out.I = self.I.iter().map(|I| Minv.transpose() * I * Minv).collect();
-        out
+    /// Whether body i is in the subtree of body j.
+    pub fn in_subtree(&self, j: usize, i: usize) -> bool {
+        self.subtree[j * self.p.len() + i]
     }
 
-    /// [`WorldKinematics::about`] without the inertias (left empty): for kinematic uses only.
-    pub fn kinematics_about(&self, o: &Vector3<f64>) -> Self {
+    /// The same kinematics about the origin `o` (world axes): motion vectors `(ω, v + ω × o)`,
+    /// positions `p − o`, centres of mass `c − o` (the inertias `M⁻ᵀ ᵒI M⁻¹` with
+    /// `M⁻¹ = [[1, 0], [ô, 1]]`). Derivatives of generalized quantities do not depend on the
+    /// origin, but their round-off grows with the lever arms `|p − o|` of the terms that
+    /// cancel in them: contact terms are computed about the contact point.
+    pub fn about(&self, o: &Vector3<f64>) -> Self {
         let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
-        let mut Minv = Matrix6::identity();
-        Minv.fixed_view_mut::<3, 3>(3, 0).copy_from(&skew(o));
         WorldKinematics {
-            S: self
-                .S
-                .iter()
-                .map(|S| S.iter().map(shift).collect())
-                .collect(),
+            S: self.S.iter().map(shift).collect(),
             p: self.p.iter().map(|p| p - o).collect(),
-            I: self.I.iter().map(|I| Minv.transpose() * I * Minv).collect(),
-            subtree: self.subtree.clone(),
+            I: self
+                .I
+                .iter()
+                .map(|I| WorldInertia { c: I.c - o, ..*I })
+                .collect(),
             coordinate: self.coordinate.clone(),
+            subtree: self.subtree.clone(),
         }
     }
 
     /// The world twist `ξ_k = ᵒS_j[n]` of velocity (or tangent) direction `k`.
     pub fn twist(&self, k: usize) -> Vector6<f64> {
-        let (j, n) = self.coordinate[k];
-        self.S[j][n]
+        self.S[k]
     }
 
     /// Joint twists `ᵒS_i x_i` of every joint for generalized velocities `x` (nv).
@@ -216,12 +233,7 @@ impl WorldKinematics {
         model
             .joints
             .iter()
-            .zip(&self.S)
-            .map(|(joint, S)| {
-                S.iter().enumerate().fold(Vector6::zeros(), |acc, (m, s)| {
-                    acc + s * x[joint.v_start + m]
-                })
-            })
+            .map(|joint| indices(joint).fold(Vector6::zeros(), |acc, l| acc + self.S[l] * x[l]))
             .collect()
     }
 
@@ -239,29 +251,26 @@ impl WorldKinematics {
         V
     }
 
-    /// Eq. (2): the variation of column `m` of joint j's own subspace along its direction `n`.
-    fn own_variation(&self, kind: &JointKind, j: usize, n: usize, m: usize) -> Vector6<f64> {
-        if translational(kind, n) {
-            spatial(
-                Vector3::zeros(),
-                lin(&self.S[j][n]).cross(&ang(&self.S[j][m])),
-            )
+    /// Eq. (2): the variation of column `l` of a joint's own subspace along its own tangent
+    /// direction `k`.
+    fn own_variation(&self, kind: &JointKind, k: usize, l: usize) -> Vector6<f64> {
+        if translational(kind, self.coordinate[k].1) {
+            spatial(Vector3::zeros(), lin(&self.S[k]).cross(&ang(&self.S[l])))
         } else {
             Vector6::zeros()
         }
     }
 
-    /// Variation of joint j's own twist `ᵒS_j x_j` (joint twist `u_j`) along its tangent
-    /// direction `n`, eq. (2).
+    /// Variation of a joint's own twist `ᵒS_j x_j` (joint twist `u_j`) along its own tangent
+    /// direction `k`, eq. (2).
     pub fn own_twist_variation(
         &self,
         kind: &JointKind,
-        j: usize,
-        n: usize,
+        k: usize,
         u_j: &Vector6<f64>,
     ) -> Vector6<f64> {
-        if translational(kind, n) {
-            spatial(Vector3::zeros(), lin(&self.S[j][n]).cross(&ang(u_j)))
+        if translational(kind, self.coordinate[k].1) {
+            spatial(Vector3::zeros(), lin(&self.S[k]).cross(&ang(u_j)))
         } else {
             Vector6::zeros()
         }
@@ -278,12 +287,12 @@ impl WorldKinematics {
         V: &[Vector6<f64>],
         u: &[Vector6<f64>],
     ) -> Vector6<f64> {
-        let (j, n) = self.coordinate[k];
-        if !self.subtree[j][i] {
+        let j = self.coordinate[k].0;
+        if !self.in_subtree(j, i) {
             return Vector6::zeros();
         }
-        motion_cross(&self.S[j][n], &(V[i] - V[j]))
-            + self.own_twist_variation(&model.joints[j].kind, j, n, &u[j])
+        motion_cross(&self.S[k], &(V[i] - V[j]))
+            + self.own_twist_variation(&model.joints[j].kind, k, &u[j])
     }
 
     /// Variation of column `l` of body i's world Jacobian (`ᵒS` of an ancestor joint) along
@@ -294,12 +303,11 @@ impl WorldKinematics {
         l: usize,
         k: usize,
     ) -> Vector6<f64> {
-        let (jl, m) = self.coordinate[l];
-        let (j, n) = self.coordinate[k];
+        let (jl, j) = (self.coordinate[l].0, self.coordinate[k].0);
         if j == jl {
-            self.own_variation(&model.joints[j].kind, j, n, m)
-        } else if self.subtree[j][jl] {
-            motion_cross(&self.S[j][n], &self.S[jl][m])
+            self.own_variation(&model.joints[j].kind, k, l)
+        } else if self.in_subtree(j, jl) {
+            motion_cross(&self.S[k], &self.S[l])
         } else {
             Vector6::zeros()
         }
@@ -312,7 +320,7 @@ impl WorldKinematics {
         let mut body = Some(i);
         while let Some(b) = body {
             let joint = &model.joints[b];
-            out.extend(joint.v_start..joint.v_start + joint.kind.nv());
+            out.extend(indices(joint));
             body = joint.parent;
         }
         out
@@ -338,6 +346,7 @@ pub fn inverse_dynamics_derivatives(
     let nv = model.nv();
     let mut dq = DMatrix::zeros(nv, nv);
     let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
+    let mut buffers = Buffers::new(model);
     for (r, joint) in model.joints.iter().enumerate() {
         if joint.parent.is_none() {
             let o = world.p[r];
@@ -347,7 +356,7 @@ pub fn inverse_dynamics_derivatives(
                 world: &world.about(&o),
                 root: r,
             };
-            tree.derivatives(v, a, &a_o, &mut dq, dv.as_mut());
+            tree.derivatives(v, a, &a_o, &mut buffers, &mut dq, dv.as_mut());
         }
     }
     (dq, dv)
@@ -367,15 +376,12 @@ impl Tree<'_> {
         v: &DVector<f64>,
         a: &DVector<f64>,
         a_root: &Vector6<f64>,
+        buffers: &mut Buffers,
         dq: &mut DMatrix<f64>,
         dv: Option<&mut DMatrix<f64>>,
     ) {
         let (model, world) = (self.model, self.world);
         let nb = model.bodies.len();
-        let nv = model.nv();
-        let mine: Vec<usize> = (0..nv)
-            .filter(|&k| world.subtree[self.root][world.coordinate[k].0])
-            .collect();
         let u = world.joint_twists(model, v);
         let V = world.body_twists(model, &u);
         let ua = world.joint_twists(model, a);
@@ -393,8 +399,8 @@ impl Tree<'_> {
             A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
             c.push(ci);
         }
-        let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * V[i]).collect();
-        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i] * A[i]).collect();
+        let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i].apply(&V[i])).collect();
+        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i].apply(&A[i])).collect();
         let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
         for i in (0..nb).rev() {
             if let Some(p) = model.joints[i].parent {
@@ -410,24 +416,26 @@ impl Tree<'_> {
             h: &h,
             IA: &IA,
         };
-        let mut buffers = Buffers::new(model);
-        for &k in &mine {
-            position_direction(model, world, &nominal, v, a, k, &mut buffers);
+        let mine = |k: &usize| world.in_subtree(self.root, world.coordinate[*k].0);
+        for k in (0..model.nv()).filter(mine) {
+            position_direction(model, world, &nominal, v, a, k, buffers);
             backward(
                 model,
                 world,
-                &mut buffers,
+                k,
+                buffers,
                 &F,
                 dq.column_mut(k).as_mut_slice(),
             );
         }
         if let Some(dv) = dv {
-            for &k in &mine {
-                velocity_direction(model, world, &nominal, k, &mut buffers);
+            for k in (0..model.nv()).filter(mine) {
+                velocity_direction(model, world, &nominal, k, buffers);
                 backward(
                     model,
                     world,
-                    &mut buffers,
+                    k,
+                    buffers,
                     &F,
                     dv.column_mut(k).as_mut_slice(),
                 );
@@ -446,12 +454,13 @@ struct Nominal<'a> {
     IA: &'a [Vector6<f64>],
 }
 
-/// Per-direction variations, reused across directions.
+/// Per-direction variations, reused across directions and trees.
 struct Buffers {
     dV: Vec<Vector6<f64>>,
     dA: Vec<Vector6<f64>>,
     df: Vec<Vector6<f64>>,
-    dS: Vec<Vec<Vector6<f64>>>,
+    /// Variations of the subspace columns, per velocity index.
+    dS: Vec<Vector6<f64>>,
     dF: Vec<Vector6<f64>>,
     active: Vec<bool>,
 }
@@ -463,18 +472,16 @@ impl Buffers {
             dV: vec![Vector6::zeros(); nb],
             dA: vec![Vector6::zeros(); nb],
             df: vec![Vector6::zeros(); nb],
-            dS: model
-                .joints
-                .iter()
-                .map(|j| vec![Vector6::zeros(); j.kind.nv()])
-                .collect(),
+            dS: vec![Vector6::zeros(); model.nv()],
             dF: vec![Vector6::zeros(); nb],
             active: vec![false; nb],
         }
     }
 }
 
-/// Forward variations of eq. (1) along tangent direction `k` over its joint's subtree.
+/// Forward variations of eq. (1) along tangent direction `k` over its joint's subtree. With
+/// `δ(ᵒI) x = ξ ×* (ᵒI x) − ᵒI (ξ × x)`, the variations of `h = ᵒI V` and `ᵒI A` take one
+/// inertia product each: `δh = ξ ×* h + ᵒI (δV − ξ × V)`, and likewise for `A`.
 fn position_direction(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
@@ -484,25 +491,25 @@ fn position_direction(
     k: usize,
     buf: &mut Buffers,
 ) {
-    let (j, n) = world.coordinate[k];
-    let xi = world.S[j][n];
+    let j = world.coordinate[k].0;
+    let xi = world.S[k];
     for i in 0..model.bodies.len() {
-        buf.active[i] = world.subtree[j][i];
+        buf.active[i] = world.in_subtree(j, i);
         if !buf.active[i] {
             continue;
         }
         let joint = &model.joints[i];
         let mut du = Vector6::zeros();
         let mut dua = Vector6::zeros();
-        for (m, s) in world.S[i].iter().enumerate() {
+        for l in indices(joint) {
             let ds = if i == j {
-                world.own_variation(&joint.kind, j, n, m)
+                world.own_variation(&joint.kind, k, l)
             } else {
-                motion_cross(&xi, s)
+                motion_cross(&xi, &world.S[l])
             };
-            du += ds * v[joint.v_start + m];
-            dua += ds * a[joint.v_start + m];
-            buf.dS[i][m] = ds;
+            du += ds * v[l];
+            dua += ds * a[l];
+            buf.dS[l] = ds;
         }
         let dc = if i == j {
             Vector6::zeros()
@@ -516,9 +523,9 @@ fn position_direction(
         let dV = dVp + du;
         let dA = dAp + dua + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du) + dc;
         let I = &world.I[i];
-        let dh = force_cross(&xi, &nom.h[i]) - I * motion_cross(&xi, &nom.V[i]) + I * dV;
-        buf.df[i] = force_cross(&xi, &nom.IA[i]) - I * motion_cross(&xi, &nom.A[i])
-            + I * dA
+        let dh = force_cross(&xi, &nom.h[i]) + I.apply(&(dV - motion_cross(&xi, &nom.V[i])));
+        buf.df[i] = force_cross(&xi, &nom.IA[i])
+            + I.apply(&(dA - motion_cross(&xi, &nom.A[i])))
             + force_cross(&dV, &nom.h[i])
             + force_cross(&nom.V[i], &dh);
         buf.dV[i] = dV;
@@ -534,16 +541,16 @@ fn velocity_direction(
     k: usize,
     buf: &mut Buffers,
 ) {
-    let (j, n) = world.coordinate[k];
-    let e = world.S[j][n];
+    let j = world.coordinate[k].0;
+    let e = world.S[k];
     for i in 0..model.bodies.len() {
-        buf.active[i] = world.subtree[j][i];
+        buf.active[i] = world.in_subtree(j, i);
         if !buf.active[i] {
             continue;
         }
         let joint = &model.joints[i];
-        for ds in buf.dS[i].iter_mut() {
-            *ds = Vector6::zeros();
+        for l in indices(joint) {
+            buf.dS[l] = Vector6::zeros();
         }
         let du = if i == j { e } else { Vector6::zeros() };
         let dc = if i == j && has_bias(&joint.kind) {
@@ -563,33 +570,40 @@ fn velocity_direction(
         let dV = dVp + du;
         let dA = dAp + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du) + dc;
         let I = &world.I[i];
-        buf.df[i] = I * dA + force_cross(&dV, &nom.h[i]) + force_cross(&nom.V[i], &(I * dV));
+        buf.df[i] =
+            I.apply(&dA) + force_cross(&dV, &nom.h[i]) + force_cross(&nom.V[i], &I.apply(&dV));
         buf.dV[i] = dV;
         buf.dA[i] = dA;
     }
 }
 
-/// Backward sum of eq. (1): `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into `out` (nv).
+/// Backward sum of eq. (1) along direction `k`: `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into `out`
+/// (nv, zero on entry). Only the subtree of k's joint and its ancestors carry variations.
 fn backward(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
+    k: usize,
     buf: &mut Buffers,
     F: &[Vector6<f64>],
     out: &mut [f64],
 ) {
+    let j = world.coordinate[k].0;
     let dF = &mut buf.dF;
     dF.fill(Vector6::zeros());
     for i in (0..model.bodies.len()).rev() {
+        if !(buf.active[i] || world.in_subtree(i, j)) {
+            continue;
+        }
         let joint = &model.joints[i];
         if buf.active[i] {
             dF[i] += buf.df[i];
         }
-        for (m, s) in world.S[i].iter().enumerate() {
-            let mut x = s.dot(&dF[i]);
+        for l in indices(joint) {
+            let mut x = world.S[l].dot(&dF[i]);
             if buf.active[i] {
-                x += buf.dS[i][m].dot(&F[i]);
+                x += buf.dS[l].dot(&F[i]);
             }
-            out[joint.v_start + m] = x;
+            out[l] = x;
         }
         if let Some(p) = joint.parent {
             let d = dF[i];

@@ -157,6 +157,9 @@ impl ConvexInequalities {
                 semi_axes: Vector3::repeat(*radius),
             }),
             Shape::HalfSpace => Ok(ConvexInequalities::Plane),
+            Shape::Ellipsoid { semi_axes } => Ok(ConvexInequalities::Ellipsoid {
+                semi_axes: *semi_axes,
+            }),
             other => Err(Error::UnsupportedPair {
                 a: other.kind().to_string(),
                 b: "the geometrically implicit (ncp) stepper: use box, cylinder, sphere or half-space"

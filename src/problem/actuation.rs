@@ -8,13 +8,16 @@ use crate::problem::schema::{ActuatorSpec, ControlSpec};
 
 impl Builder<'_> {
     /// Declares one actuator per spec on `model` (in order, so `u_j` is `actuator[j]`) and
-    /// returns their laws.
+    /// returns the laws of those that have one, with every actuator's effort limit (N or N·m,
+    /// infinite when unset).
     pub(super) fn actuators(
         &self,
         specs: &[ActuatorSpec],
         model: &mut MultibodyModel<f64>,
-    ) -> Result<Controller> {
+    ) -> Result<(Controller, Vec<f64>)> {
         let mut actuators: Vec<ActuatorControl> = Vec::with_capacity(specs.len());
+        let mut driven: Vec<usize> = Vec::with_capacity(specs.len());
+        let mut effort_limits = Vec::with_capacity(specs.len());
         for (i, spec) in specs.iter().enumerate() {
             let field = format!("actuator[{i}]");
             let body = model.body_index(&spec.body).ok_or_else(|| {
@@ -38,7 +41,7 @@ impl Builder<'_> {
                 ));
             }
             let v_index = joint.v_start + spec.dof;
-            if actuators.iter().any(|a| a.v_index == v_index) {
+            if driven.contains(&v_index) {
                 return Err(self.err(
                     &format!("{field}.dof"),
                     "a joint velocity no other actuator drives",
@@ -47,21 +50,20 @@ impl Builder<'_> {
             }
             // PD laws need the coordinate q_i with q̇_i = v_i, which free joints lack.
             let q_index = match (&spec.control, joint.kind) {
-                (ControlSpec::Pd { .. }, JointKind::Free) => {
+                (Some(ControlSpec::Pd { .. }), JointKind::Free) => {
                     return Err(self.err(
                         &format!("{field}.control"),
                         "an open-loop law for a free joint (PD needs a revolute, prismatic or planar joint)",
                         "a PD law",
                     ))
                 }
-                (ControlSpec::Pd { .. }, _) => Some(joint.q_start + spec.dof),
-                (ControlSpec::OpenLoop { .. }, _) => None,
+                (Some(ControlSpec::Pd { .. }), _) => Some(joint.q_start + spec.dof),
+                _ => None,
             };
             let effort_limit = match spec.effort_limit {
                 None => f64::INFINITY,
                 Some(x) => self.positive(&format!("{field}.effort_limit"), x)?,
             };
-            let law = self.law(&format!("{field}.control"), &spec.control)?;
             let name = spec.name.clone().unwrap_or_else(|| {
                 if nv == 1 {
                     spec.body.clone()
@@ -72,16 +74,20 @@ impl Builder<'_> {
             let actuator = model
                 .add_actuator(v_index)
                 .map_err(|e| self.err(&format!("{field}.dof"), "an actuated velocity", e))?;
-            actuators.push(ActuatorControl {
-                name,
-                actuator,
-                v_index,
-                q_index,
-                effort_limit,
-                law,
-            });
+            driven.push(v_index);
+            effort_limits.push(effort_limit);
+            if let Some(control) = &spec.control {
+                actuators.push(ActuatorControl {
+                    name,
+                    actuator,
+                    v_index,
+                    q_index,
+                    effort_limit,
+                    law: self.law(&format!("{field}.control"), control)?,
+                });
+            }
         }
-        Ok(Controller { actuators })
+        Ok((Controller { actuators }, effort_limits))
     }
 
     /// A validated control law.

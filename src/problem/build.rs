@@ -10,13 +10,14 @@ use crate::contact::{Approximation, ContactParams};
 use crate::control::Controller;
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
+use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
 use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{
-    BodySpec, ContactSpec, GeometrySpec, MotionSpec, NcpSpec, ProblemFile,
+    BodySpec, ContactSpec, GeometrySpec, HydroelasticSpec, MotionSpec, NcpSpec, ProblemFile,
 };
 use crate::report::animate::Projection;
 use crate::solver::SolverParams;
@@ -44,14 +45,20 @@ pub struct Problem {
     pub description: String,
     /// The file it came from.
     pub path: PathBuf,
+    /// The file's text, to locate fields in errors found after loading (e.g. `[optimize]`).
+    pub source: String,
     /// The simulator (model, geometry, step settings).
     pub simulator: Simulator,
-    /// The actuators' control laws (empty without `[[actuator]]`).
+    /// The control laws of the actuators that have one (empty without `[[actuator]]`).
     pub controller: Controller,
+    /// Effort limit of each actuator (N or N·m; infinite when unset), indexed like `u`.
+    pub effort_limits: Vec<f64>,
     /// Initial state at t = 0.
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
+    /// The `[optimize]` table, unresolved (see [`crate::optimize::schema`]).
+    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
     /// Files to write besides the tables.
     pub output: OutputSettings,
     /// The time stepper the file selects (`[simulation] stepper`).
@@ -376,6 +383,21 @@ impl Builder<'_> {
                     half_extents: Vector3::from(s) * 0.5,
                 }
             }
+            "ellipsoid" => {
+                let s = g.size.ok_or_else(|| {
+                    self.err(
+                        &format!("{field}.size"),
+                        "`size = [x, y, z]` (diameters) for shape `ellipsoid`",
+                        "nothing",
+                    )
+                })?;
+                for (i, x) in s.iter().enumerate() {
+                    self.positive(&format!("{field}.size[{i}]"), *x)?;
+                }
+                Shape::Ellipsoid {
+                    semi_axes: Vector3::from(s) * 0.5,
+                }
+            }
             "capsule" => Shape::Capsule {
                 radius: need("radius", g.radius)?,
                 half_length: 0.5 * need("length", g.length)?,
@@ -411,7 +433,7 @@ impl Builder<'_> {
             other => {
                 return Err(self.err(
                     &format!("{field}.shape"),
-                    "one of sphere, box, capsule, cylinder, half-space, convex-mesh",
+                    "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh",
                     format!("`{other}`"),
                 ))
             }
@@ -749,6 +771,10 @@ impl Builder<'_> {
                 None => None,
                 Some(c) => Some(self.contact(&format!("{field}.contact"), &default_contact, c)?),
             };
+            let hydroelastic = match &g.hydroelastic {
+                None => None,
+                Some(h) => Some(self.hydroelastic(&format!("{field}.hydroelastic"), &shape, h)?),
+            };
             geometries.push(Geometry {
                 name: g.name.clone(),
                 body,
@@ -758,6 +784,7 @@ impl Builder<'_> {
                 },
                 shape,
                 contact,
+                hydroelastic,
             });
         }
         let settings = StepSettings {
@@ -767,7 +794,7 @@ impl Builder<'_> {
             solver,
             contact: default_contact,
         };
-        let controller = self.actuators(&file.actuators, &mut model)?;
+        let (controller, effort_limits) = self.actuators(&file.actuators, &mut model)?;
         let output = OutputSettings {
             plot: file.output.plot,
             svg: file.output.svg,
@@ -793,8 +820,10 @@ impl Builder<'_> {
                 .map_or_else(|| "problem".into(), |s| s.to_string_lossy().into_owned()),
             description: file.description,
             path: self.path.to_path_buf(),
+            source: self.text.to_string(),
             simulator,
             controller,
+            effort_limits,
             initial_state: State {
                 t: 0.0,
                 q: DVector::from_vec(q0),
@@ -802,6 +831,7 @@ impl Builder<'_> {
             },
             duration,
             output,
+            optimize: file.optimize,
             stepper,
             ncp,
         };
@@ -815,6 +845,53 @@ impl Builder<'_> {
             })?;
         }
         Ok(problem)
+    }
+
+    fn hydroelastic(
+        &self,
+        field: &str,
+        shape: &Shape,
+        spec: &HydroelasticSpec,
+    ) -> Result<Hydroelastic> {
+        let half_space = *shape == Shape::HalfSpace;
+        let resolution_hint = match (spec.resolution_hint, half_space) {
+            (Some(h), _) => self.positive(&format!("{field}.resolution_hint"), h)?,
+            // A plane or a layer has no mesh; the hint is not used.
+            (None, true) => 1.0,
+            (None, false) => {
+                return Err(self.err(
+                    &format!("{field}.resolution_hint"),
+                    "a mesh edge length (m) for a meshed shape",
+                    "none",
+                ))
+            }
+        };
+        let thickness = match (spec.thickness, half_space && spec.modulus.is_some()) {
+            (Some(h), true) => Some(self.positive(&format!("{field}.thickness"), h)?),
+            (None, false) => None,
+            (None, true) => {
+                return Err(self.err(
+                    &format!("{field}.thickness"),
+                    "the layer thickness (m) of a compliant half-space",
+                    "none",
+                ))
+            }
+            (Some(h), false) => {
+                return Err(self.err(
+                    &format!("{field}.thickness"),
+                    "no thickness: only a compliant half-space (with `modulus`) has a layer",
+                    h,
+                ))
+            }
+        };
+        Ok(match spec.modulus {
+            None => Hydroelastic::Rigid { resolution_hint },
+            Some(e) => Hydroelastic::Compliant {
+                modulus: self.positive(&format!("{field}.modulus"), e)?,
+                resolution_hint,
+                thickness,
+            },
+        })
     }
 
     fn ncp(&self, spec: &NcpSpec, model: &MultibodyModel<f64>, dt: f64) -> Result<NcpSettings> {

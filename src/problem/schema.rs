@@ -26,6 +26,9 @@ pub struct ProblemFile {
     /// Actuators.
     #[serde(default, rename = "actuator")]
     pub actuators: Vec<ActuatorSpec>,
+    /// Trajectory optimization task (`[optimize]`, see [`crate::optimize::schema`]).
+    #[serde(default)]
+    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
     /// What `stiction simulate` writes besides the tables.
     #[serde(default)]
     pub output: OutputSpec,
@@ -212,11 +215,11 @@ pub struct GeometrySpec {
     pub name: String,
     /// Body name (default `world`).
     pub body: Option<String>,
-    /// `sphere`, `box`, `capsule`, `cylinder`, `half-space`, `convex-mesh`.
+    /// `sphere`, `box`, `capsule`, `cylinder`, `ellipsoid`, `half-space`, `convex-mesh`.
     pub shape: String,
     /// Sphere, capsule, cylinder radius (m).
     pub radius: Option<f64>,
-    /// Box side lengths (m).
+    /// Box side lengths, ellipsoid diameters (m).
     pub size: Option<[f64; 3]>,
     /// Capsule core length / cylinder length (m).
     pub length: Option<f64>,
@@ -228,6 +231,21 @@ pub struct GeometrySpec {
     pub rpy_deg: Option<[f64; 3]>,
     /// Contact parameters of this geometry.
     pub contact: Option<ContactSpec>,
+    /// Hydroelastic properties: compliant with `modulus`, rigid without.
+    pub hydroelastic: Option<HydroelasticSpec>,
+}
+
+/// `hydroelastic = { … }` of a geometry: pressure-field contact with other hydroelastic
+/// geometries.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HydroelasticSpec {
+    /// Hydroelastic modulus E (Pa): compliant when given, rigid otherwise.
+    pub modulus: Option<f64>,
+    /// Mesh edge length (m); required except for half-spaces.
+    pub resolution_hint: Option<f64>,
+    /// Layer thickness (m) of a compliant half-space.
+    pub thickness: Option<f64>,
 }
 
 /// `[[actuator]]`: a force or torque on one joint velocity.
@@ -243,8 +261,8 @@ pub struct ActuatorSpec {
     pub dof: usize,
     /// Effort limit (N or N·m), > 0; default none.
     pub effort_limit: Option<f64>,
-    /// The control law.
-    pub control: ControlSpec,
+    /// The control law; none leaves the effort to `stiction optimize` (zero in `simulate`).
+    pub control: Option<ControlSpec>,
 }
 
 /// `control = { type = … }` of an actuator.

@@ -8,7 +8,10 @@
 //!   bodies in their own colours, world and prescribed geometry in grey;
 //! - half-spaces as the shaded region `n·(x − p) ≤ 0` they occupy, when their boundary is not
 //!   parallel to the view plane;
-//! - the contact force on body B of every contact of the step that ends at the frame's time, as a
+//! - the polygons of the pressure-field contact patches of that step, filled with their
+//!   pressure `f_n/A` from yellow (0) to red (the rollout's largest polygon pressure);
+//! - the contact force on body B of every point contact of the step that ends at the frame's
+//!   time, and the total force of every pressure-field patch (at its centroid), as a
 //!   black arrow from the contact point. The 90th percentile of all contact forces of the
 //!   rollout spans 15 % of the view, so resting contacts stay visible next to impacts; arrows
 //!   are capped at 35 % of the view;
@@ -156,6 +159,8 @@ struct Frame {
     half_spaces: Vec<((f64, f64), (f64, f64))>,
     /// Contact forces on B: (point, force in N).
     forces: Vec<((f64, f64), (f64, f64))>,
+    /// Pressure-field polygons: outline and pressure (Pa).
+    patches: Vec<(Vec<Point2>, f64)>,
 }
 
 /// The evenly spaced frames of the rollout.
@@ -181,6 +186,7 @@ fn frames(recording: &Recording, sim: &Simulator, settings: &AnimationSettings) 
                 markers: Vec::new(),
                 half_spaces: Vec::new(),
                 forces: Vec::new(),
+                patches: Vec::new(),
             };
             for (g, X_WG) in sim.geometries().iter().zip(&poses) {
                 let colour = match g.body {
@@ -205,8 +211,18 @@ fn frames(recording: &Recording, sim: &Simulator, settings: &AnimationSettings) 
                 }
             }
             if k > 0 {
-                for c in &recording.reports[k - 1].contacts {
-                    frame.forces.push((project(&c.point), project(&c.force)));
+                let report = &recording.reports[k - 1];
+                for c in &report.contacts {
+                    match &c.polygon {
+                        None => frame.forces.push((project(&c.point), project(&c.force))),
+                        Some(p) => frame.patches.push((
+                            p.vertices.iter().map(project).collect(),
+                            c.normal_force / p.area,
+                        )),
+                    }
+                }
+                for p in &report.patches {
+                    frame.forces.push((project(&p.centroid), project(&p.force)));
                 }
             }
             frame
@@ -257,6 +273,11 @@ fn shape_points(shape: &Shape, X_WG: &Pose<f64>, projection: Projection) -> Vec<
             .map(world)
             .collect(),
         Shape::ConvexMesh { vertices } => vertices.iter().map(|p| world(*p)).collect(),
+        Shape::Ellipsoid { semi_axes } => {
+            crate::hydroelastic::mesh::surface_mesh(shape, 0.1 * semi_axes.max())
+                .map(|m| m.vertices.into_iter().map(world).collect())
+                .unwrap_or_default()
+        }
         Shape::HalfSpace => Vec::new(),
     }
 }
@@ -349,6 +370,8 @@ struct Canvas {
     arrow_cap: f64,
     /// The reference force: 90th percentile of the rollout's contact forces (N).
     f_ref: f64,
+    /// The largest polygon pressure of the rollout (Pa), red in the patches.
+    p_max: f64,
     /// Title before the time stamp.
     title: String,
     projection: Projection,
@@ -380,6 +403,10 @@ fn draw_frames(
         },
         arrow_cap: 0.35 * span,
         f_ref,
+        p_max: frames
+            .iter()
+            .flat_map(|f| f.patches.iter().map(|p| p.1))
+            .fold(0.0, f64::max),
         title: format!(
             "{name} ({}, δt = {} s)",
             sim.settings.approximation, sim.settings.dt
@@ -456,6 +483,24 @@ fn draw_frame<DB: DrawingBackend>(
             colour(c).stroke_width(2),
         )))?;
     }
+    for (outline, pressure) in &frame.patches {
+        let s = if canvas.p_max > 0.0 {
+            (pressure / canvas.p_max).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let fill = RGBColor(255, (255.0 * (1.0 - s)) as u8, 0);
+        let mut closed = outline.clone();
+        closed.extend(outline.first());
+        chart.draw_series(std::iter::once(Polygon::new(
+            outline.clone(),
+            fill.filled(),
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            closed,
+            fill.stroke_width(2),
+        )))?;
+    }
     for &(p, f) in &frame.forces {
         let length = canvas.arrow_scale * f.0.hypot(f.1);
         let s = canvas.arrow_scale * (canvas.arrow_cap / length).min(1.0);
@@ -468,9 +513,14 @@ fn draw_frame<DB: DrawingBackend>(
             )?;
         }
     }
+    let patches = if canvas.p_max > 0.0 {
+        format!("; patches yellow (0) to red ({:.3e} Pa)", canvas.p_max)
+    } else {
+        String::new()
+    };
     root.draw(&Text::new(
         format!(
-            "{} view. Arrows: contact forces on the second body of each pair; {:.3} N (90th percentile) = {:.3} m, capped at {:.3} m",
+            "{} view. Arrows: contact forces on the second body of each pair; {:.3} N (90th percentile) = {:.3} m, capped at {:.3} m{patches}",
             canvas.projection,
             canvas.f_ref,
             0.15 * canvas.arrow_cap / 0.35,
@@ -481,13 +531,19 @@ fn draw_frame<DB: DrawingBackend>(
     ))
 }
 
-/// The 90th percentile of the norms of all contact forces of the rollout (N); 0 without
-/// contacts.
+/// The 90th percentile of the norms of all drawn forces of the rollout (point contacts and
+/// patch totals, N); 0 without contacts.
 fn reference_force(recording: &Recording) -> f64 {
     let mut forces: Vec<f64> = recording
         .reports
         .iter()
-        .flat_map(|r| r.contacts.iter().map(|c| c.force.norm()))
+        .flat_map(|r| {
+            r.contacts
+                .iter()
+                .filter(|c| c.polygon.is_none())
+                .map(|c| c.force.norm())
+                .chain(r.patches.iter().map(|p| p.force.norm()))
+        })
         .filter(|f| *f > 0.0)
         .collect();
     if forces.is_empty() {

@@ -22,6 +22,16 @@
 //!   final scaled gradient norm `‖D ∇ℓ‖` and the estimate of the 1-norm condition number of
 //!   the last factored Newton Hessian (empty when Newton took no step; ICF Fig. 14).
 //!
+//! - [`PATCHES`] (`patches.csv`, scenes with pressure-field pairs, [`write_patches`]): one row
+//!   per pressure-field pair in contact per step, [`PATCHES_HEADER`]
+//!   `t,body_a,body_b,area,fx,fy,fz,mx,my,mz,polygons,p_max`: the patch area (m²), the total
+//!   force on B (N), the moment on B about the patch's area centroid (N·m), the number of
+//!   polygons and the largest polygon pressure `f_n/A` (Pa).
+//! - [`PATCH_GEOMETRY`] (`patch_geometry.csv`, with `--patch-geometry`,
+//!   [`write_patch_geometry`]): one row per polygon vertex, [`PATCH_GEOMETRY_HEADER`]
+//!   `t,body_a,body_b,polygon,vertex,x,y,z,pressure`: the polygon's index within its step and
+//!   pair, the vertex index and position (m), and the polygon's pressure `f_n/A` (Pa).
+//!
 //! The geometrically implicit stepper ([`write_ncp_tables`]) writes the same `trajectory.csv`
 //! and a `stats.csv` without `condition` ([`NCP_STATS_HEADER`]; residual: the dimensionless
 //! `‖Φ‖∞`, contacts: the number of pairs), and its
@@ -54,6 +64,14 @@ pub const STATS: &str = "stats.csv";
 pub const CONTACTS_HEADER: &str = "t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,slip,penetration";
 /// Header of [`CONTACTS`] for the geometrically implicit stepper.
 pub const NCP_CONTACTS_HEADER: &str = "t,body_a,body_b,px,py,pz,nx,ny,nz,fn,ft,fo,mr,facets,gap";
+/// File name of the contact-patch table.
+pub const PATCHES: &str = "patches.csv";
+/// Header of [`PATCHES`].
+pub const PATCHES_HEADER: &str = "t,body_a,body_b,area,fx,fy,fz,mx,my,mz,polygons,p_max";
+/// File name of the patch polygon table.
+pub const PATCH_GEOMETRY: &str = "patch_geometry.csv";
+/// Header of [`PATCH_GEOMETRY`].
+pub const PATCH_GEOMETRY_HEADER: &str = "t,body_a,body_b,polygon,vertex,x,y,z,pressure";
 /// Header of [`STATS`].
 pub const STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual,condition";
 /// Header of [`STATS`] for the geometrically implicit stepper.
@@ -137,6 +155,76 @@ pub fn write_contacts(recording: &Recording, sim: &Simulator, dir: &Path) -> Res
                     write!(w, ",{}", Num(x))?;
                 }
                 writeln!(w)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes `dir/patches.csv` (format in the module docs) and returns its path.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_patches(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<PathBuf> {
+    write_file(dir, PATCHES, |w| {
+        writeln!(w, "{PATCHES_HEADER}")?;
+        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+            for p in &report.patches {
+                write!(
+                    w,
+                    "{},{},{},{}",
+                    Num(end.t),
+                    sim.model.name_of(p.body_a),
+                    sim.model.name_of(p.body_b),
+                    Num(p.area)
+                )?;
+                for x in p.force.iter().chain(p.moment.iter()) {
+                    write!(w, ",{}", Num(*x))?;
+                }
+                writeln!(w, ",{},{}", p.polygons, Num(p.max_pressure))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes `dir/patch_geometry.csv` (format in the module docs) and returns its path.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_patch_geometry(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<PathBuf> {
+    write_file(dir, PATCH_GEOMETRY, |w| {
+        writeln!(w, "{PATCH_GEOMETRY_HEADER}")?;
+        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+            let mut index: Vec<((usize, usize), usize)> = Vec::new();
+            for c in &report.contacts {
+                let Some(polygon) = &c.polygon else {
+                    continue;
+                };
+                let k = match index.iter_mut().find(|(g, _)| *g == c.geometries) {
+                    Some((_, n)) => {
+                        *n += 1;
+                        *n
+                    }
+                    None => {
+                        index.push((c.geometries, 0));
+                        0
+                    }
+                };
+                let pressure = c.normal_force / polygon.area;
+                for (i, v) in polygon.vertices.iter().enumerate() {
+                    writeln!(
+                        w,
+                        "{},{},{},{k},{i},{},{},{},{}",
+                        Num(end.t),
+                        sim.model.name_of(c.body_a),
+                        sim.model.name_of(c.body_b),
+                        Num(v.x),
+                        Num(v.y),
+                        Num(v.z),
+                        Num(pressure)
+                    )?;
+                }
             }
         }
         Ok(())
@@ -230,7 +318,7 @@ pub fn write_ncp_tables(
 }
 
 /// Creates `dir/name`, lets `body` fill it through a buffer and flushes it.
-fn write_file(
+pub(crate) fn write_file(
     dir: &Path,
     name: &str,
     body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
@@ -246,7 +334,7 @@ fn write_file(
 }
 
 /// An `f64` printed at full precision (shortest round-trip text), plain or scientific.
-struct Num(f64);
+pub(crate) struct Num(pub(crate) f64);
 
 impl fmt::Display for Num {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -15,12 +15,15 @@
 //! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
 //! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
 //!
-//! Files: `csv.rs` (the three tables), `plot.rs` (the figures), `animate.rs` (the GIF); plotters
-//! is used in `plot.rs` and `animate.rs` only.
+//! Files: `csv.rs` (the three tables), `plot.rs` (the figures), `animate.rs` (the GIF), `fit.rs` (the files
+//! of an identification run: measured vs simulated, iteration history); plotters is used in
+//! `plot.rs`, `animate.rs` and `fit.rs` only.
 #![allow(non_snake_case)]
 
 pub mod animate;
 pub mod csv;
+pub mod fit;
+pub mod optimization;
 pub mod plot;
 
 use nalgebra::{UnitQuaternion, Vector3};

@@ -6,6 +6,7 @@ use crate::contact::{Approximation, ContactParams};
 use crate::control::{ActuatorControl, ControlLaw, Controller};
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
+use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::{BodyId, JointKind, JointSpec, MultibodyModel};
 use crate::scene::Scene;
@@ -29,6 +30,7 @@ pub struct BodyDesc {
     q0: f64,
     v0: f64,
     contact: Option<ContactParams<f64>>,
+    hydroelastic: Option<Hydroelastic>,
     actuator: Option<(ControlLaw, f64)>,
 }
 
@@ -47,6 +49,7 @@ impl BodyDesc {
             q0: 0.0,
             v0: 0.0,
             contact: None,
+            hydroelastic: None,
             actuator: None,
         }
     }
@@ -112,6 +115,13 @@ impl BodyDesc {
         self
     }
 
+    /// Gives the shape hydroelastic properties (pressure-field contact with other
+    /// hydroelastic geometries, [`crate::hydroelastic`]).
+    pub fn hydroelastic(mut self, properties: Hydroelastic) -> Self {
+        self.hydroelastic = Some(properties);
+        self
+    }
+
     /// Drives the joint's first velocity with `law`, clamped to `effort_limit` (N or N·m; use
     /// `f64::INFINITY` for none). PD laws need a revolute or prismatic joint.
     pub fn actuated(mut self, law: ControlLaw, effort_limit: f64) -> Self {
@@ -127,6 +137,7 @@ pub struct SceneBuilder {
     gravity: [f64; 3],
     settings: StepSettings,
     ground: bool,
+    ground_hydroelastic: Option<Hydroelastic>,
     bodies: Vec<BodyDesc>,
 }
 
@@ -136,6 +147,7 @@ impl Default for SceneBuilder {
             gravity: [0.0, 0.0, -9.81],
             settings: StepSettings::default(),
             ground: false,
+            ground_hydroelastic: None,
             bodies: Vec::new(),
         }
     }
@@ -184,6 +196,13 @@ impl SceneBuilder {
         self
     }
 
+    /// Adds the ground with hydroelastic properties: a rigid plane, or a compliant layer.
+    pub fn hydroelastic_ground(mut self, properties: Hydroelastic) -> Self {
+        self.ground = true;
+        self.ground_hydroelastic = Some(properties);
+        self
+    }
+
     /// Adds a body (parents before their children).
     pub fn body(mut self, body: BodyDesc) -> Self {
         self.bodies.push(body);
@@ -206,6 +225,7 @@ impl SceneBuilder {
                 X_BG: Pose::identity(),
                 shape: Shape::HalfSpace,
                 contact: None,
+                hydroelastic: self.ground_hydroelastic,
             });
         }
         let (mut q, mut v) = (Vec::new(), Vec::new());
@@ -262,6 +282,7 @@ impl SceneBuilder {
                 X_BG: Pose::translation(offset),
                 shape: b.shape,
                 contact: b.contact,
+                hydroelastic: b.hydroelastic,
             });
             if let Some((law, effort_limit)) = b.actuator {
                 let pd = matches!(law, ControlLaw::Pd { .. });

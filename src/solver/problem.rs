@@ -85,13 +85,16 @@ impl<T: Scalar> ConvexProblem<T> {
             v_c: Vec::with_capacity(self.nc()),
             gamma: Vec::with_capacity(self.nc()),
         };
+        // In place, one buffer for G_i J_i: no allocation per contact.
+        let mut GJ = Matrix3xX::zeros(self.nv());
         for i in 0..self.nc() {
             let v_c = self.contact_velocity(i, v);
             let e = self.contacts.eval(i, &v_c);
             eval.cost += e.cost;
-            eval.generalized_impulse += self.J[i].transpose() * e.gamma;
-            let GJ = e.G * &self.J[i];
-            eval.hessian += self.J[i].transpose() * GJ;
+            eval.generalized_impulse
+                .gemv_tr(T::one(), &self.J[i], &e.gamma, T::one());
+            GJ.gemm(T::one(), &e.G, &self.J[i], T::zero());
+            eval.hessian.gemm_tr(T::one(), &self.J[i], &GJ, T::one());
             eval.v_c.push(v_c);
             eval.gamma.push(e.gamma);
         }
@@ -106,7 +109,7 @@ impl<T: Scalar> ConvexProblem<T> {
         let mut r = &self.A * (v - &self.v_star);
         for i in 0..self.nc() {
             let gamma = self.contacts.eval(i, &self.contact_velocity(i, v)).gamma;
-            r -= self.J[i].transpose() * gamma;
+            r.gemv_tr(-T::one(), &self.J[i], &gamma, T::one());
         }
         r
     }

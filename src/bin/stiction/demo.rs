@@ -23,6 +23,7 @@ pub fn demo() -> Result<()> {
         png: true,
         svg: false,
         animation: Some(Projection::Xz),
+        patch_geometry: false,
     };
     let written = write_outputs(&recording, &problem, &out, outputs)?;
     summarize(&problem, &recording, wall, &out, &written);

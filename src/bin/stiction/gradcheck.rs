@@ -32,10 +32,18 @@ pub fn gradcheck(args: &GradcheckArgs) -> Result<()> {
     } else {
         "dissipation"
     };
-    let names = args
-        .params
-        .clone()
-        .unwrap_or_else(|| vec!["friction".into(), "stiffness".into(), dissipation.into()]);
+    // Pressure-field pairs take their stiffness from the moduli of their compliant geometries.
+    let moduli: Vec<String> = sim
+        .geometries()
+        .iter()
+        .filter(|g| g.hydroelastic.and_then(|h| h.modulus()).is_some())
+        .map(|g| format!("modulus@{}", g.name))
+        .collect();
+    let names = args.params.clone().unwrap_or_else(|| {
+        let mut names = vec!["friction".into(), "stiffness".into(), dissipation.into()];
+        names.extend(moduli);
+        names
+    });
     let params = names
         .iter()
         .map(|n| Parameter::parse(sim, n))

@@ -6,18 +6,24 @@
 //! stiction simulate falling-sphere --plot --animate
 //! stiction simulate problems/falling-sphere.toml --out out/fs --plot
 //! stiction gradcheck problems/sliding-box.toml --steps 10 --json
+//! stiction optimize problems/push-ball.toml --out out/push-ball
+//! stiction mpc problems/push-ball.toml --out out/push-ball-mpc
+//! stiction identify problems/identify/identify-all.toml --out out/identify-all
 //! stiction sweep problems/clutter.toml --stiffness 1e3:1e12:10 --out out/clutter-sweep
 //! ```
 //!
 //! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
 //!
-//! Files: `simulate.rs` (run and write), `sweep.rs` (stiffness sweeps), `gradcheck.rs`, `list.rs`, `demo.rs`, `progress.rs`
+//! Files: `simulate.rs` (run and write), `sweep.rs` (stiffness sweeps), `gradcheck.rs`,
+//! `optimize.rs` (optimize and mpc), `identify.rs`, `list.rs`, `demo.rs`, `progress.rs`
 //! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
 //! in).
 
 mod demo;
 mod gradcheck;
+mod identify;
 mod list;
+mod optimize;
 mod output;
 mod progress;
 mod shipped;
@@ -32,7 +38,6 @@ use clap::{Args, Parser, Subcommand};
 
 use stiction::contact::Approximation;
 use stiction::problem::Stepper;
-use stiction::report::animate::Projection;
 use stiction::solver::linalg::LinearSolver;
 
 /// Differentiable simulation of multibody systems with frictional contact.
@@ -77,6 +82,29 @@ enum Command {
         Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
         mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
     Gradcheck(GradcheckArgs),
+    /// Optimize a problem file's [optimize] task with contact-implicit iLQR; write the optimal
+    /// trajectory, controls, iteration statistics and figures.
+    #[command(after_help = "Examples:\n  \
+        stiction optimize problems/push-ball.toml --out out/push-ball\n  \
+        stiction optimize hopper --json\n  \
+        stiction optimize box-pivot --animate --projection xz\n\n\
+        Files written: trajectory.csv, controls.csv, states.csv, iterations.csv, contacts.csv, stats.csv, and PNG figures\n\
+        (cost per iteration, states, controls, contact forces, solver); with --animate: animation.gif. Columns are in README.md.")]
+    Optimize(optimize::OptimizeArgs),
+    /// Run a problem file's [optimize] task in closed loop: re-solve iLQR from the simulated
+    /// state at every step (receding horizon, warm started); write the closed-loop trajectory.
+    #[command(
+        after_help = "Example:\n  stiction mpc problems/push-ball.toml --out out/push-ball-mpc"
+    )]
+    Mpc(optimize::MpcArgs),
+    /// Identify contact parameters (μ, k, d, …) from measured trajectories: print the estimates
+    /// with 95 % intervals, write the fit (measured vs simulated) as CSV and PNG.
+    #[command(after_help = "Examples:\n  \
+        stiction identify problems/identify/identify-all.toml --out out/identify-all\n  \
+        stiction identify problems/identify/identify-friction.toml --data run1/trajectory.csv run2/trajectory.csv --out out/mu --json\n\n\
+        Files written: fit-TRAJECTORY.csv and fit-TRAJECTORY.png per data file (measured vs simulated), history.csv.\n\
+        A parameter the data cannot identify (near-singular Gauss-Newton matrix) is reported as such, with no estimate.")]
+    Identify(identify::IdentifyArgs),
     /// Run a problem at several contact stiffnesses in parallel (ICF Sec. X-A, Figs. 17-18):
     /// mean steady penetration over the last --settle seconds, Newton iterations and
     /// condition estimate per stiffness, into sweep.csv and sweep.png.
@@ -107,10 +135,8 @@ pub struct SimulateArgs {
     /// run in parallel (convex stepper only), each into its own folder out/PROBLEM/N.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     files: Vec<PathBuf>,
-    /// Output folder; created if missing, refused if not empty unless --force. Without it,
-    /// a new numbered folder out/PROBLEM/N.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: output::OutArgs,
     /// Contact approximation (model), replacing the problem file's; `--model` is the same
     /// option.
     #[arg(long, visible_alias = "model", value_parser = PossibleValuesParser::new(Approximation::ALL.map(|a| a.name()))
@@ -139,19 +165,15 @@ pub struct SimulateArgs {
     /// Draw the same figures as SVG.
     #[arg(long)]
     svg: bool,
-    /// Write animation.gif: the bodies seen in --projection, contact forces as arrows.
+    #[command(flatten)]
+    animation: output::AnimationArgs,
+    /// Write patch_geometry.csv: every pressure-field contact polygon, vertex by vertex, with
+    /// its pressure.
     #[arg(long)]
-    animate: bool,
-    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
-    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
-        .try_map(|name| name.parse::<Projection>()))]
-    projection: Option<Projection>,
+    patch_geometry: bool,
     /// Print nothing but errors: no progress bar, no summary.
     #[arg(long)]
     quiet: bool,
-    /// Write into a non-empty --out folder, replacing files of the same names.
-    #[arg(long)]
-    force: bool,
 }
 
 /// Options of `stiction sweep`.
@@ -186,13 +208,8 @@ pub struct SweepArgs {
     #[arg(long, value_parser = PossibleValuesParser::new(LinearSolver::ALL.map(|l| l.name()))
         .try_map(|name| name.parse::<LinearSolver>()))]
     linear_solver: Option<LinearSolver>,
-    /// Output folder; created if missing, refused if not empty unless --force. Without it,
-    /// a new numbered folder out/PROBLEM-sweep/N.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Write into a non-empty --out folder.
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    output: output::OutArgs,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -208,7 +225,7 @@ pub struct GradcheckArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     steps: usize,
     /// Named parameters, comma separated (default: friction, stiffness and the dissipation of
-    /// the approximation).
+    /// the approximation, and `modulus@G` for every compliant geometry G).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     params: Option<Vec<String>>,
     /// Contact approximation, replacing the problem file's.
@@ -231,6 +248,9 @@ fn main() -> ExitCode {
         None => demo::demo(),
         Some(Command::Simulate(args)) => simulate::simulate(&args),
         Some(Command::Gradcheck(args)) => gradcheck::gradcheck(&args),
+        Some(Command::Optimize(args)) => optimize::optimize(&args),
+        Some(Command::Mpc(args)) => optimize::mpc(&args),
+        Some(Command::Identify(args)) => identify::identify_command(&args),
         Some(Command::Sweep(args)) => sweep::sweep(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
     };

@@ -2,7 +2,63 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::Args;
+
 use stiction::error::{Error, Result};
+use stiction::problem::Problem;
+use stiction::report::animate::Projection;
+
+/// `--out DIR` and `--force`, for the commands that write a run folder.
+#[derive(Args)]
+pub struct OutArgs {
+    /// Output folder; created if missing, refused if not empty unless --force. Without it, a
+    /// new numbered folder under out/ (out/PROBLEM/N).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write into a non-empty output folder, replacing files of the same names.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl OutArgs {
+    /// The `--out` folder, prepared before any work so that a refusal costs nothing.
+    pub fn prepare_explicit(&self) -> Result<Option<PathBuf>> {
+        self.out
+            .as_ref()
+            .map(|dir| prepare(dir, self.force).map(|()| dir.clone()))
+            .transpose()
+    }
+}
+
+/// `explicit`, or a new numbered folder `out/NAME/N`.
+pub fn explicit_or_numbered(explicit: Option<PathBuf>, name: &str) -> Result<PathBuf> {
+    match explicit {
+        Some(dir) => Ok(dir),
+        None => numbered(&Path::new("out").join(name)),
+    }
+}
+
+/// `--animate` and `--projection`.
+#[derive(Args)]
+pub struct AnimationArgs {
+    /// Also write animation.gif: the bodies seen in --projection, contact forces as arrows.
+    #[arg(long)]
+    pub animate: bool,
+    /// World plane of the animation: xz (side, the default), xy (top) or yz (front).
+    #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
+        .try_map(|name| name.parse::<Projection>()))]
+    pub projection: Option<Projection>,
+}
+
+impl AnimationArgs {
+    /// The animation's projection when `--animate` or the problem's `[output]` table asks for
+    /// one; an explicit `--projection` wins over the table's.
+    pub fn wanted(&self, problem: &Problem) -> Option<Projection> {
+        (self.animate || problem.output.animate)
+            .then(|| self.projection.unwrap_or(problem.output.projection))
+    }
+}
 
 /// Creates `dir` if missing. A non-empty `dir` is refused unless `force`, with a message that
 /// says how to proceed.

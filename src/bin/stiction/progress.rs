@@ -35,16 +35,20 @@ impl Progress {
         }
     }
 
+    /// A hidden bar over at most `iterations` solver iterations; with `quiet` it never shows.
+    pub fn iterations(iterations: usize, quiet: bool) -> Self {
+        let progress = Progress::new(iterations, f64::NAN, quiet);
+        progress.bar.set_style(
+            ProgressStyle::with_template("{bar:32} {pos}/{len} iterations  {msg}  {elapsed}")
+                .expect("invariant: the progress template is valid"),
+        );
+        progress
+    }
+
     /// Records one finished step that reached simulated time `t` (s).
     pub fn step(&mut self, t: f64) {
-        self.bar.inc(1);
-        let elapsed = self.start.elapsed();
-        if !self.quiet && !self.shown && elapsed >= SHOW_AFTER {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            self.shown = true;
-        }
-        if self.shown {
-            let rate = t / elapsed.as_secs_f64();
+        if self.tick() {
+            let rate = t / self.start.elapsed().as_secs_f64();
             self.bar.set_message(format!(
                 "t = {t:.4} of {:.4} s, {rate:.3} simulated s per wall s",
                 self.t_end
@@ -52,9 +56,61 @@ impl Progress {
         }
     }
 
+    /// Records one finished iteration, described by `message` (e.g. its cost).
+    pub fn iteration(&mut self, message: impl FnOnce() -> String) {
+        if self.tick() {
+            self.bar.set_message(message());
+        }
+    }
+
+    /// Advances the bar, showing it once the command has run for [`SHOW_AFTER`]; whether it
+    /// is shown.
+    fn tick(&mut self) -> bool {
+        self.bar.inc(1);
+        if !self.quiet && !self.shown && self.start.elapsed() >= SHOW_AFTER {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.shown
+    }
+
     /// Removes the bar; returns the wall time since it was made.
     pub fn finish(self) -> Duration {
         self.bar.finish_and_clear();
         self.start.elapsed()
+    }
+}
+
+/// A spinner with the elapsed time, for work that reports no progress of its own; shown on
+/// stderr once the command has run for a second.
+pub struct Spinner {
+    bar: ProgressBar,
+}
+
+impl Spinner {
+    /// Starts a spinner labelled `message`; with `quiet` it never shows.
+    pub fn new(message: &str, quiet: bool) -> Self {
+        let bar = ProgressBar::hidden();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}  {elapsed}")
+                .expect("invariant: the spinner template is valid"),
+        );
+        bar.set_message(message.to_string());
+        if !quiet {
+            let ticker = bar.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(SHOW_AFTER);
+                if !ticker.is_finished() {
+                    ticker.set_draw_target(ProgressDrawTarget::stderr());
+                    ticker.enable_steady_tick(Duration::from_millis(120));
+                }
+            });
+        }
+        Spinner { bar }
+    }
+
+    /// Removes the spinner.
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
     }
 }

@@ -12,7 +12,27 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "arm-push-sphere",
         include_str!("../../../problems/arm-push-sphere.toml"),
     ),
+    (
+        "bouncing-sphere",
+        include_str!("../../../problems/bouncing-sphere.toml"),
+    ),
+    (
+        "box-pivot",
+        include_str!("../../../problems/box-pivot.toml"),
+    ),
+    (
+        "box-tilt-press",
+        include_str!("../../../problems/box-tilt-press.toml"),
+    ),
     ("clutter", include_str!("../../../problems/clutter.toml")),
+    (
+        "compliant-ball-rest",
+        include_str!("../../../problems/compliant-ball-rest.toml"),
+    ),
+    (
+        "compliant-compliant",
+        include_str!("../../../problems/compliant-compliant.toml"),
+    ),
     (
         "conveyor-constant",
         include_str!("../../../problems/conveyor-constant.toml"),
@@ -37,6 +57,19 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "falling-sphere",
         include_str!("../../../problems/falling-sphere.toml"),
     ),
+    ("hopper", include_str!("../../../problems/hopper.toml")),
+    (
+        "pencil-scrub",
+        include_str!("../../../problems/pencil-scrub.toml"),
+    ),
+    (
+        "point-vs-hydroelastic",
+        include_str!("../../../problems/point-vs-hydroelastic.toml"),
+    ),
+    (
+        "push-ball",
+        include_str!("../../../problems/push-ball.toml"),
+    ),
     (
         "sliding-box",
         include_str!("../../../problems/sliding-box.toml"),
@@ -44,6 +77,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
     (
         "sliding-rod",
         include_str!("../../../problems/sliding-rod.toml"),
+    ),
+    (
+        "tumbling-box",
+        include_str!("../../../problems/tumbling-box.toml"),
     ),
 ];
 

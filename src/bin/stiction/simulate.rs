@@ -24,6 +24,8 @@ pub struct Outputs {
     pub svg: bool,
     /// `animation.gif`, in this projection.
     pub animation: Option<Projection>,
+    /// `patch_geometry.csv`.
+    pub patch_geometry: bool,
 }
 
 /// Runs `simulate` as the command line asked.
@@ -37,13 +39,13 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
     }
     let out = output_folder(args, &problem)?;
     let (recording, wall) = rollout(&mut problem, args.quiet)?;
-    // Flags add to the problem's [output] table; an explicit --projection wins.
+    // Flags add to the problem's [output] table.
     let wanted = problem.output;
-    let projection = args.projection.unwrap_or(wanted.projection);
     let outputs = Outputs {
         png: args.plot || wanted.plot,
         svg: args.svg || wanted.svg,
-        animation: (args.animate || wanted.animate).then_some(projection),
+        animation: args.animation.wanted(&problem),
+        patch_geometry: args.patch_geometry,
     };
     let written = write_outputs(&recording, &problem, &out, outputs)?;
     if !args.quiet {
@@ -85,7 +87,7 @@ fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
 /// Several problems: independent rollouts in parallel (rayon), each written into a new
 /// numbered folder `out/PROBLEM/N` with the figures the flags and its `[output]` table ask for.
 fn simulate_batch(args: &SimulateArgs) -> Result<()> {
-    if args.out.is_some() {
+    if args.output.out.is_some() {
         return Err(Error::invalid(
             "--out",
             args.files.len(),
@@ -135,8 +137,8 @@ fn simulate_batch(args: &SimulateArgs) -> Result<()> {
         let outputs = Outputs {
             png: args.plot || wanted.plot,
             svg: args.svg || wanted.svg,
-            animation: (args.animate || wanted.animate)
-                .then_some(args.projection.unwrap_or(wanted.projection)),
+            animation: args.animation.wanted(problem),
+            patch_geometry: args.patch_geometry,
         };
         let written = write_outputs(&recording, problem, &out, outputs)?;
         if !args.quiet {
@@ -148,20 +150,15 @@ fn simulate_batch(args: &SimulateArgs) -> Result<()> {
 
 /// The `--out` folder, prepared, or a new numbered folder `out/PROBLEM/N`.
 fn output_folder(args: &SimulateArgs, problem: &Problem) -> Result<PathBuf> {
-    match &args.out {
-        Some(dir) => {
-            output::prepare(dir, args.force)?;
-            Ok(dir.clone())
-        }
-        None => output::numbered(&Path::new("out").join(&problem.name)),
-    }
+    output::explicit_or_numbered(args.output.prepare_explicit()?, &problem.name)
 }
 
 /// `simulate` with the geometrically implicit stepper: trajectory, ncp contacts and stats.
 fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
         (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
-        (args.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.animation.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.patch_geometry, "--patch-geometry", "pressure-field patches belong to the convex stepper"),
         (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
     ];
     if let Some((_, flag, why)) = refused.iter().find(|(on, _, _)| *on) {
@@ -231,6 +228,13 @@ pub fn write_outputs(
 ) -> Result<Vec<PathBuf>> {
     let sim = &problem.simulator;
     let mut written = csv::write_tables(recording, sim, dir)?.to_vec();
+    let hydroelastic = sim.geometries().iter().any(|g| g.hydroelastic.is_some());
+    if hydroelastic {
+        written.push(csv::write_patches(recording, sim, dir)?);
+    }
+    if outputs.patch_geometry {
+        written.push(csv::write_patch_geometry(recording, sim, dir)?);
+    }
     let formats: Vec<_> = [
         (outputs.png, plot::ImageFormat::Png),
         (outputs.svg, plot::ImageFormat::Svg),

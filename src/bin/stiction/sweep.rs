@@ -2,7 +2,6 @@
 //! steady penetration and solver cost per stiffness (ICF Sec. X-A, Figs. 17-18).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use stiction::error::{Error, Result};
@@ -117,13 +116,8 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         problems[0].simulator.settings.approximation,
         problems[0].simulator.settings.dt,
     );
-    let out = match &args.out {
-        Some(dir) => {
-            output::prepare(dir, args.force)?;
-            dir.clone()
-        }
-        None => output::numbered(&PathBuf::from("out").join(format!("{name}-sweep")))?,
-    };
+    let out =
+        output::explicit_or_numbered(args.output.prepare_explicit()?, &format!("{name}-sweep"))?;
     let mut batch: Vec<Rollout> = problems
         .into_iter()
         .map(|p| Rollout {

@@ -278,7 +278,7 @@ impl<'a> Side<'a> {
                 }
                 usize::from(cap != 0.0) + usize::from(side.is_some())
             }
-            Shape::ConvexMesh { .. } => {
+            Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. } => {
                 let mut count = 0;
                 for (n, d) in self.local.hull.map_or(&[][..], |h| &h.planes[..]) {
                     if (n.dot(core) - d).abs() <= ON_FEATURE_TOL {
@@ -336,7 +336,7 @@ impl<'a> Side<'a> {
                     f(Vector3::z());
                 }
             }
-            Shape::ConvexMesh { .. } => {
+            Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. } => {
                 let Some(hull) = self.local.hull else { return };
                 for [i, j] in &hull.edges {
                     let (a, b) = (hull.points[*i], hull.points[*j]);

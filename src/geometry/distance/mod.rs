@@ -189,7 +189,10 @@ impl<T: Scalar> ShapeSize<T> {
                 | (ShapeSize::Capsule { .. }, Shape::Capsule { .. })
                 | (ShapeSize::Cylinder { .. }, Shape::Cylinder { .. })
                 | (ShapeSize::HalfSpace, Shape::HalfSpace)
-                | (ShapeSize::ConvexMesh, Shape::ConvexMesh { .. })
+                | (
+                    ShapeSize::ConvexMesh,
+                    Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. }
+                )
         )
     }
 }
@@ -252,6 +255,7 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
 ///     X_BG: Pose::identity(),
 ///     shape,
 ///     contact: None,
+///     hydroelastic: None,
 /// };
 /// let sphere = Shape::Sphere { radius: 0.1 };
 /// let scene = CollisionScene::new(vec![

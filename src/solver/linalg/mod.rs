@@ -105,7 +105,7 @@ impl FromStr for LinearSolver {
 pub enum Factorization {
     /// Dense.
     Dense(DenseCholesky),
-    /// Sparse (supernodal or simplicial, faer decides); boxed, it carries the analysis.
+    /// Sparse (supernodal or simplicial, faer decides); boxed, being the larger.
     Sparse(Box<SparseCholesky>),
 }
 

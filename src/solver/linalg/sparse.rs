@@ -11,7 +11,7 @@
 //! numerically, without allocating.
 #![allow(non_snake_case)]
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::LltError;
@@ -142,8 +142,9 @@ pub struct SparseCholesky {
     values: Vec<f64>,
     /// Values of `L` (faer's layout).
     L: Vec<f64>,
-    /// Workspace of the numeric factorization and of one-column solves.
-    scratch: RefCell<Option<MemBuffer>>,
+    /// Workspace of the numeric factorization and of one-column solves (a mutex, not a
+    /// `RefCell`, so that simulators can be shared across rayon threads).
+    scratch: Mutex<Option<MemBuffer>>,
     factored: bool,
     analyses: usize,
 }
@@ -193,7 +194,7 @@ impl SparseCholesky {
         ]);
         self.values = vec![0.0; analysis.row_idx.len()];
         self.L = vec![0.0; sym.len_val()];
-        self.scratch = RefCell::new(Some(MemBuffer::new(req)));
+        self.scratch = Mutex::new(Some(MemBuffer::new(req)));
         self.analysis = Some(analysis);
         self.analyses += 1;
         Ok(())
@@ -205,7 +206,10 @@ impl SparseCholesky {
         let llt = LltRef::new(&analysis.symbolic, &self.L);
         let k = rhs.ncols();
         if k == 1 {
-            let mut scratch = self.scratch.borrow_mut();
+            let mut scratch = self
+                .scratch
+                .lock()
+                .expect("invariant: no panic while the scratch is held");
             let buffer = scratch.as_mut().expect("invariant: sized at analysis");
             llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(buffer));
         } else {
@@ -237,7 +241,10 @@ impl SpdSolver for SparseCholesky {
         let structure =
             SymbolicSparseColMatRef::new_checked(n, n, &analysis.col_ptr, None, &analysis.row_idx);
         let A = SparseColMatRef::new(structure, &self.values);
-        let mut scratch = self.scratch.borrow_mut();
+        let mut scratch = self
+            .scratch
+            .lock()
+            .expect("invariant: no panic while the scratch is held");
         let buffer = scratch.as_mut().expect("invariant: sized at analysis");
         let result = analysis.symbolic.factorize_numeric_llt(
             &mut self.L,

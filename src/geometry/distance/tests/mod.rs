@@ -72,7 +72,7 @@ fn num_sizes(shape: &Shape) -> usize {
         Shape::Sphere { .. } => 1,
         Shape::Box { .. } => 3,
         Shape::Capsule { .. } | Shape::Cylinder { .. } => 2,
-        Shape::HalfSpace | Shape::ConvexMesh { .. } => 0,
+        Shape::HalfSpace | Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. } => 0,
     }
 }
 
@@ -158,6 +158,7 @@ fn query(case: &Case) -> Vec<GeometricContact> {
         X_BG: Pose::identity(),
         shape: shape.clone(),
         contact: None,
+        hydroelastic: None,
     };
     let body_a = if case.a_in_world {
         BodyId::World

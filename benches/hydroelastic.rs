@@ -1,0 +1,141 @@
+//! Cost of pressure-field contact (issue 8): the contact-surface computation and a full step,
+//! point vs hydroelastic, on the resting ball and the pressed box.
+//!
+//! Each scene is prepared outside the timed closures by running its problem file forward to a
+//! resting (or pressed) state; then, from that same state:
+//! - `surface`: the contact polygons of the pair ([`stiction::hydroelastic::contact_surface`]);
+//! - `step.hydroelastic`: one forward step with pressure-field contact;
+//! - `step.point`: one forward step of the same scene with the hydroelastic properties removed
+//!   (point contact: one contact for the ball, the box's corners for the box).
+//!
+//! Scenes: `compliant-ball-rest` at the problem's resolution hint R/10 and at R/4, R/2 and R
+//! (the ball remeshed: at R one shell, each surface triangle coned to the centre),
+//! `box-tilt-press` at t = 0.5 s.
+//!
+//! Run with `cargo bench --bench hydroelastic`; the README's "Pressure-field contact cost"
+//! table comes from it.
+#![allow(non_snake_case)]
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use nalgebra::DVector;
+
+use stiction::hydroelastic::{contact_surface, Hydroelastic, Placed};
+use stiction::multibody::{forward_kinematics, MultibodyData};
+use stiction::problem::{load_problem, Problem};
+use stiction::simulate::run_controlled;
+use stiction::step::{geometry_poses, State};
+
+struct Scene {
+    name: &'static str,
+    problem: Problem,
+    state: State,
+    pair: (usize, usize),
+}
+
+fn prepare(name: &'static str, file: &str, until: f64, hint: Option<f64>) -> Scene {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("problems")
+        .join(format!("{file}.toml"));
+    let mut problem = load_problem(&path).expect("problem loads");
+    if let Some(h) = hint {
+        let sim = &mut problem.simulator;
+        let i = sim
+            .geometries()
+            .iter()
+            .position(|g| matches!(g.hydroelastic, Some(Hydroelastic::Compliant { .. })))
+            .expect("a compliant geometry");
+        let mut g = sim.geometries()[i].clone();
+        if let Some(Hydroelastic::Compliant {
+            resolution_hint, ..
+        }) = g.hydroelastic.as_mut()
+        {
+            *resolution_hint = h;
+        }
+        sim.replace_geometry(i, g).expect("remeshed");
+    }
+    let rec = run_controlled(
+        &mut problem.simulator,
+        &problem.controller,
+        &problem.initial_state,
+        until,
+        |_, _| {},
+    )
+    .expect("rollout");
+    let state = rec.states.last().expect("states").clone();
+    let pair = rec
+        .reports
+        .last()
+        .and_then(|r| r.patches.first())
+        .map(|p| p.geometries)
+        .expect("a patch");
+    Scene {
+        name,
+        problem,
+        state,
+        pair,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let scenes = [
+        prepare("ball-rest-h-R10", "compliant-ball-rest", 0.5, None),
+        prepare("ball-rest-h-R4", "compliant-ball-rest", 0.5, Some(0.0125)),
+        prepare("ball-rest-h-R2", "compliant-ball-rest", 0.5, Some(0.025)),
+        prepare("ball-rest-h-R", "compliant-ball-rest", 0.5, Some(0.05)),
+        prepare("box-tilt-press", "box-tilt-press", 0.5, None),
+    ];
+    for mut scene in scenes {
+        let sim = &mut scene.problem.simulator;
+        let u = scene
+            .problem
+            .controller
+            .effort(&scene.state, sim.model.nu());
+        let mut group = c.benchmark_group(scene.name);
+        group.measurement_time(Duration::from_secs(3));
+        let report = sim.step(&scene.state, &u).expect("step").1;
+        println!(
+            "{}: {} polygons, {} Newton iterations",
+            scene.name, report.patches[0].polygons, report.stats.iterations
+        );
+        {
+            let mut data = MultibodyData::new(&sim.model);
+            forward_kinematics(&sim.model, &mut data, &scene.state.q, &scene.state.v);
+            let X_WG = geometry_poses(&sim.model, &data, sim.geometries(), scene.state.t);
+            let collision = sim.collision();
+            let side = |i: usize| Placed {
+                geometry: collision.hydro(i).expect("hydroelastic"),
+                X_WG: X_WG[i],
+                modulus: sim.geometries()[i]
+                    .hydroelastic
+                    .and_then(|h| h.modulus())
+                    .unwrap_or(0.0),
+            };
+            let (a, b) = (side(scene.pair.0), side(scene.pair.1));
+            group.bench_function("surface", |bench| {
+                bench.iter(|| {
+                    black_box(contact_surface(black_box(&a), black_box(&b)).expect("surface"))
+                })
+            });
+        }
+        group.bench_function("step.hydroelastic", |b| {
+            b.iter(|| black_box(sim.step(black_box(&scene.state), &u).expect("step")))
+        });
+        for i in 0..sim.geometries().len() {
+            let mut g = sim.geometries()[i].clone();
+            g.hydroelastic = None;
+            sim.replace_geometry(i, g).expect("point contact");
+        }
+        let point: DVector<f64> = u.clone();
+        group.bench_function("step.point", |b| {
+            b.iter(|| black_box(sim.step(black_box(&scene.state), &point).expect("step")))
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,129 @@
+//! `stiction identify`: estimate contact parameters from measured trajectories (see
+//! `problems/identify/`).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use stiction::error::Result;
+use stiction::identify::{identify, load_identification, IdentificationReport, Method};
+use stiction::report::fit::write_identification;
+
+use crate::output;
+use crate::progress::Spinner;
+
+/// Arguments of `stiction identify`.
+#[derive(Args)]
+pub struct IdentifyArgs {
+    /// Identification problem file (TOML, see problems/README.md and problems/identify/).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Trajectory CSVs (as written by `stiction simulate` for the problem's scene), replacing
+    /// the data files the problem names.
+    #[arg(long, value_name = "CSV", num_args = 1..)]
+    data: Option<Vec<PathBuf>>,
+    #[command(flatten)]
+    output: output::OutArgs,
+    /// Optimizer, replacing the problem file's.
+    #[arg(long, value_parser = ["levenberg-marquardt", "lbfgs"])]
+    method: Option<String>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// No progress display, no table (the JSON object of --json is still printed).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// `stiction identify FILE [--data CSV...] --out DIR`.
+pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
+    let file = load_identification(&args.file, args.data.as_deref())?;
+    let mut settings = file.settings;
+    match args.method.as_deref() {
+        Some("lbfgs") => settings.method = Method::Lbfgs,
+        Some(_) => settings.method = Method::LevenbergMarquardt,
+        None => {}
+    }
+    let explicit = args.output.prepare_explicit()?;
+    let spinner = Spinner::new(
+        &format!("identifying {}", file.problem.name),
+        args.quiet || args.json,
+    );
+    let report = identify(&file.problem, &settings);
+    spinner.finish();
+    let report = report?;
+    let out = output::explicit_or_numbered(explicit, &report.problem)?;
+    let written = write_identification(&report, &file.problem, &out)?;
+    if args.json {
+        println!("{}", to_json(&report));
+    } else if !args.quiet {
+        print_table(&report, &out, &written);
+    }
+    Ok(())
+}
+
+/// `{"problem", "status", "iterations", "wall_s", "parameters": [{"name", "initial",
+/// "estimate", "ci95"}]}`, in that order; `estimate` and `ci95` are `null` for a parameter
+/// the data do not identify.
+fn to_json(report: &IdentificationReport) -> serde_json::Value {
+    let parameters: Vec<_> = report
+        .estimates
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "name": e.name, "initial": e.initial, "estimate": e.estimate,
+                "ci95": e.ci95.map(|(lo, hi)| [lo, hi]),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "problem": report.problem, "status": report.status.name(),
+        "iterations": report.iterations, "wall_s": report.wall_s, "parameters": parameters,
+    })
+}
+
+/// The estimates with their intervals, the fit per trajectory and the files written.
+fn print_table(report: &IdentificationReport, out: &Path, written: &[PathBuf]) {
+    println!(
+        "{} ({}): {} after {} iterations in {:.3} s wall time",
+        report.problem,
+        report.method.name(),
+        report.status.name(),
+        report.iterations,
+        report.wall_s
+    );
+    println!(
+        "{:<24}{:>14}{:>14}{:>32}",
+        "parameter", "initial", "estimate", "95 % interval"
+    );
+    for e in &report.estimates {
+        match (e.estimate, e.ci95) {
+            (Some(x), Some((lo, hi))) => println!(
+                "{:<24}{:>14.6e}{:>14.6e}    [{lo:.6e}, {hi:.6e}]",
+                e.name, e.initial, x
+            ),
+            _ => println!(
+                "{:<24}{:>14.6e}  not identifiable from this data (near-singular Gauss-Newton matrix; last iterate {:.6e})",
+                e.name, e.initial, e.final_value
+            ),
+        }
+    }
+    for fit in &report.fits {
+        let rms: Vec<String> = fit
+            .columns
+            .iter()
+            .zip(&fit.rms)
+            .map(|(c, r)| format!("{c} {r:.2e}"))
+            .collect();
+        println!(
+            "{}: loss {:.4e}; RMS residual per column: {}",
+            fit.source.display(),
+            fit.cost,
+            rms.join(", ")
+        );
+    }
+    println!("wrote {}:", out.display());
+    for path in written {
+        println!("  {}", path.display());
+    }
+}

@@ -1,0 +1,321 @@
+//! `stiction optimize` and `stiction mpc`: trajectory optimization of a problem file's
+//! `[optimize]` task (see `problems/README.md`).
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use stiction::error::{Error, Result};
+use stiction::optimize::output::{
+    actuator_names, recording, write_controls, write_iterations, write_states, Summary,
+};
+use stiction::optimize::{optimization, optimize_problem, run_mpc_observed, DerivativeMethod};
+use stiction::problem::Problem;
+use stiction::report::animate::{write_animation, AnimationSettings, Projection};
+use stiction::report::optimization::write_optimization_plots;
+use stiction::report::{csv, plot};
+use stiction::step::{State, StepReport};
+
+use crate::output;
+use crate::progress::Progress;
+use crate::shipped;
+
+/// Arguments of `stiction optimize`.
+#[derive(Args)]
+pub struct OptimizeArgs {
+    /// Problem file with an [optimize] table (TOML, see problems/README.md), or the name of a
+    /// shipped problem.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    output: output::OutArgs,
+    /// Step Jacobians by central differences instead of the implicit function theorem.
+    #[arg(long)]
+    fd: bool,
+    /// Iteration limit, replacing the problem file's.
+    #[arg(long, value_name = "N")]
+    max_iterations: Option<usize>,
+    #[command(flatten)]
+    animation: output::AnimationArgs,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar, no summary (the JSON object of --json is still printed).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Arguments of `stiction mpc`.
+#[derive(Args)]
+pub struct MpcArgs {
+    /// Problem file with an [optimize] table (TOML, see problems/README.md), or the name of a
+    /// shipped problem.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    output: output::OutArgs,
+    #[command(flatten)]
+    animation: output::AnimationArgs,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar, no summary (the JSON object of --json is still printed).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Writes the trajectory tables and figures shared by both commands.
+fn write_trajectory(
+    dir: &Path,
+    problem: &Problem,
+    states: &[State],
+    controls: &[nalgebra::DVector<f64>],
+    reports: &[StepReport],
+    costs: &[(usize, f64, bool)],
+    animation: Option<Projection>,
+) -> Result<Vec<PathBuf>> {
+    let (name, sim) = (problem.name.as_str(), &problem.simulator);
+    let mut written = vec![
+        write_controls(dir, &sim.model, states, controls)?,
+        write_states(dir, &sim.model, states)?,
+    ];
+    let rec = recording(states, reports);
+    written.extend(csv::write_tables(&rec, sim, dir)?);
+    written.extend(plot::write_plots(
+        &rec,
+        sim,
+        name,
+        dir,
+        &[plot::ImageFormat::Png],
+    )?);
+    written.extend(write_optimization_plots(
+        dir,
+        name,
+        costs,
+        states,
+        controls,
+        &actuator_names(&sim.model),
+    )?);
+    if let Some(projection) = animation {
+        let settings = AnimationSettings {
+            projection,
+            ..Default::default()
+        };
+        written.push(write_animation(
+            &rec,
+            sim,
+            name,
+            &dir.join("animation.gif"),
+            &settings,
+        )?);
+    }
+    Ok(written)
+}
+
+/// `stiction optimize FILE --out DIR`.
+pub fn optimize(args: &OptimizeArgs) -> Result<()> {
+    if args.max_iterations == Some(0) {
+        return Err(Error::invalid("--max-iterations", 0, "need at least 1"));
+    }
+    let problem = shipped::load(&args.file)?;
+    let out = args.output.prepare_explicit()?;
+    // Made once the iteration limit is known; `adjust` runs before the first iteration.
+    let progress: RefCell<Option<Progress>> = RefCell::new(None);
+    let run = optimize_problem(
+        problem,
+        |o| {
+            if args.fd {
+                o.params.derivatives = DerivativeMethod::FiniteDifference;
+            }
+            if let Some(n) = args.max_iterations {
+                o.params.max_iterations = n;
+            }
+            *progress.borrow_mut() =
+                Some(Progress::iterations(o.params.max_iterations, args.quiet));
+        },
+        &mut |s| {
+            if let Some(p) = progress.borrow_mut().as_mut() {
+                p.iteration(|| format!("cost {:.6e}", s.cost));
+            }
+        },
+    )?;
+    if let Some(p) = progress.into_inner() {
+        p.finish();
+    }
+    let out = output::explicit_or_numbered(out, &run.problem.name)?;
+    let report = &run.report;
+    let costs: Vec<(usize, f64, bool)> = std::iter::once((0, report.initial_cost, true))
+        .chain(
+            report
+                .iterations
+                .iter()
+                .map(|s| (s.iteration, s.cost, s.accepted)),
+        )
+        .collect();
+    let traj = &report.trajectory;
+    let mut written = vec![write_iterations(&out, &report.iterations)?];
+    written.extend(write_trajectory(
+        &out,
+        &run.problem,
+        &traj.states,
+        &traj.controls,
+        &traj.reports,
+        &costs,
+        args.animation.wanted(&run.problem),
+    )?);
+    let summary = Summary {
+        problem: run.problem.name.clone(),
+        status: report.status.name().into(),
+        iterations: report.iterations.len(),
+        initial_cost: report.initial_cost,
+        final_cost: traj.cost,
+        task_error: run.outcome.error,
+        wall_s: report.wall_s,
+    };
+    if args.json {
+        println!("{}", summary.to_json());
+        return Ok(());
+    }
+    if args.quiet {
+        return Ok(());
+    }
+    let (rollout, derivatives, backward) = report.time_split();
+    println!(
+        "{}: {} after {} iterations ({} accepted), cost {:.6} → {:.6}",
+        summary.problem,
+        summary.status,
+        summary.iterations,
+        report.iterations.iter().filter(|s| s.accepted).count(),
+        summary.initial_cost,
+        summary.final_cost
+    );
+    println!(
+        "wall time {:.2} s: rollout {:.2} s, derivatives ({}) {:.2} s, backward pass {:.3} s",
+        report.wall_s,
+        rollout,
+        if args.fd {
+            "central differences"
+        } else {
+            "IFT"
+        },
+        derivatives,
+        backward
+    );
+    for (check, e) in run.optimization.task.checks.iter().zip(&run.outcome.errors) {
+        println!(
+            "task: {} at t = {:.3} s is {:.4} m from its target (tolerance {} m){}",
+            run.problem.simulator.model.bodies[check.body].name,
+            check.time,
+            e,
+            check.tolerance,
+            if *e <= check.tolerance {
+                ""
+            } else {
+                ", NOT achieved"
+            }
+        );
+    }
+    println!(
+        "task error {:.4} m: {}",
+        summary.task_error,
+        if run.outcome.achieved {
+            "achieved"
+        } else {
+            "not achieved"
+        }
+    );
+    println!("wrote {} files to {}", written.len(), out.display());
+    Ok(())
+}
+
+/// `stiction mpc FILE --out DIR`.
+pub fn mpc(args: &MpcArgs) -> Result<()> {
+    let mut problem = shipped::load(&args.file)?;
+    let mut opt = optimization(&problem)?;
+    let out = args.output.prepare_explicit()?;
+    let mut progress = Progress::new(opt.mpc.steps, f64::NAN, args.quiet);
+    let report = run_mpc_observed(
+        &mut problem.simulator,
+        &mut opt.problem,
+        &opt.initial_controls,
+        &opt.mpc,
+        &opt.params,
+        &mut |s| {
+            progress.iteration(|| {
+                format!(
+                    "t = {:.3} s, {} iterations, plan cost {:.6e}",
+                    s.t, s.iterations, s.cost
+                )
+            })
+        },
+    )?;
+    progress.finish();
+    let out = output::explicit_or_numbered(out, &format!("{}-mpc", problem.name))?;
+    let outcome = opt.task.evaluate(&problem.simulator.model, &report.states);
+    let costs: Vec<(usize, f64, bool)> = report
+        .solves
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (k, s.cost, true))
+        .collect();
+    let mut written = write_trajectory(
+        &out,
+        &problem,
+        &report.states,
+        &report.controls,
+        &report.reports,
+        &costs,
+        args.animation.wanted(&problem),
+    )?;
+    written.push(stiction::optimize::output::write_mpc_solves(
+        &out,
+        &report.solves,
+    )?);
+    let mut data = stiction::multibody::MultibodyData::new(&problem.simulator.model);
+    opt.problem.num_steps = report.controls.len();
+    let closed_loop_cost = opt.problem.total_cost(
+        &problem.simulator,
+        &mut data,
+        &report.states,
+        &report.controls,
+    );
+    let summary = Summary {
+        problem: problem.name.clone(),
+        status: "closed-loop".into(),
+        iterations: report.solves.iter().map(|s| s.iterations).sum(),
+        initial_cost: report.solves.first().map_or(f64::NAN, |s| s.cost),
+        final_cost: closed_loop_cost,
+        task_error: outcome.error,
+        wall_s: report.wall_s,
+    };
+    if args.json {
+        println!("{}", summary.to_json());
+        return Ok(());
+    }
+    if args.quiet {
+        return Ok(());
+    }
+    println!(
+        "{}: {} closed-loop steps, {} re-solves ({} iLQR iterations in all, horizon {} steps), {:.2} s wall",
+        summary.problem,
+        report.controls.len(),
+        report.solves.len(),
+        summary.iterations,
+        opt.mpc.horizon,
+        report.wall_s
+    );
+    println!(
+        "closed-loop cost {:.6} (first plan {:.6}); task error {:.4} m: {}",
+        closed_loop_cost,
+        summary.initial_cost,
+        outcome.error,
+        if outcome.achieved {
+            "achieved"
+        } else {
+            "not achieved"
+        }
+    );
+    println!("wrote {} files to {}", written.len(), out.display());
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! The hydroelastic representation of a geometry (Elandt Ch. 4): a rigid triangle mesh or
+//! plane, a compliant tetrahedral mesh with its piecewise-linear pressure field `p0 = E·e`,
+//! or a compliant layer. Static geometry in f64 (geometry frame), with a BVH over elements
+//! (parry3d-f64); the modulus `E` stays outside so it can be a dual number.
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix4, Vector3, Vector4};
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::math::Vector as PVec;
+use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy};
+
+use crate::error::{Error, Result};
+use crate::geometry::Shape;
+use crate::hydroelastic::mesh::{star_centre, surface_mesh, tet_mesh, SurfaceMesh, TetMesh};
+use crate::hydroelastic::Hydroelastic;
+
+/// A tetrahedral mesh with the extent field, linear in each tetrahedron:
+/// `e(x) = ∇e_t · x + e0_t` for `x` in tetrahedron `t` (geometry frame).
+#[derive(Clone, Debug)]
+pub struct TetField {
+    /// The mesh.
+    pub mesh: TetMesh,
+    /// Gradient `∇e` of each tetrahedron (1/m).
+    pub gradient: Vec<Vector3<f64>>,
+    /// Offset `e0` of each tetrahedron.
+    pub offset: Vec<f64>,
+    /// Bit `k` set when the face opposite vertex `k` lies on the surface (`e = 0`).
+    pub boundary: Vec<u8>,
+    /// BVH over the tetrahedra.
+    pub bvh: Bvh,
+}
+
+impl TetField {
+    /// The field of `mesh`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a degenerate tetrahedron.
+    pub fn new(mesh: TetMesh) -> Result<Self> {
+        let n = mesh.tets.len();
+        let (mut gradient, mut offset, mut boundary) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        let mut boxes = Vec::with_capacity(n);
+        for t in &mesh.tets {
+            let x = t.map(|i| mesh.vertices[i as usize]);
+            let e = t.map(|i| mesh.extent[i as usize]);
+            // Rows [x_kᵀ 1] [∇e; e0] = e_k.
+            let M = Matrix4::from_fn(|r, c| if c < 3 { x[r][c] } else { 1.0 });
+            let sol = M
+                .lu()
+                .solve(&Vector4::from(e))
+                .ok_or_else(|| Error::invalid("mesh", "tetrahedron", "degenerate tetrahedron"))?;
+            gradient.push(Vector3::new(sol[0], sol[1], sol[2]));
+            offset.push(sol[3]);
+            boundary.push(
+                (0..4)
+                    .filter(|&k| (0..4).filter(|&j| j != k).all(|j| e[j] == 0.0))
+                    .fold(0u8, |m, k| m | (1 << k)),
+            );
+            boxes.push(aabb(&x));
+        }
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
+        Ok(TetField {
+            mesh,
+            gradient,
+            offset,
+            boundary,
+            bvh,
+        })
+    }
+
+    /// The vertices of tetrahedron `t` (geometry frame).
+    pub fn tet(&self, t: usize) -> [Vector3<f64>; 4] {
+        self.mesh.tets[t].map(|i| self.mesh.vertices[i as usize])
+    }
+}
+
+/// Bounding box of points (geometry frame).
+pub fn aabb(points: &[Vector3<f64>]) -> Aabb {
+    let (mut lo, mut hi) = (points[0], points[0]);
+    for p in points {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    Aabb::new(PVec::new(lo.x, lo.y, lo.z), PVec::new(hi.x, hi.y, hi.z))
+}
+
+/// A rigid triangle mesh with a BVH over its triangles.
+#[derive(Clone, Debug)]
+pub struct RigidMesh {
+    /// The outward surface.
+    pub mesh: SurfaceMesh,
+    /// BVH over the triangles.
+    pub bvh: Bvh,
+}
+
+impl RigidMesh {
+    /// The vertices of triangle `t` (geometry frame).
+    pub fn triangle(&self, t: usize) -> [Vector3<f64>; 3] {
+        self.mesh.triangles[t].map(|i| self.mesh.vertices[i as usize])
+    }
+}
+
+/// The hydroelastic representation of one geometry.
+#[derive(Clone, Debug)]
+pub enum HydroGeometry {
+    /// A rigid half-space `z ≤ 0`: its boundary plane.
+    RigidPlane,
+    /// A rigid triangle mesh.
+    RigidMesh(RigidMesh),
+    /// A compliant tetrahedral mesh; pressure `E·e`.
+    CompliantMesh(TetField),
+    /// A compliant half-space: pressure `E · (−z) / thickness` below `z = 0`.
+    CompliantLayer {
+        /// Layer thickness (m).
+        thickness: f64,
+    },
+}
+
+impl HydroGeometry {
+    /// Builds the representation of `shape` with `properties` (meshes from the resolution
+    /// hint).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for invalid properties or a shape that cannot be meshed.
+    pub fn new(shape: &Shape, properties: &Hydroelastic) -> Result<Self> {
+        properties.validate(shape)?;
+        let hint = properties.resolution_hint();
+        Ok(match (shape, properties) {
+            (Shape::HalfSpace, Hydroelastic::Rigid { .. }) => HydroGeometry::RigidPlane,
+            (Shape::HalfSpace, Hydroelastic::Compliant { thickness, .. }) => {
+                HydroGeometry::CompliantLayer {
+                    thickness: thickness.expect("invariant: validated compliant half-space"),
+                }
+            }
+            (_, Hydroelastic::Rigid { .. }) => {
+                let mesh = surface_mesh(shape, hint)?;
+                let boxes: Vec<Aabb> = mesh
+                    .triangles
+                    .iter()
+                    .map(|t| aabb(&t.map(|i| mesh.vertices[i as usize])))
+                    .collect();
+                let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
+                HydroGeometry::RigidMesh(RigidMesh { mesh, bvh })
+            }
+            (_, Hydroelastic::Compliant { .. }) => {
+                let surface = surface_mesh(shape, hint)?;
+                let centre = star_centre(shape, &surface);
+                HydroGeometry::CompliantMesh(TetField::new(tet_mesh(&surface, &centre, hint)?)?)
+            }
+        })
+    }
+
+    /// True for compliant geometries.
+    pub fn is_compliant(&self) -> bool {
+        matches!(
+            self,
+            HydroGeometry::CompliantMesh(_) | HydroGeometry::CompliantLayer { .. }
+        )
+    }
+
+    /// The BVH over the elements of a mesh (`None` for a plane or layer).
+    pub fn bvh(&self) -> Option<&Bvh> {
+        match self {
+            HydroGeometry::RigidMesh(m) => Some(&m.bvh),
+            HydroGeometry::CompliantMesh(f) => Some(&f.bvh),
+            HydroGeometry::RigidPlane | HydroGeometry::CompliantLayer { .. } => None,
+        }
+    }
+
+    /// The vertices of element `e` of a mesh (geometry frame); empty for a plane or layer.
+    pub fn element_vertices(&self, e: u32) -> Vec<Vector3<f64>> {
+        match self {
+            HydroGeometry::RigidMesh(m) => m.triangle(e as usize).to_vec(),
+            HydroGeometry::CompliantMesh(f) => f.tet(e as usize).to_vec(),
+            HydroGeometry::RigidPlane | HydroGeometry::CompliantLayer { .. } => Vec::new(),
+        }
+    }
+
+    /// Number of elements (tetrahedra or triangles; 1 for a plane or layer).
+    pub fn elements(&self) -> usize {
+        match self {
+            HydroGeometry::RigidPlane | HydroGeometry::CompliantLayer { .. } => 1,
+            HydroGeometry::RigidMesh(m) => m.mesh.triangles.len(),
+            HydroGeometry::CompliantMesh(f) => f.mesh.tets.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn box_field_is_the_distance_to_the_nearest_face_over_its_depth() {
+        let h = Vector3::new(0.1, 0.2, 0.05);
+        let g = HydroGeometry::new(
+            &Shape::Box { half_extents: h },
+            &Hydroelastic::Compliant {
+                modulus: 1e5,
+                resolution_hint: 0.02,
+                thickness: None,
+            },
+        )
+        .unwrap();
+        let HydroGeometry::CompliantMesh(f) = g else {
+            panic!("a compliant box has a tet mesh")
+        };
+        // e = 1 − max(|x|/hx, |y|/hy, |z|/hz), linear in each face pyramid, so exact.
+        for t in 0..f.mesh.tets.len() {
+            let x = f.tet(t).iter().sum::<Vector3<f64>>() / 4.0;
+            let e = f.gradient[t].dot(&x) + f.offset[t];
+            let exact = 1.0 - (x.x.abs() / h.x).max(x.y.abs() / h.y).max(x.z.abs() / h.z);
+            assert!((e - exact).abs() < 1e-12, "{e} vs {exact}");
+        }
+        assert!(f.boundary.iter().filter(|&&b| b != 0).count() > 0);
+    }
+
+    #[test]
+    fn invalid_properties_are_errors() {
+        let layer = Hydroelastic::Compliant {
+            modulus: 1e5,
+            resolution_hint: 0.01,
+            thickness: None,
+        };
+        assert!(HydroGeometry::new(&Shape::HalfSpace, &layer).is_err());
+        let negative = Hydroelastic::Compliant {
+            modulus: -1.0,
+            resolution_hint: 0.01,
+            thickness: None,
+        };
+        assert!(HydroGeometry::new(&Shape::Sphere { radius: 0.1 }, &negative).is_err());
+    }
+}

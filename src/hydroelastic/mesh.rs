@@ -1,0 +1,552 @@
+//! Meshes of primitives: outward triangle surfaces (rigid geometries, and the boundary of
+//! compliant ones) and star-shaped tetrahedral meshes with the extent field `e` (Elandt
+//! Sec. 5.1: `e = 0` on the surface, `e = 1` at the centre).
+//!
+//! The volume mesh of a shape that is star-shaped about its centre `c` is built from its
+//! surface mesh by `L` shells, the surface scaled about `c` by `s_k = k/L` (`k = 1..L`), with
+//! `e = 1 − s_k` on shell `k`. The prisms between consecutive shells are split into three
+//! tetrahedra by the global vertex order, so neighbouring prisms agree on the diagonals of
+//! their shared faces (a conforming mesh); the innermost shell is coned to `c`. On a convex
+//! polytope each tetrahedron lies in the pyramid of one face, where `1 − s` is exactly
+//! linear: the piecewise-linear field reproduces the distance to that face divided by the
+//! face's distance to `c`. On a sphere `e = 1 − r/R`, the field of Elandt's Fig. 4.3.
+//!
+//! Sizes: `L = ⌈r_in / h⌉` shells for the inradius `r_in` about `c` and resolution hint `h`;
+//! surface edges are at most about `h` long.
+#![allow(non_snake_case)]
+
+use std::collections::HashMap;
+
+use nalgebra::{Matrix3, Vector3};
+
+use crate::error::{Error, Result};
+use crate::geometry::Shape;
+
+/// A closed triangle surface, triangles counter-clockwise seen from outside (m, geometry
+/// frame).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SurfaceMesh {
+    /// Vertex positions.
+    pub vertices: Vec<Vector3<f64>>,
+    /// Triangles as vertex indices, outward orientation.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// A tetrahedral mesh with the extent `e ∈ [0, 1]` at its vertices (m, geometry frame).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TetMesh {
+    /// Vertex positions.
+    pub vertices: Vec<Vector3<f64>>,
+    /// Extent at each vertex: 0 on the surface, 1 at the centre.
+    pub extent: Vec<f64>,
+    /// Tetrahedra as vertex indices, positive volume.
+    pub tets: Vec<[u32; 4]>,
+}
+
+/// Merges vertices that coincide (within `1e-9` of the mesh size) while a mesh is built.
+struct VertexPool {
+    vertices: Vec<Vector3<f64>>,
+    index: HashMap<[i64; 3], u32>,
+    quantum: f64,
+}
+
+impl VertexPool {
+    fn new(size: f64) -> Self {
+        VertexPool {
+            vertices: Vec::new(),
+            index: HashMap::new(),
+            quantum: 1e-9 * size,
+        }
+    }
+
+    fn add(&mut self, p: Vector3<f64>) -> u32 {
+        let key = [
+            (p.x / self.quantum).round() as i64,
+            (p.y / self.quantum).round() as i64,
+            (p.z / self.quantum).round() as i64,
+        ];
+        let next = self.vertices.len() as u32;
+        *self.index.entry(key).or_insert_with(|| {
+            self.vertices.push(p);
+            next
+        })
+    }
+}
+
+/// Adds triangle `(a, b, c)` oriented so that its normal points away from `centre`; drops
+/// degenerate triangles (repeated vertices).
+fn push_outward(
+    mesh: &mut Vec<[u32; 3]>,
+    vertices: &[Vector3<f64>],
+    centre: &Vector3<f64>,
+    [a, b, c]: [u32; 3],
+) {
+    if a == b || b == c || a == c {
+        return;
+    }
+    let (pa, pb, pc) = (
+        vertices[a as usize],
+        vertices[b as usize],
+        vertices[c as usize],
+    );
+    let n = (pb - pa).cross(&(pc - pa));
+    if n.norm() <= 1e-14 * (pb - pa).norm_squared().max(1e-300) {
+        return;
+    }
+    if n.dot(&((pa + pb + pc) / 3.0 - centre)) >= 0.0 {
+        mesh.push([a, b, c]);
+    } else {
+        mesh.push([a, c, b]);
+    }
+}
+
+/// Splits each triangle `(a, b, c)` of `corners` into `n²` triangles, mapping every point
+/// through `map` (projection onto a curved surface), merging shared vertices.
+fn subdivided(
+    corners: &[[Vector3<f64>; 3]],
+    n: usize,
+    size: f64,
+    map: impl Fn(Vector3<f64>) -> Vector3<f64>,
+) -> SurfaceMesh {
+    let mut pool = VertexPool::new(size);
+    let mut ids = Vec::new();
+    for [a, b, c] in corners {
+        // Vertex (i, j) = a + i/n (b − a) + j/n (c − a), i + j ≤ n.
+        let mut grid = vec![vec![0u32; n + 1]; n + 1];
+        for (i, row) in grid.iter_mut().enumerate() {
+            for (j, slot) in row.iter_mut().enumerate().take(n + 1 - i) {
+                let p = a + (b - a) * (i as f64 / n as f64) + (c - a) * (j as f64 / n as f64);
+                *slot = pool.add(map(p));
+            }
+        }
+        for i in 0..n {
+            for j in 0..n - i {
+                ids.push([grid[i][j], grid[i + 1][j], grid[i][j + 1]]);
+                if i + j + 1 < n {
+                    ids.push([grid[i + 1][j], grid[i + 1][j + 1], grid[i][j + 1]]);
+                }
+            }
+        }
+    }
+    let mut triangles = Vec::with_capacity(ids.len());
+    let centre = Vector3::zeros();
+    for t in ids {
+        push_outward(&mut triangles, &pool.vertices, &centre, t);
+    }
+    SurfaceMesh {
+        vertices: pool.vertices,
+        triangles,
+    }
+}
+
+/// Surface of revolution about z of the profile `(ρ, z)` from the bottom pole (ρ = 0) to the
+/// top pole (ρ = 0), `around` segments per ring.
+fn revolution(profile: &[(f64, f64)], around: usize, size: f64) -> SurfaceMesh {
+    let mut pool = VertexPool::new(size);
+    let rings: Vec<Vec<u32>> = profile
+        .iter()
+        .map(|&(rho, z)| {
+            (0..around)
+                .map(|k| {
+                    let phi = std::f64::consts::TAU * k as f64 / around as f64;
+                    pool.add(Vector3::new(rho * phi.cos(), rho * phi.sin(), z))
+                })
+                .collect()
+        })
+        .collect();
+    let mut triangles = Vec::new();
+    let centre = Vector3::zeros();
+    for w in rings.windows(2) {
+        for k in 0..around {
+            let k1 = (k + 1) % around;
+            let (a, b, c, d) = (w[0][k], w[0][k1], w[1][k], w[1][k1]);
+            push_outward(&mut triangles, &pool.vertices, &centre, [a, b, d]);
+            push_outward(&mut triangles, &pool.vertices, &centre, [a, d, c]);
+        }
+    }
+    SurfaceMesh {
+        vertices: pool.vertices,
+        triangles,
+    }
+}
+
+/// `⌈x / h⌉`, at least `min`.
+fn divisions(x: f64, h: f64, min: usize) -> usize {
+    ((x / h).ceil() as usize).max(min)
+}
+
+/// Points `(ρ, z)` of a quarter circle of radius `r` centred at `(0, z0)`, from angle `a0` to
+/// `a1` (rad, measured from the equator), `n` segments, the first point excluded.
+fn arc(r: f64, z0: f64, a0: f64, a1: f64, n: usize) -> impl Iterator<Item = (f64, f64)> {
+    (1..=n).map(move |k| {
+        let a = a0 + (a1 - a0) * k as f64 / n as f64;
+        (r * a.cos(), z0 + r * a.sin())
+    })
+}
+
+/// The outward surface mesh of `shape` with edges of about `hint` (m).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a non-positive hint, a half-space (no finite surface) or
+/// a degenerate convex mesh.
+pub fn surface_mesh(shape: &Shape, hint: f64) -> Result<SurfaceMesh> {
+    if !(hint > 0.0 && hint.is_finite()) {
+        return Err(Error::invalid(
+            "resolution_hint",
+            hint,
+            "must be positive and finite (m)",
+        ));
+    }
+    use std::f64::consts::{FRAC_PI_2, TAU};
+    Ok(match shape {
+        Shape::Sphere { radius } => {
+            let r = *radius;
+            let n = divisions(FRAC_PI_2 * r, hint, 1);
+            subdivided(&octahedron(r), n, r, |p| p.normalize() * r)
+        }
+        Shape::Ellipsoid { semi_axes } => {
+            let s = semi_axes;
+            let r = s.max();
+            let n = divisions(FRAC_PI_2 * r, hint, 1);
+            subdivided(&octahedron(1.0), n, r, |p| p.normalize().component_mul(s))
+        }
+        Shape::Box { half_extents } => {
+            let h = half_extents;
+            let corners: Vec<Vector3<f64>> = (0..8)
+                .map(|i| {
+                    Vector3::new(
+                        if i & 1 == 0 { -h.x } else { h.x },
+                        if i & 2 == 0 { -h.y } else { h.y },
+                        if i & 4 == 0 { -h.z } else { h.z },
+                    )
+                })
+                .collect();
+            convex_surface(&corners, hint)?
+        }
+        Shape::ConvexMesh { vertices } => convex_surface(vertices, hint)?,
+        Shape::Cylinder {
+            radius,
+            half_length,
+        } => {
+            let (r, h) = (*radius, *half_length);
+            let (nr, nz) = (divisions(r, hint, 1), divisions(2.0 * h, hint, 1));
+            let mut profile = vec![(0.0, -h)];
+            profile.extend((1..=nr).map(|k| (r * k as f64 / nr as f64, -h)));
+            profile.extend((1..=nz).map(|k| (r, -h + 2.0 * h * k as f64 / nz as f64)));
+            profile.extend((1..=nr).rev().map(|k| (r * (k - 1) as f64 / nr as f64, h)));
+            revolution(&profile, divisions(TAU * r, hint, 8), r.max(h))
+        }
+        Shape::Capsule {
+            radius,
+            half_length,
+        } => {
+            let (r, h) = (*radius, *half_length);
+            let (na, nz) = (
+                divisions(FRAC_PI_2 * r, hint, 2),
+                divisions(2.0 * h, hint, 1),
+            );
+            let mut profile = vec![(0.0, -h - r)];
+            profile.extend(arc(r, -h, -FRAC_PI_2, 0.0, na));
+            profile.extend((1..=nz).map(|k| (r, -h + 2.0 * h * k as f64 / nz as f64)));
+            profile.extend(arc(r, h, 0.0, FRAC_PI_2, na));
+            if let Some(last) = profile.last_mut() {
+                last.0 = 0.0;
+            }
+            revolution(&profile, divisions(TAU * r, hint, 8), r + h)
+        }
+        Shape::HalfSpace => {
+            return Err(Error::invalid(
+                "shape",
+                "half-space",
+                "a half-space has no finite surface mesh (it is a plane or a layer)",
+            ))
+        }
+    })
+}
+
+/// The eight faces of the octahedron with vertices `±r` on the axes.
+fn octahedron(r: f64) -> Vec<[Vector3<f64>; 3]> {
+    let mut faces = Vec::with_capacity(8);
+    for sx in [-r, r] {
+        for sy in [-r, r] {
+            for sz in [-r, r] {
+                faces.push([
+                    Vector3::new(sx, 0.0, 0.0),
+                    Vector3::new(0.0, sy, 0.0),
+                    Vector3::new(0.0, 0.0, sz),
+                ]);
+            }
+        }
+    }
+    faces
+}
+
+/// The hull of `points` with its faces fanned into triangles, each subdivided so that edges
+/// are about `hint` long (one subdivision count for all, so shared edges match).
+fn convex_surface(points: &[Vector3<f64>], hint: f64) -> Result<SurfaceMesh> {
+    use parry3d_f64::math::Vector as PVec;
+    let pts: Vec<PVec> = points.iter().map(|p| PVec::new(p.x, p.y, p.z)).collect();
+    let hull = parry3d_f64::shape::ConvexPolyhedron::from_convex_hull(&pts).ok_or_else(|| {
+        Error::invalid(
+            "vertices",
+            points.len(),
+            "vertices are degenerate (coplanar); no convex hull",
+        )
+    })?;
+    let v = |i: u32| {
+        let p = hull.points()[i as usize];
+        Vector3::new(p.x, p.y, p.z)
+    };
+    let adjacent = hull.vertices_adj_to_face();
+    let mut corners = Vec::new();
+    for f in hull.faces() {
+        let first = f.first_vertex_or_edge as usize;
+        let mut face: Vec<Vector3<f64>> = adjacent[first..first + f.num_vertices_or_edges as usize]
+            .iter()
+            .map(|&i| v(i))
+            .collect();
+        // Cyclic order by angle about the face's vertex mean, in the face plane.
+        let n = Vector3::new(f.normal.x, f.normal.y, f.normal.z);
+        let mean = face.iter().sum::<Vector3<f64>>() / face.len() as f64;
+        let t1 = (face[0] - mean).normalize();
+        let t2 = n.cross(&t1);
+        let angle = |p: &Vector3<f64>| (p - mean).dot(&t2).atan2((p - mean).dot(&t1));
+        face.sort_by(|a, b| angle(a).total_cmp(&angle(b)));
+        for k in 1..face.len() - 1 {
+            corners.push([face[0], face[k], face[k + 1]]);
+        }
+    }
+    let longest = corners
+        .iter()
+        .flat_map(|[a, b, c]| [(b - a).norm(), (c - b).norm(), (a - c).norm()])
+        .fold(0.0, f64::max);
+    let size = points.iter().map(|p| p.norm()).fold(0.0, f64::max);
+    let centre = centroid(&corners);
+    let shifted: Vec<_> = corners
+        .iter()
+        .map(|[a, b, c]| [a - centre, b - centre, c - centre])
+        .collect();
+    let mut mesh = subdivided(&shifted, divisions(longest, hint, 1), size, |p| p);
+    for p in &mut mesh.vertices {
+        *p += centre;
+    }
+    Ok(mesh)
+}
+
+/// Area-weighted centroid of a set of triangles (a point strictly inside a convex hull).
+fn centroid(triangles: &[[Vector3<f64>; 3]]) -> Vector3<f64> {
+    let (mut sum, mut area) = (Vector3::zeros(), 0.0);
+    for [a, b, c] in triangles {
+        let w = (b - a).cross(&(c - a)).norm();
+        sum += (a + b + c) / 3.0 * w;
+        area += w;
+    }
+    sum / area
+}
+
+/// The centre the volume mesh of `shape` is star-shaped about: the origin of the geometry
+/// frame for the primitives, the area centroid of the surface for a convex mesh.
+pub fn star_centre(shape: &Shape, surface: &SurfaceMesh) -> Vector3<f64> {
+    match shape {
+        Shape::ConvexMesh { .. } => centroid(
+            &surface
+                .triangles
+                .iter()
+                .map(|t| t.map(|i| surface.vertices[i as usize]))
+                .collect::<Vec<_>>(),
+        ),
+        _ => Vector3::zeros(),
+    }
+}
+
+/// The tetrahedral mesh of a surface star-shaped about `centre`, with `e = 1 − s` on the
+/// shell scaled by `s` (module docs); `⌈r_in / hint⌉` shells.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `centre` does not see every triangle from inside.
+pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>, hint: f64) -> Result<TetMesh> {
+    let inradius = surface
+        .triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|i| surface.vertices[i as usize]);
+            (b - a).cross(&(c - a)).normalize().dot(&(a - centre))
+        })
+        .fold(f64::INFINITY, f64::min);
+    if inradius.is_nan() || inradius <= 0.0 {
+        return Err(Error::invalid(
+            "mesh",
+            inradius,
+            "surface is not star-shaped about its centre",
+        ));
+    }
+    let layers = divisions(inradius, hint, 1);
+    let ns = surface.vertices.len() as u32;
+    let mut vertices = vec![*centre];
+    let mut extent = vec![1.0];
+    for k in 1..=layers {
+        let s = k as f64 / layers as f64;
+        for p in &surface.vertices {
+            vertices.push(centre + (p - centre) * s);
+            extent.push(if k == layers { 0.0 } else { 1.0 - s });
+        }
+    }
+    // Vertex i of shell k (1-based) has index 1 + (k − 1) ns + i.
+    let at = |k: usize, i: u32| 1 + (k as u32 - 1) * ns + i;
+    let mut tets = Vec::with_capacity(surface.triangles.len() * (3 * layers - 2));
+    let mut push = |t: [u32; 4]| {
+        let [a, b, c, d] = t.map(|i| vertices[i as usize]);
+        let volume = Matrix3::from_columns(&[b - a, c - a, d - a]).determinant();
+        tets.push(if volume >= 0.0 {
+            t
+        } else {
+            [t[0], t[2], t[1], t[3]]
+        });
+    };
+    for tri in &surface.triangles {
+        let mut s = *tri;
+        s.sort_unstable();
+        push([0, at(1, s[0]), at(1, s[1]), at(1, s[2])]);
+        for k in 1..layers {
+            // Prism (a, b, c) on shell k to (a', b', c') on shell k + 1, a < b < c: the
+            // diagonal of each side quad joins the larger bottom index to the smaller top one.
+            let [a, b, c] = s.map(|i| at(k, i));
+            let [a1, b1, c1] = s.map(|i| at(k + 1, i));
+            push([a, b, c, a1]);
+            push([b, c, a1, b1]);
+            push([c, a1, b1, c1]);
+        }
+    }
+    Ok(TetMesh {
+        vertices,
+        extent,
+        tets,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn volume(m: &TetMesh) -> f64 {
+        m.tets
+            .iter()
+            .map(|t| {
+                let [a, b, c, d] = t.map(|i| m.vertices[i as usize]);
+                Matrix3::from_columns(&[b - a, c - a, d - a]).determinant() / 6.0
+            })
+            .sum()
+    }
+
+    fn enclosed(s: &SurfaceMesh) -> f64 {
+        s.triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| s.vertices[i as usize]);
+                a.dot(&b.cross(&c)) / 6.0
+            })
+            .sum()
+    }
+
+    /// Every edge of a closed, consistently oriented surface is used once in each direction.
+    fn is_closed(s: &SurfaceMesh) -> bool {
+        let mut edges = HashMap::new();
+        for t in &s.triangles {
+            for k in 0..3 {
+                *edges.entry((t[k], t[(k + 1) % 3])).or_insert(0) += 1;
+            }
+        }
+        edges
+            .iter()
+            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
+    }
+
+    #[test]
+    fn surfaces_are_closed_and_enclose_the_shape_volume() {
+        use std::f64::consts::PI;
+        let cases = [
+            (Shape::Sphere { radius: 0.1 }, 4.0 / 3.0 * PI * 1e-3, 0.01),
+            (
+                Shape::Box {
+                    half_extents: Vector3::new(0.1, 0.2, 0.05),
+                },
+                0.2 * 0.4 * 0.1,
+                1e-12,
+            ),
+            (
+                Shape::Cylinder {
+                    radius: 0.05,
+                    half_length: 0.1,
+                },
+                PI * 0.05 * 0.05 * 0.2,
+                0.01,
+            ),
+            (
+                Shape::Capsule {
+                    radius: 0.05,
+                    half_length: 0.1,
+                },
+                PI * 0.05 * 0.05 * 0.2 + 4.0 / 3.0 * PI * 0.05f64.powi(3),
+                0.01,
+            ),
+            (
+                Shape::Ellipsoid {
+                    semi_axes: Vector3::new(0.1, 0.05, 0.03),
+                },
+                4.0 / 3.0 * PI * 0.1 * 0.05 * 0.03,
+                0.01,
+            ),
+            (
+                // A square pyramid, apex off centre.
+                Shape::ConvexMesh {
+                    vertices: vec![
+                        Vector3::new(-0.1, -0.1, 0.0),
+                        Vector3::new(0.1, -0.1, 0.0),
+                        Vector3::new(0.1, 0.1, 0.0),
+                        Vector3::new(-0.1, 0.1, 0.0),
+                        Vector3::new(0.03, 0.02, 0.15),
+                    ],
+                },
+                0.2 * 0.2 * 0.15 / 3.0,
+                1e-12,
+            ),
+        ];
+        for (shape, exact, tol) in cases {
+            let s = surface_mesh(&shape, 0.01).unwrap();
+            assert!(is_closed(&s), "{shape:?}");
+            let v = enclosed(&s);
+            assert!(
+                (v - exact).abs() <= tol * exact,
+                "{shape:?}: {v} vs {exact}"
+            );
+            let m = tet_mesh(&s, &star_centre(&shape, &s), 0.01).unwrap();
+            assert!(
+                (volume(&m) - v).abs() < 1e-9 * v,
+                "{shape:?}: {} vs {v}",
+                volume(&m)
+            );
+            assert!(m.tets.iter().all(|t| {
+                let [a, b, c, d] = t.map(|i| m.vertices[i as usize]);
+                Matrix3::from_columns(&[b - a, c - a, d - a]).determinant() > 0.0
+            }));
+        }
+    }
+
+    #[test]
+    fn tet_faces_are_shared_by_at_most_two_tets_and_boundary_faces_match_the_surface() {
+        let shape = Shape::Sphere { radius: 0.1 };
+        let s = surface_mesh(&shape, 0.03).unwrap();
+        let m = tet_mesh(&s, &Vector3::zeros(), 0.03).unwrap();
+        let mut faces: HashMap<[u32; 3], usize> = HashMap::new();
+        for t in &m.tets {
+            for skip in 0..4 {
+                let mut f: Vec<u32> = (0..4).filter(|&k| k != skip).map(|k| t[k]).collect();
+                f.sort_unstable();
+                *faces.entry([f[0], f[1], f[2]]).or_default() += 1;
+            }
+        }
+        assert!(faces.values().all(|&n| n <= 2));
+        let boundary = faces.values().filter(|&&n| n == 1).count();
+        assert_eq!(boundary, s.triangles.len());
+    }
+}

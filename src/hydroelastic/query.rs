@@ -1,0 +1,98 @@
+//! The pressure-field part of the step's one geometric query (DESIGN step 2): the contact
+//! polygons of every hydroelastic pair at the start of the step (f64).
+#![allow(non_snake_case)]
+
+use nalgebra::Vector3;
+
+use crate::error::Result;
+use crate::geometry::query::{can_collide, pair_order, CollisionScene};
+use crate::hydroelastic::surface::{contact_surface, ContactPolygon, Placed, PolygonFeature};
+use crate::math::Pose;
+
+/// What the query found for one polygon, kept with its contact point (f64): which elements
+/// it comes from, and its shape for reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolygonContact {
+    /// The element pair, to evaluate the polygon again in another scalar.
+    pub elements: PolygonFeature,
+    /// Area `A` (m²).
+    pub area: f64,
+    /// Pressure of the field at the centroid `p0` (Pa).
+    pub pressure: f64,
+    /// Vertices (world, m) in cyclic order.
+    pub vertices: Vec<Vector3<f64>>,
+}
+
+impl From<&ContactPolygon<f64>> for PolygonContact {
+    fn from(p: &ContactPolygon<f64>) -> Self {
+        PolygonContact {
+            elements: p.feature,
+            area: p.area,
+            pressure: p.pressure,
+            vertices: p.vertices.clone(),
+        }
+    }
+}
+
+/// A polygon of the contact surface of geometries A and B (ordered by [`pair_order`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundPolygon {
+    /// Geometry A.
+    pub geometry_a: usize,
+    /// Geometry B.
+    pub geometry_b: usize,
+    /// The polygon.
+    pub polygon: ContactPolygon<f64>,
+}
+
+/// The placed hydroelastic geometry `i` of `scene` at `X_WG` with its modulus (0 if rigid).
+pub fn placed<'a>(
+    scene: &'a CollisionScene,
+    i: usize,
+    X_WG: &Pose<f64>,
+) -> Option<Placed<'a, f64>> {
+    let geometry = scene.hydro(i)?;
+    let modulus = scene.geometries()[i]
+        .hydroelastic
+        .and_then(|h| h.modulus())
+        .unwrap_or(0.0);
+    Some(Placed {
+        geometry,
+        X_WG: *X_WG,
+        modulus,
+    })
+}
+
+/// Every contact polygon of the scene's pressure-field pairs at the poses `X_WG` (one per
+/// geometry).
+///
+/// # Errors
+/// [`crate::error::Error::UnsupportedPair`] for two hydroelastic half-spaces.
+pub fn find_polygons(scene: &CollisionScene, X_WG: &[Pose<f64>]) -> Result<Vec<FoundPolygon>> {
+    let geometries = scene.geometries();
+    let mut out = Vec::new();
+    for i in 0..geometries.len() {
+        for j in (i + 1)..geometries.len() {
+            if !can_collide(geometries[i].body, geometries[j].body)
+                || !scene.is_hydroelastic_pair(i, j)
+            {
+                continue;
+            }
+            let (a, b) = pair_order(geometries, i, j);
+            let (Some(pa), Some(pb)) = (placed(scene, a, &X_WG[a]), placed(scene, b, &X_WG[b]))
+            else {
+                continue;
+            };
+            out.extend(
+                contact_surface(&pa, &pb)?
+                    .into_iter()
+                    .map(|polygon| FoundPolygon {
+                        geometry_a: a,
+                        geometry_b: b,
+                        polygon,
+                    }),
+            );
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,547 @@
+//! Contact surfaces of hydroelastic pairs (Elandt Ch. 5): the broad phase over elements
+//! (parry3d-f64 BVHs, f64) and the polygon of one element pair in any scalar.
+//!
+//! - Rigid–compliant: the rigid surface inside the compliant volume, a rigid triangle clipped
+//!   by a tetrahedron (or by a compliant layer), or a tetrahedron sliced by a rigid plane. The
+//!   normal is the rigid surface's, the pressure the compliant field's.
+//! - Compliant–compliant: the equal-pressure plane `p_A(x) = p_B(x)` of a pair of elements
+//!   (both fields are linear there), slicing A's tetrahedron and clipped by B's; when both
+//!   tetrahedra have a face on their surface, B's surface face is not clipped by (Elandt's
+//!   duplicate-clip rule, Ch. 5: both surface faces cut the plane along the same line).
+//!
+//! Every polygon records its element pair ([`PolygonFeature`]) so that it can be evaluated
+//! again in dual numbers with the same topology (chosen on real parts in [`crate::hydroelastic::clip`]).
+#![allow(non_snake_case)]
+
+use nalgebra::Vector3;
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::partitioning::BvhNode;
+
+use crate::error::{Error, Result};
+use crate::hydroelastic::clip::{area_centroid, clip, slice_tet, HalfSpace};
+use crate::hydroelastic::field::{aabb, HydroGeometry, TetField};
+use crate::math::Pose;
+use crate::scalar::{lit, Scalar};
+
+/// A hydroelastic geometry at its world pose with its modulus `E` (Pa; unused when rigid).
+#[derive(Clone, Copy, Debug)]
+pub struct Placed<'a, T: Scalar> {
+    /// The geometry's hydroelastic representation.
+    pub geometry: &'a HydroGeometry,
+    /// World pose `X_WG`.
+    pub X_WG: Pose<T>,
+    /// Modulus `E` (Pa).
+    pub modulus: T,
+}
+
+/// The pair of elements a polygon comes from: triangle or tetrahedron indices (0 for a plane
+/// or layer) of geometry A and of geometry B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PolygonFeature {
+    /// Element of A.
+    pub element_a: u32,
+    /// Element of B.
+    pub element_b: u32,
+}
+
+/// One polygon of a contact surface with what its constraint needs (Masterjohn et al.
+/// Sec. IV): area, centroid, normal, pressure at the centroid and the effective pressure
+/// gradient along the normal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactPolygon<T: Scalar> {
+    /// The element pair.
+    pub feature: PolygonFeature,
+    /// Vertices in cyclic order (world, m).
+    pub vertices: Vec<Vector3<T>>,
+    /// Area `A` (m²).
+    pub area: T,
+    /// Area centroid (world, m).
+    pub centroid: Vector3<T>,
+    /// Unit normal from A into B (world).
+    pub nhat: Vector3<T>,
+    /// Pressure `p0` at the centroid (Pa), the polygon's mean pressure (the field is linear).
+    pub pressure: T,
+    /// Effective gradient `g` (Pa/m) of the pressure along the normal: the compliant side's,
+    /// or `g_A g_B / (g_A + g_B)` (in series) for two compliant sides.
+    pub gradient: T,
+}
+
+/// A linear pressure `p(x) = a·x + b` (world).
+#[derive(Clone, Copy, Debug)]
+struct Linear<T: Scalar> {
+    a: Vector3<T>,
+    b: T,
+}
+
+impl<T: Scalar> Linear<T> {
+    fn at(&self, x: &Vector3<T>) -> T {
+        self.a.dot(x) + self.b
+    }
+}
+
+/// One element of one side, in world coordinates and `T`.
+enum Element<T: Scalar> {
+    /// The boundary plane of a rigid half-space, `m` its unit outward normal.
+    Plane(HalfSpace<T>),
+    /// A rigid triangle with its unit outward normal.
+    Triangle([Vector3<T>; 3], Vector3<T>),
+    /// A compliant tetrahedron: vertices, the surface-face mask (bit `k`: the face opposite
+    /// vertex `k`) and the pressure.
+    Tet([Vector3<T>; 4], u8, Linear<T>),
+    /// A compliant layer: its region `z ≤ 0` and the pressure.
+    Layer(HalfSpace<T>, Linear<T>),
+}
+
+fn lift<T: Scalar>(x: &Vector3<f64>) -> Vector3<T> {
+    x.map(lit::<T>)
+}
+
+/// The half-space `z_G · x ≤ z_G · p_WG` below the plane of a half-space geometry.
+fn below<T: Scalar>(X_WG: &Pose<T>) -> HalfSpace<T> {
+    let m = X_WG.R.column(2).into_owned();
+    HalfSpace {
+        d: m.dot(&X_WG.p),
+        m,
+    }
+}
+
+/// Element `e` of `side` in world coordinates.
+fn element<T: Scalar>(side: &Placed<'_, T>, e: u32) -> Element<T> {
+    let X = &side.X_WG;
+    match side.geometry {
+        HydroGeometry::RigidPlane => Element::Plane(below(X)),
+        HydroGeometry::RigidMesh(m) => {
+            let v = m.triangle(e as usize).map(|p| X.transform_point(&lift(&p)));
+            let n = (v[1] - v[0]).cross(&(v[2] - v[0])).normalize();
+            Element::Triangle(v, n)
+        }
+        HydroGeometry::CompliantMesh(f) => tet_element(f, X, side.modulus, e as usize),
+        HydroGeometry::CompliantLayer { thickness } => {
+            let region = below(X);
+            let k = side.modulus / lit::<T>(*thickness);
+            Element::Layer(
+                region,
+                Linear {
+                    a: -region.m * k,
+                    b: region.d * k,
+                },
+            )
+        }
+    }
+}
+
+/// The half-spaces of the faces of tetrahedron `v` (face `k` opposite vertex `k`), the
+/// tetrahedron inside.
+fn tet_faces<T: Scalar>(v: &[Vector3<T>; 4]) -> [HalfSpace<T>; 4] {
+    [0, 1, 2, 3].map(|k| {
+        let [i, j, l] = [(k + 1) % 4, (k + 2) % 4, (k + 3) % 4];
+        let mut m = (v[j] - v[i]).cross(&(v[l] - v[i]));
+        // Orientation chosen on the real part: vertex k is inside.
+        if m.dot(&(v[k] - v[i])).re() > 0.0 {
+            m = -m;
+        }
+        HalfSpace { d: m.dot(&v[i]), m }
+    })
+}
+
+fn tet_element<T: Scalar>(f: &TetField, X: &Pose<T>, E: T, t: usize) -> Element<T> {
+    let v = f.tet(t).map(|p| X.transform_point(&lift(&p)));
+    // e(x) = ∇e·R_WGᵀ(x − p_WG) + e0 in the world.
+    let g = X.R * lift::<T>(&f.gradient[t]);
+    let p = Linear {
+        a: g * E,
+        b: (lit::<T>(f.offset[t]) - g.dot(&X.p)) * E,
+    };
+    Element::Tet(v, f.boundary[t], p)
+}
+
+/// Whether the pair uses pressure-field contact: both geometries hydroelastic, at least one
+/// compliant.
+pub fn is_hydroelastic_pair(a: Option<&HydroGeometry>, b: Option<&HydroGeometry>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.is_compliant() || b.is_compliant())
+}
+
+/// The polygon of the element pair `feature` of `a` and `b`, `None` when it is empty (or has
+/// no positive stiffness: a pressure gradient not pointing into its body).
+pub fn element_polygon<T: Scalar>(
+    a: &Placed<'_, T>,
+    b: &Placed<'_, T>,
+    feature: PolygonFeature,
+) -> Option<ContactPolygon<T>> {
+    let (ea, eb) = (element(a, feature.element_a), element(b, feature.element_b));
+    let (vertices, nhat, pressure, gradient) = match (&ea, &eb) {
+        (Element::Plane(_) | Element::Triangle(..), _) => {
+            let (poly, n, p) = rigid_compliant(&ea, &eb)?;
+            let g = p.a.dot(&n);
+            (poly, n, p, g)
+        }
+        (_, Element::Plane(_) | Element::Triangle(..)) => {
+            let (poly, n, p) = rigid_compliant(&eb, &ea)?;
+            let g = p.a.dot(&n);
+            (poly, -n, p, g)
+        }
+        _ => {
+            let ((poly, n, p), g) = compliant_compliant(&ea, &eb)?;
+            (poly, n, p, g)
+        }
+    };
+    // Positive stiffness only (active set on the real part): the pressure must grow along the
+    // normal into the compliant side. Surfaces parallel to the gradient (a vertical box side in
+    // a layer) are left out deterministically rather than by the sign of rounding errors.
+    if !greater(gradient.re(), 1e-9 * pressure.a.norm().re()) || vertices.len() < 3 {
+        return None;
+    }
+    let (area, centroid) = area_centroid(&vertices, &nhat);
+    let scale = vertices
+        .iter()
+        .map(|v| (v - vertices[0]).norm().re())
+        .fold(0.0, f64::max);
+    if !greater(area.re(), 1e-14 * scale * scale) {
+        return None;
+    }
+    let pressure = pressure.at(&centroid);
+    Some(ContactPolygon {
+        feature,
+        vertices,
+        area,
+        centroid,
+        nhat,
+        pressure,
+        gradient,
+    })
+}
+
+/// `a > b`, false when either is NaN (so a NaN polygon is dropped, never kept).
+fn greater(a: f64, b: f64) -> bool {
+    a.partial_cmp(&b) == Some(std::cmp::Ordering::Greater)
+}
+
+/// A polygon with its normal and the pressure that acts on it.
+type Piece<T> = (Vec<Vector3<T>>, Vector3<T>, Linear<T>);
+
+/// Polygon, normal (rigid → compliant) and compliant pressure of a rigid and a compliant
+/// element; `None` for two rigid or two half-space elements.
+fn rigid_compliant<T: Scalar>(rigid: &Element<T>, compliant: &Element<T>) -> Option<Piece<T>> {
+    match (rigid, compliant) {
+        (Element::Plane(h), Element::Tet(v, _, p)) => Some((slice_tet(v, h), h.m, *p)),
+        (Element::Triangle(t, n), Element::Tet(v, _, p)) => {
+            let mut poly = t.to_vec();
+            for f in &tet_faces(v) {
+                poly = clip(&poly, f);
+                if poly.is_empty() {
+                    return None;
+                }
+            }
+            Some((poly, *n, *p))
+        }
+        (Element::Triangle(t, n), Element::Layer(region, p)) => {
+            Some((clip(t.as_slice(), region), *n, *p))
+        }
+        _ => None,
+    }
+}
+
+/// Polygon, normal (A → B), pressure and series gradient of two compliant elements on their
+/// equal-pressure plane.
+fn compliant_compliant<T: Scalar>(a: &Element<T>, b: &Element<T>) -> Option<(Piece<T>, T)> {
+    let pressure = |e: &Element<T>| match e {
+        Element::Tet(_, _, p) | Element::Layer(_, p) => Some(*p),
+        _ => None,
+    };
+    let (pa, pb) = (pressure(a)?, pressure(b)?);
+    // p_A − p_B = 0: (a_A − a_B)·x = b_B − b_A.
+    let plane = HalfSpace {
+        m: pa.a - pb.a,
+        d: pb.b - pa.b,
+    };
+    let norm = plane.m.norm();
+    if !greater(norm.re(), 0.0) {
+        return None;
+    }
+    let (slicer, other) = match (a, b) {
+        (Element::Tet(..), _) => (a, b),
+        (_, Element::Tet(..)) => (b, a),
+        _ => return None,
+    };
+    let Element::Tet(v, slicer_boundary, _) = slicer else {
+        return None;
+    };
+    let mut poly = slice_tet(v, &plane);
+    let clips: Vec<(HalfSpace<T>, bool)> = match other {
+        Element::Tet(w, boundary, _) => {
+            let faces = tet_faces(w);
+            (0..4)
+                .map(|k| (faces[k], boundary & (1 << k) != 0))
+                .collect()
+        }
+        Element::Layer(region, _) => vec![(*region, true)],
+        _ => return None,
+    };
+    for (h, on_surface) in clips {
+        // Elandt's duplicate-clip rule: the slicer's surface face already bounds the polygon
+        // where the other's surface face would.
+        if on_surface && *slicer_boundary != 0 {
+            continue;
+        }
+        poly = clip(&poly, &h);
+        if poly.is_empty() {
+            return None;
+        }
+    }
+    let nhat = (pb.a - pa.a) / norm;
+    let (ga, gb) = (-pa.a.dot(&nhat), pb.a.dot(&nhat));
+    if !(greater(ga.re(), 0.0) && greater(gb.re(), 0.0)) {
+        return None;
+    }
+    Some(((poly, nhat, pa), ga * gb / (ga + gb)))
+}
+
+/// Candidate element pairs of `a` and `b` (f64 broad phase over the BVHs), sorted.
+///
+/// # Errors
+/// [`Error::UnsupportedPair`] for two half-spaces.
+pub fn candidate_pairs(a: &Placed<'_, f64>, b: &Placed<'_, f64>) -> Result<Vec<PolygonFeature>> {
+    use HydroGeometry as H;
+    let pair = |ea: u32, eb: u32| PolygonFeature {
+        element_a: ea,
+        element_b: eb,
+    };
+    let mut out: Vec<PolygonFeature> = match (a.geometry, b.geometry) {
+        (H::RigidPlane | H::CompliantLayer { .. }, H::RigidMesh(_) | H::CompliantMesh(_)) => {
+            let crossing = matches!(a.geometry, H::RigidPlane);
+            against_plane(b, &a.X_WG, crossing)
+                .map(|e| pair(0, e))
+                .collect()
+        }
+        (H::RigidMesh(_) | H::CompliantMesh(_), H::RigidPlane | H::CompliantLayer { .. }) => {
+            let crossing = matches!(b.geometry, H::RigidPlane);
+            against_plane(a, &b.X_WG, crossing)
+                .map(|e| pair(e, 0))
+                .collect()
+        }
+        (H::RigidMesh(_) | H::CompliantMesh(_), H::RigidMesh(_) | H::CompliantMesh(_)) => {
+            mesh_pairs(a, b)
+                .into_iter()
+                .map(|(i, j)| pair(i, j))
+                .collect()
+        }
+        _ => {
+            return Err(Error::UnsupportedPair {
+                a: "hydroelastic half-space".into(),
+                b: "hydroelastic half-space".into(),
+            })
+        }
+    };
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// Elements of the mesh `side` crossing the plane of the half-space with pose `X_WH`
+/// (`crossing`), or reaching below it.
+fn against_plane<'a>(
+    side: &'a Placed<'a, f64>,
+    X_WH: &Pose<f64>,
+    crossing: bool,
+) -> impl Iterator<Item = u32> + 'a {
+    let bvh = side.geometry.bvh().expect("invariant: a mesh side");
+    // The plane in the mesh frame: s(x) = n·x − d.
+    let X_GW = side.X_WG.inverse();
+    let n = X_GW.R * X_WH.R.column(2);
+    let d = n.dot(&X_GW.transform_point(&X_WH.p));
+    bvh.leaves(move |node: &BvhNode| {
+        let (lo, hi) = (node.mins(), node.maxs());
+        let c = Vector3::new(lo.x + hi.x, lo.y + hi.y, lo.z + hi.z) * 0.5;
+        let h = Vector3::new(hi.x - lo.x, hi.y - lo.y, hi.z - lo.z) * 0.5;
+        let r = n.abs().dot(&h);
+        let s = n.dot(&c) - d;
+        s - r <= 0.0 && (!crossing || s + r >= 0.0)
+    })
+}
+
+/// Element pairs of two meshes whose boxes overlap: B's elements near A's root box, each
+/// tested against A's BVH in A's frame.
+fn mesh_pairs(a: &Placed<'_, f64>, b: &Placed<'_, f64>) -> Vec<(u32, u32)> {
+    let (bvh_a, bvh_b) = (
+        a.geometry.bvh().expect("invariant: a mesh side"),
+        b.geometry.bvh().expect("invariant: a mesh side"),
+    );
+    let X_AB = a.X_WG.inverse().compose(&b.X_WG);
+    let X_BA = X_AB.inverse();
+    let root = bvh_a.root_aabb();
+    let corners: Vec<Vector3<f64>> = root
+        .vertices()
+        .iter()
+        .map(|p| X_BA.transform_point(&Vector3::new(p.x, p.y, p.z)))
+        .collect();
+    let near: Aabb = aabb(&corners);
+    let mut out = Vec::new();
+    for eb in bvh_b.intersect_aabb(&near) {
+        let in_a: Vec<Vector3<f64>> = b
+            .geometry
+            .element_vertices(eb)
+            .iter()
+            .map(|p| X_AB.transform_point(p))
+            .collect();
+        let box_a = aabb(&in_a);
+        out.extend(bvh_a.intersect_aabb(&box_a).map(|ea| (ea, eb)));
+    }
+    out
+}
+
+/// The contact surface of `a` and `b`: every non-empty element polygon, in the order of
+/// [`candidate_pairs`].
+///
+/// # Errors
+/// As [`candidate_pairs`].
+pub fn contact_surface(
+    a: &Placed<'_, f64>,
+    b: &Placed<'_, f64>,
+) -> Result<Vec<ContactPolygon<f64>>> {
+    Ok(candidate_pairs(a, b)?
+        .into_iter()
+        .filter_map(|f| element_polygon(a, b, f))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Shape;
+    use crate::hydroelastic::Hydroelastic;
+    use std::f64::consts::PI;
+
+    fn compliant(shape: &Shape, hint: f64) -> HydroGeometry {
+        HydroGeometry::new(
+            shape,
+            &Hydroelastic::Compliant {
+                modulus: 1e5,
+                resolution_hint: hint,
+                thickness: None,
+            },
+        )
+        .unwrap()
+    }
+
+    fn placed(g: &HydroGeometry, p: Vector3<f64>, modulus: f64) -> Placed<'_, f64> {
+        Placed {
+            geometry: g,
+            X_WG: Pose::translation(p),
+            modulus,
+        }
+    }
+
+    fn totals(polygons: &[ContactPolygon<f64>]) -> (f64, Vector3<f64>) {
+        polygons.iter().fold((0.0, Vector3::zeros()), |(a, f), p| {
+            (a + p.area, f + p.nhat * p.area * p.pressure)
+        })
+    }
+
+    #[test]
+    fn sphere_on_rigid_plane_matches_the_field_integral() {
+        // p = E (1 − r/R) integrated over the plane at distance d = R − δ from the centre:
+        // F = 2πE (R²/6 − d²/2 + d³/(3R)), area π(R² − d²).
+        let (r, delta, e) = (0.05, 0.005, 1e5);
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 10.0);
+        let plane = HydroGeometry::RigidPlane;
+        let polygons = contact_surface(
+            &placed(&plane, Vector3::zeros(), 0.0),
+            &placed(&ball, Vector3::new(0.0, 0.0, r - delta), e),
+        )
+        .unwrap();
+        let (area, force) = totals(&polygons);
+        // Within the error of the piecewise-linear field on the faceted mesh at h = R/10.
+        let d = r - delta;
+        let exact_force = 2.0 * PI * e * (r * r / 6.0 - d * d / 2.0 + d * d * d / (3.0 * r));
+        let exact_area = PI * (r * r - d * d);
+        assert!(
+            (area / exact_area - 1.0).abs() < 0.02,
+            "{area} vs {exact_area}"
+        );
+        assert!(
+            (force.z / exact_force - 1.0).abs() < 0.03,
+            "{} vs {exact_force}",
+            force.z
+        );
+        assert!(force.xy().norm() < 1e-9 * force.z);
+        assert!(polygons
+            .iter()
+            .all(|p| (p.nhat - Vector3::z()).norm() < 1e-15));
+    }
+
+    #[test]
+    fn rigid_box_in_a_compliant_layer_has_the_face_area_and_linear_pressure() {
+        let (h, e, thickness, delta) = (Vector3::new(0.1, 0.05, 0.02), 1e6, 0.1, 0.004);
+        let rigid = HydroGeometry::new(
+            &Shape::Box { half_extents: h },
+            &Hydroelastic::Rigid {
+                resolution_hint: 0.02,
+            },
+        )
+        .unwrap();
+        let layer = HydroGeometry::CompliantLayer { thickness };
+        let polygons = contact_surface(
+            &placed(&layer, Vector3::zeros(), e),
+            &placed(&rigid, Vector3::new(0.0, 0.0, h.z - delta), 0.0),
+        )
+        .unwrap();
+        let (area, force) = totals(&polygons);
+        // The bottom face only: the side faces' gradients are tangent, the top is outside.
+        assert!((area - 4.0 * h.x * h.y).abs() < 1e-12, "{area}");
+        assert!((force.z - 4.0 * h.x * h.y * e * delta / thickness).abs() < 1e-6);
+        assert!(polygons
+            .iter()
+            .all(|p| (p.gradient - e / thickness).abs() < 1e-6));
+    }
+
+    #[test]
+    fn compliant_ball_on_a_compliant_layer_meets_on_equal_pressure() {
+        let (r, e_ball, e_layer, thickness) = (0.05, 1e5, 3e5, 0.02);
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 5.0);
+        let layer = HydroGeometry::CompliantLayer { thickness };
+        let polygons = contact_surface(
+            &placed(&layer, Vector3::zeros(), e_layer),
+            &placed(&ball, Vector3::new(0.0, 0.0, r - 0.004), e_ball),
+        )
+        .unwrap();
+        assert!(polygons.len() > 4);
+        for p in &polygons {
+            // On the surface of equal pressure: the layer's pressure at the centroid.
+            let layer_pressure = e_layer * (-p.centroid.z) / thickness;
+            assert!(
+                (p.pressure - layer_pressure).abs() < 1e-9 * layer_pressure,
+                "{p:?}"
+            );
+            assert!(p.centroid.z < 0.0 && p.nhat.z > 0.9);
+            // In series: below both sides' gradients.
+            assert!(p.gradient > 0.0 && p.gradient < e_layer / thickness);
+        }
+        let (_, force) = totals(&polygons);
+        assert!(force.z > 0.0 && force.xy().norm() < 1e-9 * force.z);
+    }
+
+    #[test]
+    fn identical_spheres_meet_on_their_mid_plane_symmetrically() {
+        let (r, delta, e) = (0.05, 0.004, 1e5);
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 4.0);
+        let (a, b) = (
+            placed(&ball, Vector3::new(0.0, 0.0, -(r - delta)), e),
+            placed(&ball, Vector3::new(0.0, 0.0, r - delta), e),
+        );
+        let polygons = contact_surface(&a, &b).unwrap();
+        assert!(!polygons.is_empty());
+        let (area, force) = totals(&polygons);
+        assert!(area > 0.0 && force.z > 0.0);
+        // The mesh is symmetric under z → −z, so the surface is: every centroid's mirror
+        // image is the centroid of another polygon with the same area and pressure.
+        for p in &polygons {
+            let mirror = Vector3::new(p.centroid.x, p.centroid.y, -p.centroid.z);
+            assert!(
+                polygons.iter().any(|q| (q.centroid - mirror).norm() < 1e-12
+                    && (q.area - p.area).abs() < 1e-15
+                    && (q.pressure - p.pressure).abs() < 1e-9),
+                "{p:?}"
+            );
+        }
+        assert!(force.xy().norm() < 1e-9 * force.z, "{force}");
+    }
+}

@@ -1,0 +1,425 @@
+//! The identification objective: simulated against measured trajectories, with derivatives
+//! through the rollout.
+//!
+//! For trajectory `j` with samples `k` at steps `n_k` and columns `c`, the whitened residual
+//! is `r_jkc = (h_c(x_{n_k}(θ)) − y_jkc)/σ_j` ([`super::observe`] for `h`, σ_j the noise
+//! level, 1 when unknown), robustified to `r̃` by the [`Loss`]. With `θ = g(s)`
+//! ([`super::params`]):
+//!
+//! 1. Jacobian (Gauss–Newton): forward sensitivities `S_{t+1} = A_t S_t + P_t`, `S_0 = 0`
+//!    (the initial state is known), with `A_t = ∂x_{t+1}/∂x_t` and `P_t = ∂x_{t+1}/∂θ` the
+//!    IFT step Jacobians; then `∂r̃_jkc/∂s = (dr̃/dr)/σ_j · ∂h_c/∂x · S_{n_k} · diag g′(s)`.
+//! 2. Gradient (L-BFGS) of `L = ½ ‖r̃‖²` by the adjoint of the rollout
+//!    ([`RolloutJacobians::adjoint_gradient`]) with per-state loss gradients
+//!    `∂ℓ_t/∂x_t = Σ_c r̃_c (dr̃/dr)_c / σ · ∂h_c/∂x` at sampled steps, zero elsewhere.
+//!
+//! Trajectories are independent given θ: each is simulated on its own copy of the scene, in
+//! parallel with rayon when [`IdentificationProblem::parallel`] is set. Results are gathered
+//! in trajectory order and reduced serially, so parallel and serial evaluations are
+//! bit-identical.
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
+
+use crate::derivatives::ift::Chunk;
+use crate::derivatives::rollout::{rollout_jacobians, RolloutJacobians};
+use crate::derivatives::{Parameter, StepJacobians};
+use crate::error::{Error, Result};
+use crate::identify::data::MeasuredTrajectory;
+use crate::identify::loss::Loss;
+use crate::identify::observe::{MeasurementModel, QuaternionSigns};
+use crate::identify::params::ParamSpec;
+use crate::multibody::{forward_kinematics, MultibodyData, MultibodyModel};
+use crate::step::{Simulator, State};
+
+/// What an evaluation computes besides the residuals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Residuals only (forward rollouts).
+    Residuals,
+    /// Residuals and their Jacobian with respect to `s` (forward sensitivities).
+    Jacobian,
+    /// Residuals and the gradient of `½‖r̃‖²` with respect to `s` (adjoint).
+    Gradient,
+}
+
+/// One trajectory evaluated at a parameter point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrajectoryEvaluation {
+    /// Simulated values of the measured columns at the sample times (ns × nc).
+    pub simulated: DMatrix<f64>,
+    /// Robustified whitened residuals `r̃` (ns·nc, sample-major: `k·nc + c`).
+    pub residuals: DVector<f64>,
+    /// `∂r̃/∂s` (ns·nc × np), with [`Need::Jacobian`].
+    pub jacobian: Option<DMatrix<f64>>,
+    /// `∂(½‖r̃‖²)/∂s` (np), with [`Need::Gradient`].
+    pub gradient: Option<DVector<f64>>,
+}
+
+impl TrajectoryEvaluation {
+    /// `½ ‖r̃‖²` of this trajectory.
+    pub fn cost(&self) -> f64 {
+        0.5 * self.residuals.norm_squared()
+    }
+}
+
+/// All trajectories evaluated at one parameter point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// One per trajectory, in order.
+    pub trajectories: Vec<TrajectoryEvaluation>,
+}
+
+impl Evaluation {
+    /// `L = ½ ‖r̃‖²` summed over trajectories in order.
+    pub fn cost(&self) -> f64 {
+        self.trajectories
+            .iter()
+            .map(TrajectoryEvaluation::cost)
+            .sum()
+    }
+
+    /// All residuals stacked in trajectory order (m).
+    pub fn residuals(&self) -> DVector<f64> {
+        let parts: Vec<&[f64]> = self
+            .trajectories
+            .iter()
+            .map(|t| t.residuals.as_slice())
+            .collect();
+        DVector::from_vec(parts.concat())
+    }
+
+    /// All Jacobians stacked in trajectory order (m × np), if computed.
+    pub fn jacobian(&self) -> Option<DMatrix<f64>> {
+        let blocks = self
+            .trajectories
+            .iter()
+            .map(|t| t.jacobian.as_ref())
+            .collect::<Option<Vec<_>>>()?;
+        let np = blocks.first().map_or(0, |b| b.ncols());
+        let m = blocks.iter().map(|b| b.nrows()).sum();
+        let mut J = DMatrix::zeros(m, np);
+        let mut row = 0;
+        for b in blocks {
+            J.rows_mut(row, b.nrows()).copy_from(b);
+            row += b.nrows();
+        }
+        Some(J)
+    }
+
+    /// The gradient summed in trajectory order (np), if computed.
+    pub fn gradient(&self) -> Option<DVector<f64>> {
+        let mut parts = self.trajectories.iter().map(|t| t.gradient.as_ref());
+        let first = parts.next()??.clone();
+        parts.try_fold(first, |acc, g| Some(acc + g?))
+    }
+}
+
+/// A system identification problem: a scene, the parameters to estimate and the measured
+/// trajectories, all starting from the scene's initial state with no actuation.
+#[derive(Debug)]
+pub struct IdentificationProblem {
+    /// Name (the identification file's stem, for reports).
+    pub name: String,
+    /// The scene; its step settings (δt, approximation) are used for every rollout and its
+    /// values of the identified parameters are replaced at each evaluation.
+    pub simulator: Simulator,
+    /// Initial state of every trajectory (t = 0).
+    pub initial_state: State,
+    /// The parameters (np).
+    pub parameters: Vec<ParamSpec>,
+    /// The measured trajectories.
+    pub trajectories: Vec<MeasuredTrajectory>,
+    /// Loss on the whitened residuals.
+    pub loss: Loss,
+    /// Evaluate the trajectories in parallel (rayon); results are bit-identical to serial.
+    pub parallel: bool,
+}
+
+impl IdentificationProblem {
+    /// Assembles a problem and checks that every measured column names a quantity of a tree
+    /// body of the scene and that every trajectory sits on the grid of the scene's δt.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] with no parameters or no trajectories, or for a column that
+    /// names no tree body; [`Error::DataFile`] for a trajectory whose step indices do not
+    /// match its times at the scene's δt (made for another time step).
+    pub fn new(
+        name: &str,
+        simulator: Simulator,
+        initial_state: State,
+        parameters: Vec<ParamSpec>,
+        trajectories: Vec<MeasuredTrajectory>,
+    ) -> Result<Self> {
+        if parameters.is_empty() {
+            return Err(Error::invalid(
+                "parameters",
+                0,
+                "give at least one parameter to identify",
+            ));
+        }
+        if trajectories.is_empty() {
+            return Err(Error::invalid(
+                "trajectories",
+                0,
+                "give at least one measured trajectory",
+            ));
+        }
+        for m in &trajectories {
+            measurement_model(&simulator, m)?;
+        }
+        Ok(IdentificationProblem {
+            name: name.to_string(),
+            simulator,
+            initial_state,
+            parameters,
+            trajectories,
+            loss: Loss::Squared,
+            parallel: true,
+        })
+    }
+
+    /// Steps of the longest trajectory.
+    pub fn num_steps(&self) -> usize {
+        self.trajectories
+            .iter()
+            .filter_map(|t| t.steps.last().copied())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// This problem with the samples after step `max_step` left out (a shorter horizon).
+    ///
+    /// # Errors
+    /// As [`Simulator::new`], which cannot fail for a scene that was valid.
+    pub fn with_horizon(&self, max_step: usize) -> Result<Self> {
+        Ok(IdentificationProblem {
+            name: self.name.clone(),
+            simulator: copy_scene(&self.simulator)?,
+            initial_state: self.initial_state.clone(),
+            parameters: self.parameters.clone(),
+            trajectories: self
+                .trajectories
+                .iter()
+                .map(|t| t.up_to_step(max_step))
+                .collect(),
+            loss: self.loss,
+            parallel: self.parallel,
+        })
+    }
+
+    /// Number of parameters.
+    pub fn num_parameters(&self) -> usize {
+        self.parameters.len()
+    }
+
+    /// The initial coordinates `s₀` (np).
+    pub fn initial_coordinates(&self) -> Vec<f64> {
+        self.parameters
+            .iter()
+            .map(ParamSpec::initial_coordinate)
+            .collect()
+    }
+
+    /// The physical values `θ = g(s)` (np).
+    pub fn values(&self, s: &[f64]) -> Vec<f64> {
+        self.parameters
+            .iter()
+            .zip(s)
+            .map(|(p, &s)| p.transform.to_value(s))
+            .collect()
+    }
+
+    /// A fresh copy of the scene with the parameters set to `θ = g(s)`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if a value makes the scene invalid.
+    pub fn simulator_at(&self, s: &[f64]) -> Result<Simulator> {
+        let mut sim = copy_scene(&self.simulator)?;
+        for (p, theta) in self.parameters.iter().zip(self.values(s)) {
+            p.parameter.set(&mut sim, theta)?;
+        }
+        Ok(sim)
+    }
+
+    /// Evaluates every trajectory at `s` (np).
+    ///
+    /// # Errors
+    /// The first failure in trajectory order: an invalid parameter value or a failed step.
+    pub fn evaluate(&self, s: &[f64], need: Need) -> Result<Evaluation> {
+        let one = |j: usize| self.evaluate_trajectory(j, s, need);
+        let results: Vec<Result<TrajectoryEvaluation>> = if self.parallel {
+            (0..self.trajectories.len())
+                .into_par_iter()
+                .map(one)
+                .collect()
+        } else {
+            (0..self.trajectories.len()).map(one).collect()
+        };
+        Ok(Evaluation {
+            trajectories: results.into_iter().collect::<Result<_>>()?,
+        })
+    }
+
+    /// Evaluates trajectory `j` at `s`.
+    ///
+    /// # Errors
+    /// As [`IdentificationProblem::evaluate`].
+    pub fn evaluate_trajectory(
+        &self,
+        j: usize,
+        s: &[f64],
+        need: Need,
+    ) -> Result<TrajectoryEvaluation> {
+        let measured = &self.trajectories[j];
+        let measurement = &measurement_model(&self.simulator, measured)?;
+        let mut sim = self.simulator_at(s)?;
+        let steps = *measured
+            .steps
+            .last()
+            .expect("invariant: trajectories are not empty");
+        let params: Vec<Parameter> = self.parameters.iter().map(|p| p.parameter).collect();
+        let rollout = match need {
+            Need::Residuals => Rollout::States(simulate(&mut sim, &self.initial_state, steps)?),
+            Need::Jacobian | Need::Gradient => {
+                let u = DVector::zeros(sim.model.nu());
+                Rollout::Jacobians(rollout_jacobians(
+                    &mut sim,
+                    &self.initial_state,
+                    &vec![u; steps],
+                    &params,
+                )?)
+            }
+        };
+        let states = match &rollout {
+            Rollout::States(states) => states,
+            Rollout::Jacobians(r) => &r.states,
+        };
+        let model = &sim.model;
+        let model_dual: MultibodyModel<Chunk> = model.cast();
+        let (nv, np, nc) = (model.nv(), self.parameters.len(), measured.columns.len());
+        let sigma = measured.noise.unwrap_or(1.0);
+        let dtheta_ds: Vec<f64> = self
+            .parameters
+            .iter()
+            .zip(s)
+            .map(|(p, &s)| p.transform.derivative(s))
+            .collect();
+
+        let mut data = MultibodyData::new(model);
+        let mut signs = QuaternionSigns::new(model.bodies.len());
+        let mut simulated = DMatrix::zeros(measured.num_samples(), nc);
+        let mut residuals = DVector::zeros(measured.num_samples() * nc);
+        let mut jacobian = (need == Need::Jacobian).then(|| DMatrix::zeros(residuals.len(), np));
+        let mut dl_dx = vec![DVector::zeros(2 * nv); states.len()];
+        // S_t = ∂x_t/∂θ (2nv × np); the initial state does not depend on θ.
+        let mut S = DMatrix::zeros(2 * nv, np);
+        let mut k = 0;
+        for (t, state) in states.iter().enumerate() {
+            if t > 0 {
+                if let (Some(_), Rollout::Jacobians(r)) = (&jacobian, &rollout) {
+                    let StepJacobians {
+                        state: A,
+                        parameters: P,
+                        ..
+                    } = &r.steps[t - 1];
+                    S = A * &S + P;
+                }
+            }
+            forward_kinematics(model, &mut data, &state.q, &state.v);
+            signs.update(&data);
+            if measured.steps.get(k) != Some(&t) {
+                continue;
+            }
+            let (y, H) = match need {
+                Need::Residuals => (measurement.values(&data, &signs.signs), None),
+                _ => {
+                    let (y, H) = measurement.values_and_jacobian(&model_dual, state, &signs.signs);
+                    (y, Some(H))
+                }
+            };
+            let mut dl = DVector::zeros(2 * nv);
+            for c in 0..nc {
+                simulated[(k, c)] = y[c];
+                let (r, dr) = self
+                    .loss
+                    .robustify((y[c] - measured.values[(k, c)]) / sigma);
+                let row = k * nc + c;
+                residuals[row] = r;
+                match (&H, jacobian.as_mut()) {
+                    (None, _) => {}
+                    (Some(H), Some(J)) => {
+                        let jr = H.row(c) * &S * (dr / sigma);
+                        for p in 0..np {
+                            J[(row, p)] = jr[p] * dtheta_ds[p];
+                        }
+                    }
+                    (Some(H), None) => dl += H.row(c).transpose() * (r * dr / sigma),
+                }
+            }
+            dl_dx[t] = dl;
+            k += 1;
+        }
+        let gradient = match (&rollout, need) {
+            (Rollout::Jacobians(r), Need::Gradient) => {
+                let g = r.adjoint_gradient(&dl_dx)?.parameters;
+                Some(DVector::from_fn(np, |p, _| g[p] * dtheta_ds[p]))
+            }
+            _ => None,
+        };
+        Ok(TrajectoryEvaluation {
+            simulated,
+            residuals,
+            jacobian,
+            gradient,
+        })
+    }
+}
+
+/// A fresh simulator of the same scene.
+fn copy_scene(sim: &Simulator) -> Result<Simulator> {
+    Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)
+}
+
+/// The measurement model of `m` in the scene of `sim`, after checking that its step indices
+/// match its times at the scene's δt.
+///
+/// # Errors
+/// [`Error::DataFile`] naming the data for a column that names no tree body, or data placed on
+/// the grid of another time step.
+fn measurement_model(sim: &Simulator, m: &MeasuredTrajectory) -> Result<MeasurementModel> {
+    let dt = sim.settings.dt;
+    let bad = |message: String| Error::DataFile {
+        path: m.source.clone(),
+        message,
+    };
+    for (k, (&t, &n)) in m.times.iter().zip(&m.steps).enumerate() {
+        if (t / dt).round() as usize != n {
+            return Err(bad(format!(
+                "sample {k} at t = {t} is not step {n} of δt = {dt} s: the data was placed on another time grid"
+            )));
+        }
+    }
+    MeasurementModel::new(&sim.model, &m.columns).map_err(|e| bad(e.to_string()))
+}
+
+/// A rollout: states only, or states with step Jacobians.
+enum Rollout {
+    States(Vec<State>),
+    Jacobians(RolloutJacobians),
+}
+
+/// States `x_0 … x_steps` from `x0` without actuation.
+fn simulate(sim: &mut Simulator, x0: &State, steps: usize) -> Result<Vec<State>> {
+    let u = DVector::zeros(sim.model.nu());
+    let mut states = Vec::with_capacity(steps + 1);
+    states.push(x0.clone());
+    for _ in 0..steps {
+        let next = sim
+            .step(states.last().expect("invariant: x0 pushed"), &u)?
+            .0;
+        states.push(next);
+    }
+    Ok(states)
+}
