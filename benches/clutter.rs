@@ -2,27 +2,26 @@
 //!
 //! - `clutter 3 s/MODEL`: the whole 3 s rollout (1500 steps of 2 ms) per contact model; the
 //!   step time is the reported time / 1500;
-//! - `factor+solve/{dense,sparse}/N`: one numeric factorization and one solve of a pile-like
-//!   Newton Hessian of N free bodies (6 × 6 cliques, each coupled to three others), the
-//!   symbolic analysis reused as in the Newton loop: the dense/sparse crossover;
+//! - `newton solve/{dense,sparse}/N`: the whole Newton solve of the first step of a pile of N
+//!   spheres and boxes (every neighbour a contact), the workspace (and the sparse symbolic
+//!   analysis) kept across samples as across the steps of a simulation: the dense/sparse
+//!   crossover;
 //! - `batch of 4 clutter 0.5 s/{serial,rayon}`: four independent rollouts one after the other
 //!   and with `run_batch`; rollouts/s = 4 / time.
 //!
 //! Run: `cargo bench --bench clutter` (figures in README "Scale").
-#![allow(non_snake_case)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use nalgebra::DMatrix;
+use nalgebra::DVector;
 
 use stiction::contact::Approximation;
-use stiction::problem::{load_problem, Problem};
+use stiction::problem::{load_problem, parse_problem, Problem};
 use stiction::simulate::{run, run_batch, run_controlled, Rollout};
-use stiction::solver::linalg::{
-    BlockHessian, BlockPattern, DenseCholesky, SparseCholesky, SpdSolver,
-};
+use stiction::solver::linalg::LinearSolver;
+use stiction::solver::{ConvexProblem, NewtonWorkspace, SolverParams};
 
 fn clutter(approximation: Approximation) -> Problem {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/clutter.toml");
@@ -49,63 +48,62 @@ fn rollouts(c: &mut Criterion) {
     group.finish();
 }
 
-/// A pile-like Hessian: `n` cliques of 6, clique `i` coupled to `i + 1`, `i + 7` and `i + 13`
-/// (neighbours in a pile), random values, diagonally dominant.
-fn pile_hessian(n: usize) -> BlockHessian {
-    let mut pairs: Vec<(usize, usize)> = (0..n)
-        .flat_map(|i| [1, 7, 13].into_iter().map(move |d| (i, i + d)))
-        .filter(|&(_, j)| j < n)
-        .collect();
-    pairs.sort_unstable();
-    let pattern = BlockPattern {
-        cliques: (0..n).map(|c| (6 * c..6 * c + 6).collect()).collect(),
-        pairs,
-    };
-    let mut H = BlockHessian::zeros(pattern);
-    let mut s = 1u64;
-    let mut rnd = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-    };
-    for block in &mut H.off_diagonal {
-        block.iter_mut().for_each(|x| *x = rnd());
+/// A pile of `n` spheres and boxes (10 cm, 1 kg) in layers of a 4 × 3 grid with 5 mm gaps,
+/// the bottom layer 0.1 mm into the ground, every neighbour within the contact margin: the
+/// Newton problem of its first step (contacts couple each body to up to six neighbours).
+fn pile(n: usize) -> (ConvexProblem<f64>, DVector<f64>) {
+    let mut text = String::from(
+        "[simulation]\ndt = 2e-3\nduration = 0.1\n\n[contact]\nfriction = 1.0\nstiffness = 1e7\n\n\
+         [[geometry]]\nname = \"ground\"\nshape = \"half-space\"\n\n",
+    );
+    for i in 0..n {
+        let (cell, layer) = (i % 12, i / 12);
+        let (x, y, z) = (
+            0.105 * (cell % 4) as f64,
+            0.105 * (cell / 4) as f64,
+            0.0499 + 0.105 * layer as f64,
+        );
+        text += &format!(
+            "[[body]]\nname = \"b{i}\"\nmass = 1.0\nposition = [{x}, {y}, {z}]\nvelocity = [0.01, 0.0, -0.02]\n\n\
+             [[geometry]]\nname = \"g{i}\"\nbody = \"b{i}\"\n{}\n",
+            if (i + layer) % 2 == 0 {
+                "shape = \"sphere\"\nradius = 0.05\n"
+            } else {
+                "shape = \"box\"\nsize = [0.1, 0.1, 0.1]\n"
+            }
+        );
     }
-    for block in &mut H.diagonal {
-        let B = DMatrix::from_fn(6, 6, |_, _| rnd());
-        *block = &B * B.transpose() + DMatrix::identity(6, 6) * 20.0;
-    }
-    H
+    let mut p = parse_problem(&text, Path::new("pile.toml")).expect("valid pile");
+    let state = p.initial_state.clone();
+    let problem = p
+        .simulator
+        .assemble(&state, &DVector::zeros(0))
+        .expect("assembles")
+        .problem;
+    (problem, state.v)
 }
 
 fn crossover(c: &mut Criterion) {
-    let mut group = c.benchmark_group("factor+solve");
+    let mut group = c.benchmark_group("newton solve");
     group
-        .sample_size(30)
+        .sample_size(20)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));
-    for n in [2, 4, 6, 8, 10, 12, 16, 24, 40, 64] {
-        let H = pile_hessian(n);
-        let rhs = nalgebra::DVector::from_fn(6 * n, |i, _| (i as f64).sin());
-        let mut dense = DenseCholesky::default();
-        group.bench_with_input(BenchmarkId::new("dense", n), &H, |b, H| {
-            b.iter(|| {
-                dense.factor(H).unwrap();
-                let mut x = rhs.clone();
-                dense.solve_in_place(&mut x);
-                x
-            })
-        });
-        let mut sparse = SparseCholesky::default();
-        group.bench_with_input(BenchmarkId::new("sparse", n), &H, |b, H| {
-            b.iter(|| {
-                sparse.factor(H).unwrap();
-                let mut x = rhs.clone();
-                sparse.solve_in_place(&mut x);
-                x
-            })
-        });
+    for n in [2, 4, 6, 8, 10, 12, 16, 24, 36, 48, 64] {
+        let (problem, v0) = pile(n);
+        for linear_solver in [LinearSolver::Dense, LinearSolver::Sparse] {
+            let params = SolverParams {
+                linear_solver,
+                ..Default::default()
+            };
+            let mut workspace = NewtonWorkspace::default();
+            group.bench_with_input(BenchmarkId::new(linear_solver.name(), n), &n, |b, _| {
+                b.iter(|| {
+                    workspace.prepare(&problem);
+                    workspace.iterate(&problem, &v0, &params).expect("solves")
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -604,8 +604,22 @@ pub fn assemble_problem<T: Scalar>(
             feature: c.feature,
         });
     }
-    let cliques = model.cliques();
-    let pool = make_pool(input.approximation, &contacts, &A, &cliques, dt)?;
+    let (cliques, body_clique) = model.clique_structure();
+    let touched: Vec<Vec<usize>> = contacts
+        .iter()
+        .map(|c| {
+            let mut t: Vec<usize> = [c.body_a, c.body_b]
+                .iter()
+                .filter_map(|b| match b {
+                    BodyId::Body(i) => body_clique[*i],
+                    _ => None,
+                })
+                .collect();
+            t.dedup();
+            t
+        })
+        .collect();
+    let pool = make_pool(input.approximation, &contacts, &A, &cliques, &touched, dt)?;
     Ok(StepProblem {
         problem: ConvexProblem {
             A,
@@ -621,20 +635,23 @@ pub fn assemble_problem<T: Scalar>(
 }
 
 /// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
-/// block-diagonal over trees, so this is the per-tree estimate.
+/// block-diagonal over trees, so this is the per-tree estimate. `touched[i]` lists the cliques
+/// (trees) whose velocities contact `i` moves: `J_i` is zero elsewhere, so only those blocks
+/// are solved.
 pub fn delassus_estimates<T: Scalar>(
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
     J: &[&Matrix3xX<T>],
+    touched: &[Vec<usize>],
 ) -> Result<Vec<T>> {
     let chol =
         BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
     Ok(J.iter()
-        .map(|Ji| {
+        .zip(touched)
+        .map(|(Ji, touched)| {
             let Jt = Ji.transpose();
-            let AinvJt = chol.solve(&DMatrix::from_column_slice(Jt.nrows(), 3, Jt.as_slice()));
-            let W = *Ji * AinvJt;
-            W.norm() / lit::<T>(3.0)
+            let Jt = DMatrix::from_column_slice(Jt.nrows(), 3, Jt.as_slice());
+            chol.quadratic_form(&Jt, touched).norm() / lit::<T>(3.0)
         })
         .collect())
 }
@@ -648,6 +665,7 @@ pub fn make_pool<T: Scalar>(
     contacts: &[ContactPoint<T>],
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
+    touched: &[Vec<usize>],
     dt: T,
 ) -> Result<ContactPool<T>> {
     let needs_w = matches!(
@@ -659,6 +677,7 @@ pub fn make_pool<T: Scalar>(
             A,
             cliques,
             &contacts.iter().map(|c| &c.J).collect::<Vec<_>>(),
+            touched,
         )?
     } else {
         vec![T::zero(); contacts.len()]

@@ -463,3 +463,34 @@ fn clutter_runs_with_the_model_flag_and_a_condition_column() {
     assert!(condition > 1.0, "{condition}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn simulate_runs_several_problems_in_parallel_into_their_own_folders() {
+    let dir = scratch("batch");
+    let out = stiction(
+        &dir,
+        &[
+            "simulate",
+            "falling-sphere",
+            "sliding-box",
+            "--duration",
+            "0.05",
+        ],
+    );
+    assert_ok(&out);
+    assert!(
+        stdout(&out).contains("2 rollouts in parallel"),
+        "{}",
+        stdout(&out)
+    );
+    for name in ["falling-sphere", "sliding-box"] {
+        assert_file(&dir.join("out").join(name).join("1"), "stats.csv", b"t,");
+    }
+    let refused = stiction(
+        &dir,
+        &["simulate", "falling-sphere", "sliding-box", "--out", "x"],
+    );
+    assert!(!refused.status.success());
+    assert!(stderr(&refused).contains("--out"), "{}", stderr(&refused));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

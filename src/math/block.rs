@@ -25,6 +25,19 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
         Some(BlockDiagonalCholesky { cliques, factors })
     }
 
+    /// `W = B_cᵀ A_c⁻¹ B_c` summed over the cliques `c` of `touched`, with `B_c` the rows of
+    /// `B` (n × k) in clique `c`: `Bᵀ A⁻¹ B` when `B` is zero outside those cliques, at the
+    /// cost of those cliques only.
+    pub fn quadratic_form(&self, B: &DMatrix<T>, touched: &[usize]) -> DMatrix<T> {
+        let k = B.ncols();
+        let mut W = DMatrix::zeros(k, k);
+        for &c in touched {
+            let Bc = B.select_rows(&self.cliques[c]);
+            W += Bc.transpose() * self.factors[c].solve(&Bc);
+        }
+        W
+    }
+
     /// `A⁻¹ B` (n × k).
     pub fn solve(&self, B: &DMatrix<T>) -> DMatrix<T> {
         let mut X = DMatrix::zeros(B.nrows(), B.ncols());
@@ -54,7 +67,12 @@ mod tests {
         let chol = BlockDiagonalCholesky::new(&A, &cliques).unwrap();
         let B = DMatrix::from_fn(5, 2, |i, j| (i + 2 * j) as f64 - 1.0);
         let X = chol.solve(&B);
-        assert!((&A * X - B).norm() < 1e-14);
+        assert!((&A * X - &B).norm() < 1e-14);
+        // B zero outside cliques 0 and 2: the quadratic form over those two only.
+        let mut B0 = B.clone();
+        B0.row_mut(1).fill(0.0);
+        let W = chol.quadratic_form(&B0, &[0, 2]);
+        assert!((W - B0.transpose() * chol.solve(&B0)).norm() < 1e-13);
         A[(1, 1)] = -1.0;
         assert!(BlockDiagonalCholesky::new(&A, &cliques).is_none());
     }

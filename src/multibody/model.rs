@@ -273,24 +273,30 @@ impl<T: Scalar> MultibodyModel<T> {
     /// Velocity indices of each tree (a clique: `M` couples only the velocities of one tree),
     /// increasing, trees in the order of their roots; trees without velocities are left out.
     pub fn cliques(&self) -> Vec<Vec<usize>> {
+        self.clique_structure().0
+    }
+
+    /// [`MultibodyModel::cliques`] and the clique of each body (`None` for a tree without
+    /// velocities).
+    pub fn clique_structure(&self) -> (Vec<Vec<usize>>, Vec<Option<usize>>) {
         let roots = self.tree_roots();
-        let mut clique_of_root = vec![usize::MAX; self.bodies.len()];
+        let mut clique_of_root = vec![None; self.bodies.len()];
         let mut cliques: Vec<Vec<usize>> = Vec::new();
         for (i, j) in self.joints.iter().enumerate() {
             if j.kind.nv() == 0 {
                 continue;
             }
-            let r = roots[i];
-            if clique_of_root[r] == usize::MAX {
-                clique_of_root[r] = cliques.len();
+            let c = *clique_of_root[roots[i]].get_or_insert_with(|| {
                 cliques.push(Vec::new());
-            }
-            cliques[clique_of_root[r]].extend(j.v_start..j.v_start + j.kind.nv());
+                cliques.len() - 1
+            });
+            cliques[c].extend(j.v_start..j.v_start + j.kind.nv());
         }
         for c in &mut cliques {
             c.sort_unstable();
         }
-        cliques
+        let body_clique = roots.iter().map(|&r| clique_of_root[r]).collect();
+        (cliques, body_clique)
     }
 
     /// The neutral configuration: zero joint coordinates, identity quaternions.

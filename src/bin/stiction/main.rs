@@ -69,7 +69,8 @@ enum Command {
         stiction simulate falling-sphere --animate --projection xy\n  \
         stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3 --svg\n  \
         stiction simulate problems/cube-topple.toml --out out/cube-topple --stepper ncp\n  \
-        stiction simulate problems/clutter.toml --model sap --linear-solver sparse --plot\n\n\
+        stiction simulate problems/clutter.toml --model sap --linear-solver sparse --plot\n  \
+        stiction simulate falling-sphere sliding-box clutter --quiet      three rollouts in parallel\n\n\
         Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
         contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
     Simulate(SimulateArgs),
@@ -130,9 +131,10 @@ enum Command {
 /// Options of `stiction simulate`.
 #[derive(Args)]
 pub struct SimulateArgs {
-    /// Problem file (TOML, see problems/README.md), or the name of a shipped problem.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// Problem files (TOML, see problems/README.md), or names of shipped problems. Several
+    /// run in parallel (convex stepper only), each into its own folder out/PROBLEM/N.
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
     #[command(flatten)]
     output: output::OutArgs,
     /// Contact approximation (model), replacing the problem file's; `--model` is the same

@@ -1,8 +1,9 @@
 //! `stiction simulate`: run a problem and write its tables, figures and animation.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
 use stiction::error::{Error, Result};
 use stiction::problem::{Problem, Stepper};
 use stiction::report::animate::{write_animation, AnimationSettings, Projection};
@@ -29,7 +30,33 @@ pub struct Outputs {
 
 /// Runs `simulate` as the command line asked.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
-    let mut problem = shipped::load(&args.file)?;
+    if args.files.len() > 1 {
+        return simulate_batch(args);
+    }
+    let mut problem = load(args, &args.files[0])?;
+    if problem.stepper == Stepper::Ncp {
+        return simulate_ncp(args, &problem);
+    }
+    let out = output_folder(args, &problem)?;
+    let (recording, wall) = rollout(&mut problem, args.quiet)?;
+    // Flags add to the problem's [output] table.
+    let wanted = problem.output;
+    let outputs = Outputs {
+        png: args.plot || wanted.plot,
+        svg: args.svg || wanted.svg,
+        animation: args.animation.wanted(&problem),
+        patch_geometry: args.patch_geometry,
+    };
+    let written = write_outputs(&recording, &problem, &out, outputs)?;
+    if !args.quiet {
+        summarize(&problem, &recording, wall, &out, &written);
+    }
+    Ok(())
+}
+
+/// The problem `file` with the command line's overrides applied.
+fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
+    let mut problem = shipped::load(file)?;
     let settings = &mut problem.simulator.settings;
     if let Some(approximation) = args.approximation {
         settings.approximation = approximation;
@@ -54,22 +81,69 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
     if let Some(stepper) = args.stepper {
         problem.stepper = stepper;
     }
-    if problem.stepper == Stepper::Ncp {
-        return simulate_ncp(args, &problem);
+    Ok(problem)
+}
+
+/// Several problems: independent rollouts in parallel (rayon), each written into a new
+/// numbered folder `out/PROBLEM/N` with the figures the flags and its `[output]` table ask for.
+fn simulate_batch(args: &SimulateArgs) -> Result<()> {
+    if args.output.out.is_some() {
+        return Err(Error::invalid(
+            "--out",
+            args.files.len(),
+            "--out takes one problem; several each write a new folder out/PROBLEM/N",
+        ));
     }
-    let out = output_folder(args, &problem)?;
-    let (recording, wall) = rollout(&mut problem, args.quiet)?;
-    // Flags add to the problem's [output] table.
-    let wanted = problem.output;
-    let outputs = Outputs {
-        png: args.plot || wanted.plot,
-        svg: args.svg || wanted.svg,
-        animation: args.animation.wanted(&problem),
-        patch_geometry: args.patch_geometry,
-    };
-    let written = write_outputs(&recording, &problem, &out, outputs)?;
+    let mut problems = args
+        .files
+        .iter()
+        .map(|f| load(args, f))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(p) = problems.iter().find(|p| p.stepper == Stepper::Ncp) {
+        return Err(Error::invalid(
+            "stepper",
+            &p.name,
+            "several problems run the convex stepper only; simulate ncp problems one at a time",
+        ));
+    }
+    // Each rollout owns its problem (simulator and solver data): independent, and each
+    // computed exactly as alone (see `stiction::simulate::run_batch`).
+    let start = Instant::now();
+    let recordings: Vec<Result<Recording>> = problems
+        .par_iter_mut()
+        .map(|p| {
+            run_controlled(
+                &mut p.simulator,
+                &p.controller,
+                &p.initial_state,
+                p.duration,
+                |_, _| (),
+            )
+        })
+        .collect();
+    let wall = start.elapsed();
     if !args.quiet {
-        summarize(&problem, &recording, wall, &out, &written);
+        println!(
+            "{} rollouts in parallel in {:.3} s wall time ({:.2} rollouts/s)",
+            problems.len(),
+            wall.as_secs_f64(),
+            problems.len() as f64 / wall.as_secs_f64()
+        );
+    }
+    for (problem, recording) in problems.iter().zip(recordings) {
+        let recording = recording?;
+        let out = output::numbered(&Path::new("out").join(&problem.name))?;
+        let wanted = problem.output;
+        let outputs = Outputs {
+            png: args.plot || wanted.plot,
+            svg: args.svg || wanted.svg,
+            animation: args.animation.wanted(problem),
+            patch_geometry: args.patch_geometry,
+        };
+        let written = write_outputs(&recording, problem, &out, outputs)?;
+        if !args.quiet {
+            summarize(problem, &recording, wall, &out, &written);
+        }
     }
     Ok(())
 }
