@@ -69,14 +69,7 @@ fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
     }
     settings.validate()?;
     if let Some(duration) = args.duration {
-        if !(duration > 0.0 && duration.is_finite()) {
-            return Err(Error::invalid(
-                "duration",
-                duration,
-                "the simulated duration must be positive and finite (s)",
-            ));
-        }
-        problem.duration = duration;
+        problem.duration = checked_duration(duration)?;
     }
     if let Some(stepper) = args.stepper {
         problem.stepper = stepper;
@@ -292,5 +285,18 @@ pub fn summarize(
     println!("wrote {} files to {}:", written.len(), dir.display());
     for path in written {
         println!("  {}", path.display());
+    }
+}
+
+/// A `--duration` (s): positive and finite.
+pub fn checked_duration(duration: f64) -> Result<f64> {
+    if duration > 0.0 && duration.is_finite() {
+        Ok(duration)
+    } else {
+        Err(Error::invalid(
+            "duration",
+            duration,
+            "the simulated duration must be positive and finite (s)",
+        ))
     }
 }

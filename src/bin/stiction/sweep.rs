@@ -84,14 +84,7 @@ fn problem_at(args: &SweepArgs, k: f64) -> Result<Problem> {
         sim.replace_geometry(i, g)?;
     }
     if let Some(duration) = args.duration {
-        if !(duration > 0.0 && duration.is_finite()) {
-            return Err(Error::invalid(
-                "duration",
-                duration,
-                "the simulated duration must be positive and finite (s)",
-            ));
-        }
-        problem.duration = duration;
+        problem.duration = crate::simulate::checked_duration(duration)?;
     }
     Ok(problem)
 }
