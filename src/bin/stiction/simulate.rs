@@ -11,7 +11,7 @@ use stiction::report::{csv, plot};
 use stiction::simulate::{num_steps, run_controlled, Recording};
 
 use crate::output;
-use crate::progress::Progress;
+use crate::progress::{Progress, Spinner};
 use crate::shipped;
 use crate::SimulateArgs;
 
@@ -102,6 +102,10 @@ fn simulate_batch(args: &SimulateArgs) -> Result<()> {
     // Each rollout owns its problem (simulator and solver data): independent, and each
     // computed exactly as alone (see `stiction::simulate::run_batch`).
     let start = Instant::now();
+    let spinner = Spinner::new(
+        &format!("{} rollouts in parallel", problems.len()),
+        args.quiet,
+    );
     let recordings: Vec<Result<Recording>> = problems
         .par_iter_mut()
         .map(|p| {
@@ -114,6 +118,7 @@ fn simulate_batch(args: &SimulateArgs) -> Result<()> {
             )
         })
         .collect();
+    spinner.finish();
     let wall = start.elapsed();
     if !args.quiet {
         println!(

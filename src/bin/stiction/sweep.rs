@@ -10,6 +10,7 @@ use stiction::report::plot::{write_sweep_plot, ImageFormat};
 use stiction::simulate::{run_batch, Rollout, SweepRow};
 
 use crate::output;
+use crate::progress::Spinner;
 use crate::shipped;
 use crate::SweepArgs;
 
@@ -128,7 +129,9 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         );
     }
     let start = Instant::now();
+    let spinner = Spinner::new(&format!("{} rollouts in parallel", batch.len()), args.quiet);
     let recordings = run_batch(&mut batch);
+    spinner.finish();
     let wall = start.elapsed().as_secs_f64();
     let t_from = duration - args.settle;
     let mut rows = Vec::new();
