@@ -439,19 +439,20 @@ pub fn solve_observed(
         let scale = traj.cost.abs().max(f64::MIN_POSITIVE);
         let gradient_small = bp.gradient_norm < params.gradient_tolerance;
         let model_flat = -bp.expected_change(1.0) < params.cost_tolerance * scale;
+        // This iteration as rejected and without a forward pass; updated below if it has one.
+        let mut stats = IterationStats {
+            iteration,
+            cost: traj.cost,
+            alpha: 0.0,
+            mu,
+            expected_change: bp.expected_change(1.0),
+            gradient_norm: bp.gradient_norm,
+            accepted: false,
+            rollout_s: 0.0,
+            derivatives_s,
+            backward_s,
+        };
         if gradient_small || model_flat {
-            let stats = IterationStats {
-                iteration,
-                cost: traj.cost,
-                alpha: 0.0,
-                mu,
-                expected_change: bp.expected_change(1.0),
-                gradient_norm: bp.gradient_norm,
-                accepted: false,
-                rollout_s: 0.0,
-                derivatives_s,
-                backward_s,
-            };
             observe(&stats);
             iterations.push(stats);
             status = if gradient_small {
@@ -477,19 +478,7 @@ pub fn solve_observed(
             }
             alpha *= params.backtrack;
         }
-        let rollout_s = t2.elapsed().as_secs_f64();
-        let mut stats = IterationStats {
-            iteration,
-            cost: traj.cost,
-            alpha: 0.0,
-            mu,
-            expected_change: bp.expected_change(1.0),
-            gradient_norm: bp.gradient_norm,
-            accepted: false,
-            rollout_s,
-            derivatives_s,
-            backward_s,
-        };
+        stats.rollout_s = t2.elapsed().as_secs_f64();
         match accepted {
             Some((candidate, expected)) => {
                 let relative = (traj.cost - candidate.cost) / scale;
