@@ -9,6 +9,7 @@
 
 use nalgebra::Vector3;
 
+use crate::error::{Error, Result};
 use crate::geometry::shape::Shape;
 use crate::math::Pose;
 use crate::scalar::Scalar;
@@ -57,6 +58,10 @@ pub struct CorePoint {
     /// along the normal: the centre of a sphere, a point of a capsule's segment, a point of a
     /// cylinder's axis under its curved side. Otherwise the point is on the surface.
     pub rounded: bool,
+    /// A point of a cylinder's rim against a plane of the other geometry, module doc eq. (1′):
+    /// its angle on the rim follows the plane's normal instead of the material, so that the
+    /// point stays the rim's lowest over the plane when the cylinder rolls about its axis.
+    pub rim: bool,
 }
 
 impl CorePoint {
@@ -65,6 +70,39 @@ impl CorePoint {
         Vector3::from_fn(|i, _| {
             crate::scalar::lit::<T>(self.base[i]) + axes[i] * crate::scalar::lit::<T>(self.scale[i])
         })
+    }
+
+    /// The point (m, geometry frame) for size axes `axes` when the geometry's outward normal
+    /// at the contact is `outward` (geometry frame): [`CorePoint::eval`], except for a rim
+    /// point, eq. (1′): `base + (r ô_xy, ±h)` with `ô_xy` the unit projection of `outward` on
+    /// the rim's plane, the rim's extreme point along `outward`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a rim point whose outward normal is along the axis
+    /// (the rim has no extreme point; never at the query's poses).
+    pub fn eval_toward<T: Scalar>(
+        &self,
+        axes: &Vector3<T>,
+        outward: &Vector3<T>,
+    ) -> Result<Vector3<T>> {
+        if !self.rim {
+            return Ok(self.eval(axes));
+        }
+        let n2 = outward.x * outward.x + outward.y * outward.y;
+        if n2.re() <= 0.0 || !n2.re().is_finite() {
+            return Err(Error::invalid(
+                "feature",
+                "cylinder rim",
+                "degenerate feature pair: the plane's normal is along the cylinder's axis",
+            ));
+        }
+        let radial = n2.sqrt();
+        let lit = crate::scalar::lit::<T>;
+        Ok(Vector3::new(
+            lit(self.base.x) + axes.x * outward.x / radial,
+            lit(self.base.y) + axes.y * outward.y / radial,
+            lit(self.base.z) + axes.z * lit(self.scale.z),
+        ))
     }
 }
 
@@ -244,6 +282,37 @@ impl<'a> Side<'a> {
             base: core - scale.component_mul(&axes),
             scale,
             rounded: self.rounded,
+            rim: false,
+        }
+    }
+
+    /// The core point against a plane of the other geometry whose normal is `outward` (this
+    /// geometry's outward normal, unit, geometry frame): a cylinder rim point becomes the
+    /// rim's extreme point along `outward`, eq. (1′), unless `outward` is within
+    /// [`PARALLEL_SIN_TOL`] of the axis (flat cap contact, where the recorded point stays
+    /// material). At `outward` it is the recorded point.
+    fn core_point_against_plane(&self, outward: &Vector3<f64>) -> CorePoint {
+        let point = self.core_point();
+        let Shape::Cylinder {
+            radius,
+            half_length,
+        } = self.local.shape
+        else {
+            return point;
+        };
+        let radial = outward.xy().norm();
+        match cylinder_boundary(*radius, *half_length, &self.core) {
+            (Some(_), cap) if cap != 0.0 && !self.rounded && radial >= PARALLEL_SIN_TOL => {
+                let scale = Vector3::new(outward.x / radial, outward.y / radial, cap);
+                let axes = self.local.shape.size::<f64>().axes();
+                CorePoint {
+                    base: self.core - scale.component_mul(&axes),
+                    scale,
+                    rounded: false,
+                    rim: true,
+                }
+            }
+            _ => point,
         }
     }
 
@@ -403,9 +472,11 @@ pub(crate) fn classify(
     let (face_a, patches_a) = side_a.face_along(&n_A);
     let (face_b, patches_b) = side_b.face_along(&-n_B);
     if face_b && (!face_a || patches_b < patches_a) {
+        let point_a = side_a.core_point_against_plane(&n_A);
         return (point_a, point_b, FeatureKind::FaceB { nhat_B: n_B });
     }
     if face_a {
+        let point_b = side_b.core_point_against_plane(&-n_B);
         return (point_a, point_b, FeatureKind::FaceA { nhat_A: n_A });
     }
 

@@ -22,7 +22,16 @@
 //! `s ⊙ a`, `s ∈ {±1}³`; a point inside a face has `s = ±e_i` along the face normal and its
 //! in-face coordinates in `b`), a cylinder's `(r, r, h)` (a rim point is
 //! `(r cos θ, r sin θ, ±h)`), a capsule's `(0, 0, h)` (its segment: an end is `(0, 0, ±h)`),
-//! and zero for a sphere, a half-space and a convex mesh. A **rounded** core point has the
+//! and zero for a sphere, a half-space and a convex mesh. A rim point against a plane of the
+//! other geometry is not material in its angle θ: it is the rim's extreme point along the
+//! geometry's outward normal `o` (geometry frame),
+//!
+//! ```text
+//!   P_G = b + (r o_x, r o_y, ±h) / ‖(o_x, o_y)‖                                   (1′)
+//! ```
+//!
+//! so that a cylinder lying or rolling on a plane keeps its contact point under the axis, as
+//! the query does (a material rim point would run around the rim at first order). A **rounded** core point has the
 //! shape's radius ρ swept around it along the normal: a sphere's centre, a point of a
 //! capsule's segment, a point of a cylinder's axis (for contact on the curved side, away from
 //! the rims); otherwise ρ = 0 and the core point is on the surface (vertices, face points, rim
@@ -299,9 +308,23 @@ pub fn feature_distance<T: Scalar>(
         }
     }
     let v = |x: &Vector3<f64>| x.map(lit::<T>);
-    // Eq. (1): core points in world.
-    let P_A = X_WA.transform_point(&feature.point_a.eval(&size_a.axes()));
-    let P_B = X_WB.transform_point(&feature.point_b.eval(&size_b.axes()));
+    // Eq. (1): core points in world; a rim point against a plane by eq. (1′), along the
+    // plane's normal (outward for A, inward for B).
+    let plane = match feature.kind {
+        FeatureKind::FaceA { nhat_A } => X_WA.R * v(&nhat_A),
+        FeatureKind::FaceB { nhat_B } => X_WB.R * v(&nhat_B),
+        _ => Vector3::zeros(),
+    };
+    let P_A = X_WA.transform_point(
+        &feature
+            .point_a
+            .eval_toward(&size_a.axes(), &(X_WA.R.transpose() * plane))?,
+    );
+    let P_B = X_WB.transform_point(
+        &feature
+            .point_b
+            .eval_toward(&size_b.axes(), &(X_WB.R.transpose() * -plane))?,
+    );
     let w = P_B - P_A;
     // Eq. (2): the normal, and the closest points (C_A, C_B) of the two features, eq. (4).
     let (nhat_W, C_A, C_B) = match feature.kind {

@@ -234,3 +234,51 @@ fn random_poses_of_every_pair() {
     }
     assert_eq!(checked, 15 * 12);
 }
+
+/// A cylinder rolled about its own axis, lying on the ground and standing tilted on its rim:
+/// the rim point against the plane (eq. 1′) stays the rim's lowest point, as the query's
+/// witness does, to second order in the roll angle; a material rim point would run around
+/// the rim by `r δ` (5e-5 m at δ = 1e-3).
+#[test]
+fn rim_points_against_a_plane_follow_the_query_when_the_cylinder_rolls() {
+    let lying = rot([0.0, 1.0, 0.0], std::f64::consts::FRAC_PI_2);
+    let tilt = rot([1.0, 0.0, 0.0], 0.3);
+    let (r, h) = (0.05, 0.1);
+    let cases = [
+        ground("lying", cylinder(r, h), pose(lying, [0.0, 0.0, r - 0.001])),
+        ground(
+            "on its rim",
+            cylinder(r, h),
+            pose(tilt, [0.0, 0.0, h * 0.3f64.cos() + r * 0.3f64.sin() - 0.001]),
+        ),
+    ];
+    for case in &cases {
+        let found = contacts(case);
+        assert!(found.iter().all(|c| c.feature.point_b.rim), "{}", case.name);
+        let axis = case.X_WB.R * Vector3::z();
+        for delta in [1e-3, -1e-3] {
+            let rolled = Case {
+                X_WB: Pose {
+                    R: rot(axis.into(), delta) * case.X_WB.R,
+                    p: case.X_WB.p,
+                },
+                ..ground(case.name, case.b.clone(), case.X_WB)
+            };
+            for (c, q) in found.iter().zip(query(&rolled)) {
+                let d = eval::<f64>(&rolled, &c.feature, None).expect("re-evaluation");
+                // Across the axis: GJK may place a witness anywhere along a lying
+                // cylinder's bottom line, not across it.
+                let across = |p: Vector3<f64>| p - axis * axis.dot(&p);
+                let gap = (across(d.p_WPb) - across(q.p_WPb)).norm();
+                assert!(
+                    gap <= r * delta * delta,
+                    "{}: rolled by {delta}, witness {} vs query {} ({gap:e} m)",
+                    case.name,
+                    d.p_WPb,
+                    q.p_WPb
+                );
+                assert!((d.phi - q.phi).abs() <= 1e-9, "{}: φ", case.name);
+            }
+        }
+    }
+}
