@@ -271,7 +271,7 @@ impl Simulator {
                 .collect();
             witnesses.extend(
                 find_polygons(collision, &X_WG)?
-                    .iter()
+                    .into_iter()
                     .map(ContactWitness::from),
             );
             Ok(witnesses)
@@ -312,7 +312,7 @@ impl Simulator {
             });
         }
         let results = contacts
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, c)| {
                 let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
@@ -330,7 +330,11 @@ impl Simulator {
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
                     stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
-                    polygon: c.feature.polygon().cloned(),
+                    // Moved, not copied: the contacts are not needed after the step.
+                    polygon: match c.feature {
+                        ContactFeature::Polygon(p) => Some(p),
+                        ContactFeature::Point(_) => None,
+                    },
                 }
             })
             .collect::<Vec<_>>();
@@ -479,9 +483,16 @@ impl From<&GeometricContact> for ContactWitness<f64> {
     }
 }
 
-impl From<&FoundPolygon> for ContactWitness<f64> {
-    fn from(f: &FoundPolygon) -> Self {
-        ContactWitness::polygon(f.geometry_a, f.geometry_b, &f.polygon, (&f.polygon).into())
+impl From<FoundPolygon> for ContactWitness<f64> {
+    /// Moves the polygon's vertices into the contact's feature (no copy per polygon).
+    fn from(mut f: FoundPolygon) -> Self {
+        let found = PolygonContact {
+            elements: f.polygon.feature,
+            area: f.polygon.area,
+            pressure: f.polygon.pressure,
+            vertices: std::mem::take(&mut f.polygon.vertices),
+        };
+        ContactWitness::polygon(f.geometry_a, f.geometry_b, &f.polygon, found)
     }
 }
 
@@ -567,8 +578,9 @@ pub fn assemble_problem<T: Scalar>(
     let dt: T = lit(input.dt);
     let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
     let nv = model.nv();
-    let mut contacts = Vec::new();
-    for c in witnesses(model, data)? {
+    let witnesses = witnesses(model, data)?;
+    let mut contacts = Vec::with_capacity(witnesses.len());
+    for c in witnesses {
         let (ga, gb) = (
             &input.geometries[c.geometry_a],
             &input.geometries[c.geometry_b],
@@ -605,21 +617,14 @@ pub fn assemble_problem<T: Scalar>(
         });
     }
     let (cliques, body_clique) = model.clique_structure();
-    let touched: Vec<Vec<usize>> = contacts
-        .iter()
-        .map(|c| {
-            let mut t: Vec<usize> = [c.body_a, c.body_b]
-                .iter()
-                .filter_map(|b| match b {
-                    BodyId::Body(i) => body_clique[*i],
-                    _ => None,
-                })
-                .collect();
-            t.dedup();
-            t
-        })
-        .collect();
-    let pool = make_pool(input.approximation, &contacts, &A, &cliques, &touched, dt)?;
+    let pool = make_pool(
+        input.approximation,
+        &contacts,
+        &A,
+        &cliques,
+        &body_clique,
+        dt,
+    )?;
     Ok(StepProblem {
         problem: ConvexProblem {
             A,
@@ -656,7 +661,8 @@ pub fn delassus_estimates<T: Scalar>(
         .collect())
 }
 
-/// Builds the potentials of `contacts` for the chosen approximation (ICF Sec. VI).
+/// Builds the potentials of `contacts` for the chosen approximation (ICF Sec. VI);
+/// `body_clique[i]` is the clique of tree body `i` ([`MultibodyModel::clique_structure`]).
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
@@ -665,7 +671,7 @@ pub fn make_pool<T: Scalar>(
     contacts: &[ContactPoint<T>],
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
-    touched: &[Vec<usize>],
+    body_clique: &[Option<usize>],
     dt: T,
 ) -> Result<ContactPool<T>> {
     let needs_w = matches!(
@@ -673,11 +679,26 @@ pub fn make_pool<T: Scalar>(
         Approximation::Sap | Approximation::RegularizedLagged
     );
     let w = if needs_w {
+        // The cliques each contact's Jacobian touches.
+        let touched: Vec<Vec<usize>> = contacts
+            .iter()
+            .map(|c| {
+                let mut t: Vec<usize> = [c.body_a, c.body_b]
+                    .iter()
+                    .filter_map(|b| match b {
+                        BodyId::Body(i) => body_clique[*i],
+                        _ => None,
+                    })
+                    .collect();
+                t.dedup();
+                t
+            })
+            .collect();
         delassus_estimates(
             A,
             cliques,
             &contacts.iter().map(|c| &c.J).collect::<Vec<_>>(),
-            touched,
+            &touched,
         )?
     } else {
         vec![T::zero(); contacts.len()]

@@ -2,7 +2,10 @@
 //! Newton-Raphson on `φ'(α) = 0` with bracketing and bisection (Numerical Recipes' rtsafe).
 //!
 //! With `Δv_c,i = J_i Δv` precomputed, `φ'(α) = α ΔvᵀAΔv + Δvᵀ A(v − v*) − Σ γ_i·Δv_c,i` and
-//! `φ''(α) = ΔvᵀAΔv + Σ Δv_c,iᵀ G_i Δv_c,i` cost O(nc) per evaluation.
+//! `φ''(α) = ΔvᵀAΔv + Σ Δv_c,iᵀ G_i Δv_c,i` cost O(nc) per evaluation. The slope at α = 0 is
+//! the Newton iteration's `∇ℓ·Δv`, and the search starts at the Newton step α = 1: near a
+//! solution (a resting contact, a warm start) that one evaluation of the contacts is the whole
+//! search; `φ'(α_max)` is only evaluated when the minimum lies beyond α = 1.
 #![allow(non_snake_case)]
 
 use nalgebra::Vector3;
@@ -48,21 +51,17 @@ const STEP_TOLERANCE: f64 = 1e-13;
 /// `φ'` below this multiple of its terms' magnitude is zero to round-off.
 const ROUND_OFF: f64 = 64.0 * f64::EPSILON;
 
-/// Finds the minimizer of `φ` in `(0, alpha_max]`. Returns `(α, iterations)`, or `None` if
-/// `max_iterations` were not enough.
+/// Finds the minimizer of `φ` in `(0, alpha_max]` given the slope `d0 = φ'(0) = ∇ℓ(v)·Δv`.
+/// Returns `(α, iterations)`, or `None` if `max_iterations` were not enough.
 pub fn exact_line_search(
     p: &LineSearchProblem<'_>,
+    d0: f64,
     alpha_max: f64,
     max_iterations: usize,
 ) -> Option<(f64, usize)> {
-    let (d0, _, _) = p.derivatives(0.0);
     if d0 >= 0.0 {
         // Not a descent direction at round-off level: nothing to gain.
         return Some((0.0, 0));
-    }
-    let (dmax, _, _) = p.derivatives(alpha_max);
-    if dmax <= 0.0 {
-        return Some((alpha_max, 1));
     }
     let (mut lo, mut hi) = (0.0, alpha_max);
     let mut alpha = 1.0_f64.min(alpha_max);
@@ -76,6 +75,11 @@ pub fn exact_line_search(
         }
         if d1 < 0.0 {
             lo = alpha;
+            // The minimum lies beyond the first trial: it is α_max if φ is still decreasing
+            // there (φ is convex), else inside the bracket [α, α_max].
+            if it == 1 && alpha < alpha_max && p.derivatives(alpha_max).0 <= 0.0 {
+                return Some((alpha_max, it));
+            }
         } else {
             hi = alpha;
         }

@@ -385,8 +385,12 @@ impl NewtonWorkspace {
                 dv_c: &self.dv_c,
                 contacts: &problem.contacts,
             };
-            let search =
-                exact_line_search(&ls, params.alpha_max, params.max_line_search_iterations);
+            let search = exact_line_search(
+                &ls,
+                self.gradient.dot(&self.dv),
+                params.alpha_max,
+                params.max_line_search_iterations,
+            );
             self.scratch_a = Adv;
             let Some((alpha, ls_iterations)) = search else {
                 return Err(Error::NotConverged { stats });
