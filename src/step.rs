@@ -243,6 +243,16 @@ impl Simulator {
     /// # Errors
     /// Size mismatches, non-finite states, an unsupported geometry pair.
     pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
+        self.assemble_keeping(state, u, ContactJacobians::Kept)
+    }
+
+    /// [`Simulator::assemble`], the contacts keeping their Jacobians or not.
+    fn assemble_keeping(
+        &mut self,
+        state: &State,
+        u: &DVector<f64>,
+        jacobians: ContactJacobians,
+    ) -> Result<StepProblem<f64>> {
         if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
             return Err(Error::invalid(
                 "state",
@@ -263,19 +273,16 @@ impl Simulator {
             u,
         };
         let (collision, margin) = (&self.collision, self.settings.margin);
-        assemble_problem(&input, &mut self.data, |model, data| {
+        let witnesses = |model: &MultibodyModel<f64>, data: &MultibodyData<f64>| {
             let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
-            let mut witnesses: Vec<ContactWitness<f64>> = find_contacts(collision, &X_WG, margin)?
-                .iter()
-                .map(ContactWitness::from)
-                .collect();
-            witnesses.extend(
-                find_polygons(collision, &X_WG)?
-                    .into_iter()
-                    .map(ContactWitness::from),
-            );
+            let points = find_contacts(collision, &X_WG, margin)?;
+            let polygons = find_polygons(collision, &X_WG)?;
+            let mut witnesses = Vec::with_capacity(points.len() + polygons.len());
+            witnesses.extend(points.iter().map(ContactWitness::from));
+            witnesses.extend(polygons.into_iter().map(ContactWitness::from));
             Ok(witnesses)
-        })
+        };
+        assemble_problem_keeping(&input, &mut self.data, witnesses, jacobians)
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
@@ -298,7 +305,8 @@ impl Simulator {
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
-        let StepProblem { problem, contacts } = self.assemble(state, u)?;
+        let StepProblem { problem, contacts } =
+            self.assemble_keeping(state, u, ContactJacobians::Moved)?;
         self.newton.prepare(&problem);
         let stats = self
             .newton
@@ -574,6 +582,27 @@ pub fn assemble_problem<T: Scalar>(
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
 ) -> Result<StepProblem<T>> {
+    assemble_problem_keeping(input, data, witnesses, ContactJacobians::Kept)
+}
+
+/// Where the contact Jacobians of an assembled step live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ContactJacobians {
+    /// In the problem and, copied, in each [`ContactPoint`] (for the derivatives).
+    Kept,
+    /// Only in the problem; each [`ContactPoint::J`] is left empty (3 × 0). The forward step
+    /// needs no more, and saves an allocation and a copy per contact (one per polygon of a
+    /// pressure-field pair).
+    Moved,
+}
+
+/// [`assemble_problem`], the contacts keeping their Jacobians or not.
+fn assemble_problem_keeping<T: Scalar>(
+    input: &StepInput<'_, T>,
+    data: &mut MultibodyData<T>,
+    witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
+    jacobians: ContactJacobians,
+) -> Result<StepProblem<T>> {
     let model = input.model;
     let dt: T = lit(input.dt);
     let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
@@ -625,13 +654,20 @@ pub fn assemble_problem<T: Scalar>(
         &body_clique,
         dt,
     )?;
+    let J = match jacobians {
+        ContactJacobians::Kept => contacts.iter().map(|c| c.J.clone()).collect(),
+        ContactJacobians::Moved => contacts
+            .iter_mut()
+            .map(|c| std::mem::replace(&mut c.J, Matrix3xX::zeros(0)))
+            .collect(),
+    };
     Ok(StepProblem {
         problem: ConvexProblem {
             A,
             cliques,
             v_star,
             v0: input.v.clone(),
-            J: contacts.iter().map(|c| c.J.clone()).collect(),
+            J,
             b: contacts.iter().map(|c| c.b).collect(),
             contacts: pool,
         },
