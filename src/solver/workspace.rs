@@ -135,9 +135,12 @@ impl NewtonWorkspace {
         for J in &problem.J {
             self.block_start.push(self.blocks.len());
             touched.clear();
-            for j in 0..nv {
-                if J.column(j).iter().any(|x| *x != 0.0) {
-                    touched.push(self.clique_of[j]);
+            // Column-major 3 × nv: column j is values[3j..3j + 3].
+            let values = J.as_slice();
+            for (j, column) in values.chunks_exact(3).enumerate() {
+                let c = self.clique_of[j];
+                if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
+                    touched.push(c);
                 }
             }
             touched.sort_unstable();
@@ -145,7 +148,8 @@ impl NewtonWorkspace {
             for &c in &touched {
                 let offset = self.jacobian_values.len();
                 for &j in &cliques[c] {
-                    self.jacobian_values.extend(J.column(j).iter());
+                    self.jacobian_values
+                        .extend_from_slice(&values[3 * j..3 * j + 3]);
                 }
                 self.blocks.push(JacobianBlock { clique: c, offset });
             }
