@@ -243,6 +243,16 @@ impl Simulator {
     /// # Errors
     /// Size mismatches, non-finite states, an unsupported geometry pair.
     pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
+        self.assemble_keeping(state, u, ContactJacobians::Kept)
+    }
+
+    /// [`Simulator::assemble`], the contacts keeping their Jacobians or not.
+    fn assemble_keeping(
+        &mut self,
+        state: &State,
+        u: &DVector<f64>,
+        jacobians: ContactJacobians,
+    ) -> Result<StepProblem<f64>> {
         if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
             return Err(Error::invalid(
                 "state",
@@ -263,19 +273,16 @@ impl Simulator {
             u,
         };
         let (collision, margin) = (&self.collision, self.settings.margin);
-        assemble_problem(&input, &mut self.data, |model, data| {
+        let witnesses = |model: &MultibodyModel<f64>, data: &MultibodyData<f64>| {
             let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
-            let mut witnesses: Vec<ContactWitness<f64>> = find_contacts(collision, &X_WG, margin)?
-                .iter()
-                .map(ContactWitness::from)
-                .collect();
-            witnesses.extend(
-                find_polygons(collision, &X_WG)?
-                    .iter()
-                    .map(ContactWitness::from),
-            );
+            let points = find_contacts(collision, &X_WG, margin)?;
+            let polygons = find_polygons(collision, &X_WG)?;
+            let mut witnesses = Vec::with_capacity(points.len() + polygons.len());
+            witnesses.extend(points.iter().map(ContactWitness::from));
+            witnesses.extend(polygons.into_iter().map(ContactWitness::from));
             Ok(witnesses)
-        })
+        };
+        assemble_problem_keeping(&input, &mut self.data, witnesses, jacobians)
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
@@ -298,7 +305,8 @@ impl Simulator {
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
-        let StepProblem { problem, contacts } = self.assemble(state, u)?;
+        let StepProblem { problem, contacts } =
+            self.assemble_keeping(state, u, ContactJacobians::Moved)?;
         self.newton.prepare(&problem);
         let stats = self
             .newton
@@ -312,7 +320,7 @@ impl Simulator {
             });
         }
         let results = contacts
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, c)| {
                 let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
@@ -330,7 +338,11 @@ impl Simulator {
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
                     stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
-                    polygon: c.feature.polygon().cloned(),
+                    // Moved, not copied: the contacts are not needed after the step.
+                    polygon: match c.feature {
+                        ContactFeature::Polygon(p) => Some(p),
+                        ContactFeature::Point(_) => None,
+                    },
                 }
             })
             .collect::<Vec<_>>();
@@ -479,9 +491,16 @@ impl From<&GeometricContact> for ContactWitness<f64> {
     }
 }
 
-impl From<&FoundPolygon> for ContactWitness<f64> {
-    fn from(f: &FoundPolygon) -> Self {
-        ContactWitness::polygon(f.geometry_a, f.geometry_b, &f.polygon, (&f.polygon).into())
+impl From<FoundPolygon> for ContactWitness<f64> {
+    /// Moves the polygon's vertices into the contact's feature (no copy per polygon).
+    fn from(mut f: FoundPolygon) -> Self {
+        let found = PolygonContact {
+            elements: f.polygon.feature,
+            area: f.polygon.area,
+            pressure: f.polygon.pressure,
+            vertices: std::mem::take(&mut f.polygon.vertices),
+        };
+        ContactWitness::polygon(f.geometry_a, f.geometry_b, &f.polygon, found)
     }
 }
 
@@ -563,12 +582,34 @@ pub fn assemble_problem<T: Scalar>(
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
 ) -> Result<StepProblem<T>> {
+    assemble_problem_keeping(input, data, witnesses, ContactJacobians::Kept)
+}
+
+/// Where the contact Jacobians of an assembled step live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ContactJacobians {
+    /// In the problem and, copied, in each [`ContactPoint`] (for the derivatives).
+    Kept,
+    /// Only in the problem; each [`ContactPoint::J`] is left empty (3 × 0). The forward step
+    /// needs no more, and saves an allocation and a copy per contact (one per polygon of a
+    /// pressure-field pair).
+    Moved,
+}
+
+/// [`assemble_problem`], the contacts keeping their Jacobians or not.
+fn assemble_problem_keeping<T: Scalar>(
+    input: &StepInput<'_, T>,
+    data: &mut MultibodyData<T>,
+    witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
+    jacobians: ContactJacobians,
+) -> Result<StepProblem<T>> {
     let model = input.model;
     let dt: T = lit(input.dt);
     let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
     let nv = model.nv();
-    let mut contacts = Vec::new();
-    for c in witnesses(model, data)? {
+    let witnesses = witnesses(model, data)?;
+    let mut contacts = Vec::with_capacity(witnesses.len());
+    for c in witnesses {
         let (ga, gb) = (
             &input.geometries[c.geometry_a],
             &input.geometries[c.geometry_b],
@@ -605,28 +646,28 @@ pub fn assemble_problem<T: Scalar>(
         });
     }
     let (cliques, body_clique) = model.clique_structure();
-    let touched: Vec<Vec<usize>> = contacts
-        .iter()
-        .map(|c| {
-            let mut t: Vec<usize> = [c.body_a, c.body_b]
-                .iter()
-                .filter_map(|b| match b {
-                    BodyId::Body(i) => body_clique[*i],
-                    _ => None,
-                })
-                .collect();
-            t.dedup();
-            t
-        })
-        .collect();
-    let pool = make_pool(input.approximation, &contacts, &A, &cliques, &touched, dt)?;
+    let pool = make_pool(
+        input.approximation,
+        &contacts,
+        &A,
+        &cliques,
+        &body_clique,
+        dt,
+    )?;
+    let J = match jacobians {
+        ContactJacobians::Kept => contacts.iter().map(|c| c.J.clone()).collect(),
+        ContactJacobians::Moved => contacts
+            .iter_mut()
+            .map(|c| std::mem::replace(&mut c.J, Matrix3xX::zeros(0)))
+            .collect(),
+    };
     Ok(StepProblem {
         problem: ConvexProblem {
             A,
             cliques,
             v_star,
             v0: input.v.clone(),
-            J: contacts.iter().map(|c| c.J.clone()).collect(),
+            J,
             b: contacts.iter().map(|c| c.b).collect(),
             contacts: pool,
         },
@@ -656,7 +697,8 @@ pub fn delassus_estimates<T: Scalar>(
         .collect())
 }
 
-/// Builds the potentials of `contacts` for the chosen approximation (ICF Sec. VI).
+/// Builds the potentials of `contacts` for the chosen approximation (ICF Sec. VI);
+/// `body_clique[i]` is the clique of tree body `i` ([`MultibodyModel::clique_structure`]).
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
@@ -665,7 +707,7 @@ pub fn make_pool<T: Scalar>(
     contacts: &[ContactPoint<T>],
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
-    touched: &[Vec<usize>],
+    body_clique: &[Option<usize>],
     dt: T,
 ) -> Result<ContactPool<T>> {
     let needs_w = matches!(
@@ -673,11 +715,26 @@ pub fn make_pool<T: Scalar>(
         Approximation::Sap | Approximation::RegularizedLagged
     );
     let w = if needs_w {
+        // The cliques each contact's Jacobian touches.
+        let touched: Vec<Vec<usize>> = contacts
+            .iter()
+            .map(|c| {
+                let mut t: Vec<usize> = [c.body_a, c.body_b]
+                    .iter()
+                    .filter_map(|b| match b {
+                        BodyId::Body(i) => body_clique[*i],
+                        _ => None,
+                    })
+                    .collect();
+                t.dedup();
+                t
+            })
+            .collect();
         delassus_estimates(
             A,
             cliques,
             &contacts.iter().map(|c| &c.J).collect::<Vec<_>>(),
-            touched,
+            &touched,
         )?
     } else {
         vec![T::zero(); contacts.len()]

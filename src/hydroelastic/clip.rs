@@ -40,13 +40,23 @@ fn crossing<T: Scalar>(a: &Vector3<T>, b: &Vector3<T>, sa: T, sb: T) -> Vector3<
 /// quadrilateral whose consecutive vertices share a face of the tetrahedron.
 pub fn slice_tet<T: Scalar>(v: &[Vector3<T>; 4], plane: &HalfSpace<T>) -> Vec<Vector3<T>> {
     let s = v.map(|x| plane.eval(&x));
-    // Active set chosen on the real parts; the crossing points are smooth in between.
-    let above: Vec<usize> = (0..4).filter(|&i| s[i].re() > 0.0).collect();
-    let below: Vec<usize> = (0..4).filter(|&i| s[i].re() <= 0.0).collect();
+    // Active set chosen on the real parts; the crossing points are smooth in between. Fixed
+    // arrays: no allocation but the polygon's.
+    let (mut above, mut below) = ([0usize; 4], [0usize; 4]);
+    let (mut na, mut nb) = (0, 0);
+    for (i, si) in s.iter().enumerate() {
+        if si.re() > 0.0 {
+            above[na] = i;
+            na += 1;
+        } else {
+            below[nb] = i;
+            nb += 1;
+        }
+    }
     let cut = |i: usize, j: usize| crossing(&v[i], &v[j], s[i], s[j]);
-    match (above.len(), below.len()) {
-        (1, 3) => below.iter().map(|&j| cut(above[0], j)).collect(),
-        (3, 1) => above.iter().map(|&j| cut(j, below[0])).collect(),
+    match (na, nb) {
+        (1, 3) => below[..3].iter().map(|&j| cut(above[0], j)).collect(),
+        (3, 1) => above[..3].iter().map(|&j| cut(j, below[0])).collect(),
         (2, 2) => {
             let ([a, b], [c, d]) = ([above[0], above[1]], [below[0], below[1]]);
             vec![cut(a, c), cut(a, d), cut(b, d), cut(b, c)]

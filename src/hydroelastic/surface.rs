@@ -192,11 +192,12 @@ pub fn element_polygon<T: Scalar>(
         return None;
     }
     let (area, centroid) = area_centroid(&vertices, &nhat);
-    let scale = vertices
+    // The squared size of the polygon (no square roots per vertex).
+    let scale2 = vertices
         .iter()
-        .map(|v| (v - vertices[0]).norm().re())
+        .map(|v| (v - vertices[0]).norm_squared().re())
         .fold(0.0, f64::max);
-    if !greater(area.re(), 1e-14 * scale * scale) {
+    if !greater(area.re(), 1e-14 * scale2) {
         return None;
     }
     let pressure = pressure.at(&centroid);
@@ -397,10 +398,14 @@ pub fn contact_surface(
     a: &Placed<'_, f64>,
     b: &Placed<'_, f64>,
 ) -> Result<Vec<ContactPolygon<f64>>> {
-    Ok(candidate_pairs(a, b)?
-        .into_iter()
-        .filter_map(|f| element_polygon(a, b, f))
-        .collect())
+    let candidates = candidate_pairs(a, b)?;
+    let mut polygons = Vec::with_capacity(candidates.len());
+    polygons.extend(
+        candidates
+            .into_iter()
+            .filter_map(|f| element_polygon(a, b, f)),
+    );
+    Ok(polygons)
 }
 
 #[cfg(test)]

@@ -2,12 +2,32 @@
 //! Newton-Raphson on `φ'(α) = 0` with bracketing and bisection (Numerical Recipes' rtsafe).
 //!
 //! With `Δv_c,i = J_i Δv` precomputed, `φ'(α) = α ΔvᵀAΔv + Δvᵀ A(v − v*) − Σ γ_i·Δv_c,i` and
-//! `φ''(α) = ΔvᵀAΔv + Σ Δv_c,iᵀ G_i Δv_c,i` cost O(nc) per evaluation.
+//! `φ''(α) = ΔvᵀAΔv + Σ Δv_c,iᵀ G_i Δv_c,i` cost O(nc) per evaluation. The slope at α = 0 is
+//! the Newton iteration's `∇ℓ·Δv`, and the search starts at the Newton step α = 1: near a
+//! solution (a resting contact, a warm start) that one evaluation of the contacts is the whole
+//! search; `φ'(α_max)` is only evaluated when the minimum lies beyond α = 1. The contacts
+//! evaluated at the last trial α are kept ([`Trial`]): when that α is the one returned, the
+//! Newton iteration takes them as its next evaluation instead of evaluating them again.
 #![allow(non_snake_case)]
 
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 
 use crate::contact::ContactPool;
+
+/// The contacts evaluated at the last trial step length of a line search.
+#[derive(Debug, Default)]
+pub struct Trial {
+    /// The step length α they were evaluated at (NaN before the first evaluation).
+    pub alpha: f64,
+    /// `Σ ℓ_i` at α (J).
+    pub cost: f64,
+    /// Contact velocities `v_c,i + α Δv_c,i` (m/s).
+    pub v_c: Vec<Vector3<f64>>,
+    /// Impulses γ_i (N·s).
+    pub gamma: Vec<Vector3<f64>>,
+    /// Hessians `G_i`.
+    pub G: Vec<Matrix3<f64>>,
+}
 
 /// The line-search function `φ` reduced to contact terms plus a quadratic.
 pub struct LineSearchProblem<'a> {
@@ -21,22 +41,32 @@ pub struct LineSearchProblem<'a> {
     pub dv_c: &'a [Vector3<f64>],
     /// The potentials.
     pub contacts: &'a ContactPool<f64>,
+    /// The contacts at the last α evaluated (buffers of `nc` entries).
+    pub trial: &'a mut Trial,
 }
 
 impl LineSearchProblem<'_> {
     /// `(φ'(α), φ''(α), s)` with `s` the sum of the magnitudes of the terms of `φ'`: `φ'` is
-    /// only known to about `ε s` (round-off).
-    pub fn derivatives(&self, alpha: f64) -> (f64, f64, f64) {
+    /// only known to about `ε s` (round-off). Keeps the contacts at α in the [`Trial`].
+    pub fn derivatives(&mut self, alpha: f64) -> (f64, f64, f64) {
         let mut d1 = alpha * self.a2 + self.a1;
         let mut d2 = self.a2;
         let mut scale = (alpha * self.a2).abs() + self.a1.abs();
+        let mut cost = 0.0;
         for i in 0..self.v_c.len() {
-            let e = self.contacts.eval(i, &(self.v_c[i] + self.dv_c[i] * alpha));
+            let v_c = self.v_c[i] + self.dv_c[i] * alpha;
+            let e = self.contacts.eval(i, &v_c);
             let term = e.gamma.dot(&self.dv_c[i]);
             d1 -= term;
             scale += term.abs();
             d2 += self.dv_c[i].dot(&(e.G * self.dv_c[i]));
+            cost += e.cost;
+            self.trial.v_c[i] = v_c;
+            self.trial.gamma[i] = e.gamma;
+            self.trial.G[i] = e.G;
         }
+        self.trial.alpha = alpha;
+        self.trial.cost = cost;
         (d1, d2, scale)
     }
 }
@@ -48,21 +78,18 @@ const STEP_TOLERANCE: f64 = 1e-13;
 /// `φ'` below this multiple of its terms' magnitude is zero to round-off.
 const ROUND_OFF: f64 = 64.0 * f64::EPSILON;
 
-/// Finds the minimizer of `φ` in `(0, alpha_max]`. Returns `(α, iterations)`, or `None` if
-/// `max_iterations` were not enough.
+/// Finds the minimizer of `φ` in `(0, alpha_max]` given the slope `d0 = φ'(0) = ∇ℓ(v)·Δv`.
+/// Returns `(α, iterations)`, or `None` if `max_iterations` were not enough.
 pub fn exact_line_search(
-    p: &LineSearchProblem<'_>,
+    p: &mut LineSearchProblem<'_>,
+    d0: f64,
     alpha_max: f64,
     max_iterations: usize,
 ) -> Option<(f64, usize)> {
-    let (d0, _, _) = p.derivatives(0.0);
+    p.trial.alpha = f64::NAN;
     if d0 >= 0.0 {
         // Not a descent direction at round-off level: nothing to gain.
         return Some((0.0, 0));
-    }
-    let (dmax, _, _) = p.derivatives(alpha_max);
-    if dmax <= 0.0 {
-        return Some((alpha_max, 1));
     }
     let (mut lo, mut hi) = (0.0, alpha_max);
     let mut alpha = 1.0_f64.min(alpha_max);
@@ -76,6 +103,11 @@ pub fn exact_line_search(
         }
         if d1 < 0.0 {
             lo = alpha;
+            // The minimum lies beyond the first trial: it is α_max if φ is still decreasing
+            // there (φ is convex), else inside the bracket [α, α_max].
+            if it == 1 && alpha < alpha_max && p.derivatives(alpha_max).0 <= 0.0 {
+                return Some((alpha_max, it));
+            }
         } else {
             hi = alpha;
         }

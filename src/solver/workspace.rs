@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
-use crate::solver::line_search::{exact_line_search, LineSearchProblem};
+use crate::solver::line_search::{exact_line_search, LineSearchProblem, Trial};
 use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
 
 /// One nonzero clique block `J_ic` of a contact Jacobian.
@@ -63,6 +63,8 @@ pub struct NewtonWorkspace {
     dv_c: Vec<Vector3<f64>>,
     gamma: Vec<Vector3<f64>>,
     G: Vec<Matrix3<f64>>,
+    /// The contacts at the line search's last trial step.
+    trial: Trial,
     condition: ConditionScratch,
 }
 
@@ -133,9 +135,12 @@ impl NewtonWorkspace {
         for J in &problem.J {
             self.block_start.push(self.blocks.len());
             touched.clear();
-            for j in 0..nv {
-                if J.column(j).iter().any(|x| *x != 0.0) {
-                    touched.push(self.clique_of[j]);
+            // Column-major 3 × nv: column j is values[3j..3j + 3].
+            let values = J.as_slice();
+            for (j, column) in values.chunks_exact(3).enumerate() {
+                let c = self.clique_of[j];
+                if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
+                    touched.push(c);
                 }
             }
             touched.sort_unstable();
@@ -143,7 +148,8 @@ impl NewtonWorkspace {
             for &c in &touched {
                 let offset = self.jacobian_values.len();
                 for &j in &cliques[c] {
-                    self.jacobian_values.extend(J.column(j).iter());
+                    self.jacobian_values
+                        .extend_from_slice(&values[3 * j..3 * j + 3]);
                 }
                 self.blocks.push(JacobianBlock { clique: c, offset });
             }
@@ -192,6 +198,9 @@ impl NewtonWorkspace {
         self.dv_c.resize(nc, Vector3::zeros());
         self.gamma.resize(nc, Vector3::zeros());
         self.G.resize(nc, Matrix3::zeros());
+        self.trial.v_c.resize(nc, Vector3::zeros());
+        self.trial.gamma.resize(nc, Vector3::zeros());
+        self.trial.G.resize(nc, Matrix3::zeros());
         self.has_factor = false;
     }
 
@@ -234,6 +243,22 @@ impl NewtonWorkspace {
             self.gamma[i] = e.gamma;
             self.G[i] = e.G;
         }
+        self.finish_evaluation(problem, cost)
+    }
+
+    /// [`NewtonWorkspace::evaluate`] with the contacts the line search evaluated at the
+    /// accepted step, `v_c = v_c,prev + α Δv_c` (equal to `J v + b` up to round-off).
+    fn evaluate_from_trial(&mut self, problem: &ConvexProblem<f64>) -> f64 {
+        std::mem::swap(&mut self.v_c, &mut self.trial.v_c);
+        std::mem::swap(&mut self.gamma, &mut self.trial.gamma);
+        std::mem::swap(&mut self.G, &mut self.trial.G);
+        self.finish_evaluation(problem, self.trial.cost)
+    }
+
+    /// The cost, gradient and `Jᵀγ` at `self.v` given the contacts' impulses and their
+    /// summed cost `contact_cost`.
+    fn finish_evaluation(&mut self, problem: &ConvexProblem<f64>, contact_cost: f64) -> f64 {
+        let mut cost = contact_cost;
         // scratch_a = v − v*, gradient = A (v − v*).
         self.scratch_a.copy_from(&self.v);
         self.scratch_a -= &problem.v_star;
@@ -310,8 +335,14 @@ impl NewtonWorkspace {
         };
         self.v.copy_from(v_guess);
         let mut previous_cost = f64::INFINITY;
+        // Whether the line search evaluated the contacts at the current `v` (its last trial).
+        let mut from_trial = false;
         loop {
-            let cost = self.evaluate(problem);
+            let cost = if from_trial {
+                self.evaluate_from_trial(problem)
+            } else {
+                self.evaluate(problem)
+            };
             // scratch_b = A (v − v0): the momentum change of the step.
             self.scratch_a.copy_from(&self.v);
             self.scratch_a -= &problem.v0;
@@ -330,13 +361,21 @@ impl NewtonWorkspace {
                 + params.relative_tolerance
                     * scaled_norm(&p, &self.D).max(scaled_norm(&self.generalized_impulse, &self.D));
             self.scratch_b = p;
+            let optimal = stats.residual <= stats.tolerance;
+            if from_trial && !optimal {
+                // Only optimality is judged on the line search's evaluation (equal to the
+                // contacts at `v` up to round-off); otherwise they are evaluated afresh at `v`
+                // and the iteration goes on exactly as without it.
+                from_trial = false;
+                continue;
+            }
             if !(stats.residual.is_finite() && cost.is_finite()) {
                 return Err(Error::NonFinite {
                     stage: "Newton iteration (cost or gradient)".into(),
                     stats,
                 });
             }
-            let converged = if stats.residual <= stats.tolerance {
+            let converged = if optimal {
                 Some(ConvergenceCriterion::Optimality)
             } else if previous_cost - cost
                 <= params.cost_tolerance * cost.abs().max(previous_cost.abs())
@@ -378,15 +417,20 @@ impl NewtonWorkspace {
             self.A_mul(&self.dv, &mut Adv);
             self.scratch_b.copy_from(&self.v);
             self.scratch_b -= &problem.v_star;
-            let ls = LineSearchProblem {
+            let mut ls = LineSearchProblem {
                 a2: self.dv.dot(&Adv),
                 a1: Adv.dot(&self.scratch_b),
                 v_c: &self.v_c,
                 dv_c: &self.dv_c,
                 contacts: &problem.contacts,
+                trial: &mut self.trial,
             };
-            let search =
-                exact_line_search(&ls, params.alpha_max, params.max_line_search_iterations);
+            let search = exact_line_search(
+                &mut ls,
+                self.gradient.dot(&self.dv),
+                params.alpha_max,
+                params.max_line_search_iterations,
+            );
             self.scratch_a = Adv;
             let Some((alpha, ls_iterations)) = search else {
                 return Err(Error::NotConverged { stats });
@@ -394,6 +438,7 @@ impl NewtonWorkspace {
             stats.line_search_iterations += ls_iterations;
             stats.iterations += 1;
             self.v.axpy(alpha, &self.dv, 1.0);
+            from_trial = self.trial.alpha == alpha;
         }
     }
 
