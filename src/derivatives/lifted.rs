@@ -6,13 +6,13 @@
 //! ([`crate::derivatives::analytic`]).
 #![allow(non_snake_case)]
 
-use nalgebra::DVector;
+use nalgebra::{DVector, Vector3};
 
-use crate::contact::ContactFeature;
+use crate::contact::{ContactFeature, ContactPoint};
 use crate::derivatives::parameters::{lift_scene, LiftedScene, Parameter};
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
-use crate::hydroelastic::{element_polygon, Placed};
+use crate::hydroelastic::{kept_element_polygon, Placed};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::step::{
@@ -139,17 +139,17 @@ pub fn lifted_step<T: Scalar>(
                                 modulus: scene.moduli[i],
                             })
                         };
-                        let polygon = side(a)
-                            .zip(side(b))
-                            .and_then(|(pa, pb)| element_polygon(&pa, &pb, found.elements))
-                            .ok_or_else(|| {
-                                Error::invalid(
-                                    "hydroelastic polygon",
-                                    format!("{:?}", found.elements),
-                                    "the polygon of the nominal step is empty in the lifted step",
-                                )
-                            })?;
-                        Ok(ContactWitness::polygon(a, b, &polygon, found.clone()))
+                        let (pa, pb) = side(a).zip(side(b)).ok_or_else(|| {
+                            Error::invalid(
+                                "hydroelastic polygon",
+                                format!("{:?}", found.elements),
+                                "a polygon between geometries without pressure-field meshes",
+                            )
+                        })?;
+                        Ok(match kept_element_polygon(&pa, &pb, found.elements) {
+                            Some(polygon) => ContactWitness::polygon(a, b, &polygon, found.clone()),
+                            None => frozen_polygon(c),
+                        })
                     }
                 }
             })
@@ -161,6 +161,25 @@ pub fn lifted_step<T: Scalar>(
         v0,
         scene,
     })
+}
+
+/// The nominal polygon `c` held fixed (no derivative parts), for a sliver that clipping again
+/// at the lifted poses (equal to the f64 poses up to rounding) leaves with fewer than three
+/// vertices: a vertex within rounding of a clipping plane. Such a polygon's area is at
+/// rounding level (1e-20 m² where seen, on the colliding spheres), and so are its force and
+/// its terms of `∂r/∂θ`.
+fn frozen_polygon<T: Scalar>(c: &ContactPoint<f64>) -> ContactWitness<T> {
+    let v = |x: &Vector3<f64>| x.map(lit::<T>);
+    ContactWitness {
+        geometry_a: c.geometry_a,
+        geometry_b: c.geometry_b,
+        phi: lit(c.phi0),
+        nhat_W: v(&c.R_WC.column(2).into_owned()),
+        p_WPa: v(&c.p_WC),
+        p_WPb: v(&c.p_WC),
+        stiffness: Some(lit(c.params.stiffness)),
+        feature: c.feature.clone(),
+    }
 }
 
 /// `x` with its real part replaced by `value` and its derivative parts kept.

@@ -36,4 +36,6 @@ pub use field::HydroGeometry;
 pub use patch::Patch;
 pub use properties::Hydroelastic;
 pub use query::{find_polygons, PolygonContact};
-pub use surface::{contact_surface, element_polygon, ContactPolygon, Placed, PolygonFeature};
+pub use surface::{
+    contact_surface, element_polygon, kept_element_polygon, ContactPolygon, Placed, PolygonFeature,
+};

@@ -168,6 +168,39 @@ pub fn element_polygon<T: Scalar>(
     b: &Placed<'_, T>,
     feature: PolygonFeature,
 ) -> Option<ContactPolygon<T>> {
+    polygon_with_thresholds(a, b, feature, POSITIVE_GRADIENT, NON_DEGENERATE_AREA)
+}
+
+/// The polygon of an element pair that the f64 contact surface kept, clipped again in `T`
+/// (the lifted step of [`crate::derivatives`]): its topology is the f64 step's, so only an
+/// empty clip or a non-positive area or gradient on the real part gives `None`. The f64
+/// surface's degeneracy tests are not repeated: a sliver whose area is within rounding of
+/// [`NON_DEGENERATE_AREA`] (1e-20 m² on the colliding spheres) can fall on either side of it
+/// when clipped again at poses equal to rounding.
+pub fn kept_element_polygon<T: Scalar>(
+    a: &Placed<'_, T>,
+    b: &Placed<'_, T>,
+    feature: PolygonFeature,
+) -> Option<ContactPolygon<T>> {
+    polygon_with_thresholds(a, b, feature, 0.0, 0.0)
+}
+
+/// Relative gradient below which a polygon has no stiffness: surfaces parallel to the
+/// gradient (a vertical box side in a layer) are left out deterministically rather than by the
+/// sign of rounding errors.
+const POSITIVE_GRADIENT: f64 = 1e-9;
+/// Area, relative to the polygon's squared size, below which it is a degenerate sliver.
+const NON_DEGENERATE_AREA: f64 = 1e-14;
+
+/// [`element_polygon`] with its thresholds: the gradient along the normal must exceed
+/// `gradient_min` times the field's gradient, the area `area_min` times the squared size.
+fn polygon_with_thresholds<T: Scalar>(
+    a: &Placed<'_, T>,
+    b: &Placed<'_, T>,
+    feature: PolygonFeature,
+    gradient_min: f64,
+    area_min: f64,
+) -> Option<ContactPolygon<T>> {
     let (ea, eb) = (element(a, feature.element_a), element(b, feature.element_b));
     let (vertices, nhat, pressure, gradient) = match (&ea, &eb) {
         (Element::Plane(_) | Element::Triangle(..), _) => {
@@ -186,9 +219,8 @@ pub fn element_polygon<T: Scalar>(
         }
     };
     // Positive stiffness only (active set on the real part): the pressure must grow along the
-    // normal into the compliant side. Surfaces parallel to the gradient (a vertical box side in
-    // a layer) are left out deterministically rather than by the sign of rounding errors.
-    if !greater(gradient.re(), 1e-9 * pressure.a.norm().re()) || vertices.len() < 3 {
+    // normal into the compliant side.
+    if !greater(gradient.re(), gradient_min * pressure.a.norm().re()) || vertices.len() < 3 {
         return None;
     }
     let (area, centroid) = area_centroid(&vertices, &nhat);
@@ -197,7 +229,7 @@ pub fn element_polygon<T: Scalar>(
         .iter()
         .map(|v| (v - vertices[0]).norm_squared().re())
         .fold(0.0, f64::max);
-    if !greater(area.re(), 1e-14 * scale2) {
+    if !greater(area.re(), area_min * scale2) {
         return None;
     }
     let pressure = pressure.at(&centroid);
