@@ -393,7 +393,10 @@ fn ift_matches_central_differences_on_every_case() {
             }
             assert!(checked > 0, "{label}: no step checked ({seen:?})");
             for r in regimes {
-                assert!(seen.contains(r), "{label}: the rollout never reaches {r:?} ({seen:?})");
+                assert!(
+                    seen.contains(r),
+                    "{label}: the rollout never reaches {r:?} ({seen:?})"
+                );
             }
         }
     }

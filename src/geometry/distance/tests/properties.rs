@@ -249,7 +249,10 @@ fn rim_points_against_a_plane_follow_the_query_when_the_cylinder_rolls() {
         ground(
             "on its rim",
             cylinder(r, h),
-            pose(tilt, [0.0, 0.0, h * 0.3f64.cos() + r * 0.3f64.sin() - 0.001]),
+            pose(
+                tilt,
+                [0.0, 0.0, h * 0.3f64.cos() + r * 0.3f64.sin() - 0.001],
+            ),
         ),
     ];
     for case in &cases {
