@@ -223,6 +223,33 @@ impl WorldKinematics {
         }
     }
 
+    /// The same kinematics with each tree about its own root body's origin (the shift of
+    /// [`WorldKinematics::about`], body by body): one copy for the whole forest, whose trees do
+    /// not interact.
+    pub fn about_roots(&self, model: &MultibodyModel<f64>) -> Self {
+        let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(self.p.len());
+        for (i, joint) in model.joints.iter().enumerate() {
+            origin.push(joint.parent.map_or(self.p[i], |p| origin[p]));
+        }
+        WorldKinematics {
+            S: self
+                .S
+                .iter()
+                .zip(&self.coordinate)
+                .map(|(x, (i, _))| spatial(ang(x), lin(x) + ang(x).cross(&origin[*i])))
+                .collect(),
+            p: self.p.iter().zip(&origin).map(|(p, o)| p - o).collect(),
+            I: self
+                .I
+                .iter()
+                .zip(&origin)
+                .map(|(I, o)| WorldInertia { c: I.c - o, ..*I })
+                .collect(),
+            coordinate: self.coordinate.clone(),
+            subtree: self.subtree.clone(),
+        }
+    }
+
     /// The world twist `ξ_k = ᵒS_j[n]` of velocity (or tangent) direction `k`.
     pub fn twist(&self, k: usize) -> Vector6<f64> {
         self.S[k]
@@ -332,8 +359,8 @@ impl WorldKinematics {
 /// `a_root` of the roots' parent: `(0, −g)` for the dynamics, zero for `∂(M x)/∂q` (then
 /// `v = 0`, `a = x`).
 ///
-/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about`]): the
-/// result does not depend on the origin, but the round-off of the terms that cancel (a free
+/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about_roots`]):
+/// the result does not depend on the origin, but the round-off of the terms that cancel (a free
 /// body's inertia about a distant origin) does.
 pub fn inverse_dynamics_derivatives(
     model: &MultibodyModel<f64>,
@@ -347,60 +374,81 @@ pub fn inverse_dynamics_derivatives(
     let mut dq = DMatrix::zeros(nv, nv);
     let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
     let mut buffers = Buffers::new(model);
-    for (r, joint) in model.joints.iter().enumerate() {
-        if joint.parent.is_none() {
-            let o = world.p[r];
-            let a_o = spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o));
-            let tree = Tree {
-                model,
-                world: &world.about(&o),
-                root: r,
-            };
-            tree.derivatives(v, a, &a_o, &mut buffers, &mut dq, dv.as_mut());
-        }
+    let shifted = world.about_roots(model);
+    let nominal = Nominal::new(model, world, &shifted, v, a, a_root);
+    for k in 0..nv {
+        variations(
+            model,
+            &shifted,
+            &nominal,
+            v,
+            a,
+            k,
+            with_velocity,
+            &mut buffers,
+        );
+        let dv_k = dv.as_mut().map(|dv| dv.column_mut(k));
+        backward(
+            model,
+            &shifted,
+            k,
+            &mut buffers,
+            &nominal.F,
+            dq.column_mut(k),
+            dv_k,
+        );
     }
     (dq, dv)
 }
 
-/// One tree of the forest, and the world kinematics it is differentiated with.
-struct Tree<'a> {
-    model: &'a MultibodyModel<f64>,
-    world: &'a WorldKinematics,
-    root: usize,
+/// The nominal quantities of eq. (1) for every body, each tree about its root's origin.
+struct Nominal {
+    u: Vec<Vector6<f64>>,
+    V: Vec<Vector6<f64>>,
+    A: Vec<Vector6<f64>>,
+    c: Vec<Vector6<f64>>,
+    h: Vec<Vector6<f64>>,
+    IA: Vec<Vector6<f64>>,
+    F: Vec<Vector6<f64>>,
 }
 
-impl Tree<'_> {
-    /// Columns of this tree's directions in `dq` and `dv`.
-    fn derivatives(
-        &self,
+impl Nominal {
+    /// Eq. (1) at `v`, `a` on `shifted` ([`WorldKinematics::about_roots`] of `world`), each root
+    /// accelerated by `a_root` about its own origin.
+    fn new(
+        model: &MultibodyModel<f64>,
+        world: &WorldKinematics,
+        shifted: &WorldKinematics,
         v: &DVector<f64>,
         a: &DVector<f64>,
         a_root: &Vector6<f64>,
-        buffers: &mut Buffers,
-        dq: &mut DMatrix<f64>,
-        dv: Option<&mut DMatrix<f64>>,
-    ) {
-        let (model, world) = (self.model, self.world);
+    ) -> Self {
         let nb = model.bodies.len();
-        let u = world.joint_twists(model, v);
-        let V = world.body_twists(model, &u);
-        let ua = world.joint_twists(model, a);
+        let u = shifted.joint_twists(model, v);
+        let V = shifted.body_twists(model, &u);
+        let ua = shifted.joint_twists(model, a);
         let mut A = Vec::with_capacity(nb);
         let mut c = Vec::with_capacity(nb);
         for (i, joint) in model.joints.iter().enumerate() {
             let ci = if has_bias(&joint.kind) {
                 let w = ang(&u[i]);
-                let vo = lin(&u[i]) - world.p[i].cross(&w);
+                let vo = lin(&u[i]) - shifted.p[i].cross(&w);
                 spatial(Vector3::zeros(), -w.cross(&vo))
             } else {
                 Vector6::zeros()
             };
-            let parent = joint.parent.map_or(*a_root, |p: usize| A[p]);
+            let parent = joint.parent.map_or_else(
+                || {
+                    let o = world.p[i];
+                    spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o))
+                },
+                |p: usize| A[p],
+            );
             A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
             c.push(ci);
         }
-        let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i].apply(&V[i])).collect();
-        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i].apply(&A[i])).collect();
+        let h: Vec<Vector6<f64>> = (0..nb).map(|i| shifted.I[i].apply(&V[i])).collect();
+        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| shifted.I[i].apply(&A[i])).collect();
         let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
         for i in (0..nb).rev() {
             if let Some(p) = model.joints[i].parent {
@@ -408,33 +456,16 @@ impl Tree<'_> {
                 F[p] += Fi;
             }
         }
-        let nominal = Nominal {
-            u: &u,
-            V: &V,
-            A: &A,
-            c: &c,
-            h: &h,
-            IA: &IA,
-        };
-        let mine = |k: &usize| world.in_subtree(self.root, world.coordinate[*k].0);
-        let with_velocity = dv.is_some();
-        let mut dv = dv;
-        for k in (0..model.nv()).filter(mine) {
-            variations(model, world, &nominal, v, a, k, with_velocity, buffers);
-            let dv_k = dv.as_mut().map(|dv| dv.column_mut(k));
-            backward(model, world, k, buffers, &F, dq.column_mut(k), dv_k);
+        Nominal {
+            u,
+            V,
+            A,
+            c,
+            h,
+            IA,
+            F,
         }
     }
-}
-
-/// The nominal world-frame RNEA quantities of eq. (1).
-struct Nominal<'a> {
-    u: &'a [Vector6<f64>],
-    V: &'a [Vector6<f64>],
-    A: &'a [Vector6<f64>],
-    c: &'a [Vector6<f64>],
-    h: &'a [Vector6<f64>],
-    IA: &'a [Vector6<f64>],
 }
 
 /// Per-direction variations, reused across directions and trees: `q` along the tangent
@@ -482,7 +513,7 @@ impl Buffers {
 fn variations(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
-    nom: &Nominal<'_>,
+    nom: &Nominal,
     v: &DVector<f64>,
     a: &DVector<f64>,
     k: usize,
