@@ -68,10 +68,13 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             X_WB.compose(&g.X_BG)
         })
         .collect();
+    // One buffer for the kinematics about each contact point.
+    let mut about = world.clone();
     for c in &nominal.problem.contacts {
+        world.about_into(&c.p_WC, &mut about);
         let inputs = ContactInputs {
             sim,
-            world: &world.about(&c.p_WC),
+            world: &about,
             X_WG: &X_WG,
             origin: c.p_WC,
             A,

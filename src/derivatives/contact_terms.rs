@@ -65,7 +65,7 @@ pub struct ContactInputs<'a> {
     /// Geometry poses at `q0`.
     pub X_WG: &'a [Pose<f64>],
     /// The origin `o` (world) that `world`'s twists and forces are taken about
-    /// ([`WorldKinematics::about`]); the contact point keeps the lever arms short.
+    /// ([`WorldKinematics::about_into`]); the contact point keeps the lever arms short.
     pub origin: Vector3<f64>,
     /// `A = M + δt D` at `q0`.
     pub A: &'a DMatrix<f64>,
@@ -417,8 +417,13 @@ pub fn add_contact_columns(
             for k in 0..nv {
                 position[(l, k)] -= s * xi.dot(&dF.fixed_view::<6, 1>(0, k));
             }
-            for &k in chain {
-                position[(l, k)] -= s * world.column_variation(model, l, k).dot(&F);
+        }
+        for &k in chain {
+            let forces = world.variation_forces(model, k, &F);
+            for &l in chain {
+                if let Some(G) = world.column_variation_force(l, k, &forces) {
+                    position[(l, k)] -= s * world.twist(l).dot(G);
+                }
             }
         }
     }

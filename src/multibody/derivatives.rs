@@ -203,28 +203,27 @@ impl WorldKinematics {
         self.subtree[j * self.p.len() + i]
     }
 
-    /// The same kinematics about the origin `o` (world axes): motion vectors `(ω, v + ω × o)`,
-    /// positions `p − o`, centres of mass `c − o` (the inertias `M⁻ᵀ ᵒI M⁻¹` with
-    /// `M⁻¹ = [[1, 0], [ô, 1]]`). Derivatives of generalized quantities do not depend on the
-    /// origin, but their round-off grows with the lever arms `|p − o|` of the terms that
-    /// cancel in them: contact terms are computed about the contact point.
-    pub fn about(&self, o: &Vector3<f64>) -> Self {
+    /// The same kinematics about the origin `o` (world axes), written into `out` (its buffers
+    /// reused): motion vectors `(ω, v + ω × o)`, positions `p − o`, centres of mass `c − o`
+    /// (the inertias `M⁻ᵀ ᵒI M⁻¹` with `M⁻¹ = [[1, 0], [ô, 1]]`). Derivatives of generalized
+    /// quantities do not depend on the origin, but their round-off grows with the lever arms
+    /// `|p − o|` of the terms that cancel in them: contact terms are computed about the
+    /// contact point.
+    pub fn about_into(&self, o: &Vector3<f64>, out: &mut Self) {
         let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
-        WorldKinematics {
-            S: self.S.iter().map(shift).collect(),
-            p: self.p.iter().map(|p| p - o).collect(),
-            I: self
-                .I
-                .iter()
-                .map(|I| WorldInertia { c: I.c - o, ..*I })
-                .collect(),
-            coordinate: self.coordinate.clone(),
-            subtree: self.subtree.clone(),
-        }
+        out.S.clear();
+        out.S.extend(self.S.iter().map(shift));
+        out.p.clear();
+        out.p.extend(self.p.iter().map(|p| p - o));
+        out.I.clear();
+        out.I
+            .extend(self.I.iter().map(|I| WorldInertia { c: I.c - o, ..*I }));
+        out.coordinate.clone_from(&self.coordinate);
+        out.subtree.clone_from(&self.subtree);
     }
 
     /// The same kinematics with each tree about its own root body's origin (the shift of
-    /// [`WorldKinematics::about`], body by body): one copy for the whole forest, whose trees do
+    /// [`WorldKinematics::about_into`], body by body): one copy for the whole forest, whose trees do
     /// not interact.
     pub fn about_roots(&self, model: &MultibodyModel<f64>) -> Self {
         let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(self.p.len());
@@ -322,22 +321,46 @@ impl WorldKinematics {
             + self.own_twist_variation(&model.joints[j].kind, k, &u[j])
     }
 
-    /// Variation of column `l` of body i's world Jacobian (`ᵒS` of an ancestor joint) along
-    /// tangent direction `k`, for `l` a velocity index of joint i or of an ancestor.
-    pub fn column_variation(
+    /// The work of a force `F` (about the same origin) along the variations of the world
+    /// Jacobian columns in tangent direction `k`, as forces to dot with the columns: for `l` a
+    /// velocity index of body i's joint or an ancestor's, the variation `δ_k ξ_l` of column `l`
+    /// is `ξ_k × ξ_l` when `l`'s joint is strictly below k's joint j (so
+    /// `δ_k ξ_l · F = −ξ_l · (ξ_k ×* F)`, with `a ×* = −(a ×)ᵀ`, RBDA eq. 2.32), eq. (2) for
+    /// j's own columns (`(0, lin ξ_k × ang ξ_l) · F = ξ_l · (lin F × lin ξ_k, 0)` when k
+    /// translates) and zero above j. Returns `δ_k ξ_l · F = ξ_l · G` as `Some(G)`, `None` where
+    /// the column does not vary; `forces` is [`WorldKinematics::variation_forces`] of `k`.
+    pub fn column_variation_force<'f>(
         &self,
-        model: &MultibodyModel<f64>,
         l: usize,
         k: usize,
-    ) -> Vector6<f64> {
+        forces: &'f (Vector6<f64>, Vector6<f64>),
+    ) -> Option<&'f Vector6<f64>> {
         let (jl, j) = (self.coordinate[l].0, self.coordinate[k].0);
         if j == jl {
-            self.own_variation(&model.joints[j].kind, k, l)
+            Some(&forces.1)
         } else if self.in_subtree(j, jl) {
-            motion_cross(&self.S[k], &self.S[l])
+            Some(&forces.0)
+        } else {
+            None
+        }
+    }
+
+    /// The forces `(−ξ_k ×* F, G_own)` of [`WorldKinematics::column_variation_force`] along
+    /// tangent direction `k`, computed once for all columns; `G_own = (lin F × lin ξ_k, 0)` if
+    /// k translates its joint's body origin, else zero.
+    pub fn variation_forces(
+        &self,
+        model: &MultibodyModel<f64>,
+        k: usize,
+        F: &Vector6<f64>,
+    ) -> (Vector6<f64>, Vector6<f64>) {
+        let (j, n) = self.coordinate[k];
+        let own = if translational(&model.joints[j].kind, n) {
+            spatial(lin(F).cross(&lin(&self.S[k])), Vector3::zeros())
         } else {
             Vector6::zeros()
-        }
+        };
+        (-force_cross(&self.S[k], F), own)
     }
 
     /// Velocity indices of body i's joint and its ancestors' (the nonzero columns of its
