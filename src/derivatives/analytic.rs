@@ -16,7 +16,7 @@
 
 use nalgebra::{DMatrix, Vector6};
 
-use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs};
+use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs, ContactScratch};
 use crate::derivatives::lifted::NominalStep;
 use crate::error::Result;
 use crate::math::Pose;
@@ -68,8 +68,9 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             X_WB.compose(&g.X_BG)
         })
         .collect();
-    // One buffer for the kinematics about each contact point.
+    // One set of buffers for all contacts: the kinematics about the contact point and more.
     let mut about = world.clone();
+    let mut scratch = ContactScratch::default();
     for c in &nominal.problem.contacts {
         world.about_into(&c.p_WC, &mut about);
         let inputs = ContactInputs {
@@ -82,7 +83,7 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             v0,
             t: nominal.state.t,
         };
-        add_contact_columns(&inputs, c, &mut out)?;
+        add_contact_columns(&inputs, c, &mut out, &mut scratch)?;
     }
     Ok(out)
 }

@@ -256,11 +256,24 @@ impl WorldKinematics {
 
     /// Joint twists `ᵒS_i x_i` of every joint for generalized velocities `x` (nv).
     pub fn joint_twists(&self, model: &MultibodyModel<f64>, x: &DVector<f64>) -> Vec<Vector6<f64>> {
-        model
-            .joints
-            .iter()
-            .map(|joint| indices(joint).fold(Vector6::zeros(), |acc, l| acc + self.S[l] * x[l]))
-            .collect()
+        let mut u = Vec::with_capacity(model.joints.len());
+        self.joint_twists_into(model, x, &mut u);
+        u
+    }
+
+    /// [`WorldKinematics::joint_twists`] into `u` (its buffer reused).
+    pub fn joint_twists_into(
+        &self,
+        model: &MultibodyModel<f64>,
+        x: &DVector<f64>,
+        u: &mut Vec<Vector6<f64>>,
+    ) {
+        u.clear();
+        u.extend(
+            model.joints.iter().map(|joint| {
+                indices(joint).fold(Vector6::zeros(), |acc, l| acc + self.S[l] * x[l])
+            }),
+        );
     }
 
     /// Body twists `V_i = V_λ + ᵒS_i x_i` (world) for the joint twists `u`.
@@ -269,12 +282,23 @@ impl WorldKinematics {
         model: &MultibodyModel<f64>,
         u: &[Vector6<f64>],
     ) -> Vec<Vector6<f64>> {
-        let mut V: Vec<Vector6<f64>> = Vec::with_capacity(u.len());
+        let mut V = Vec::with_capacity(u.len());
+        self.body_twists_into(model, u, &mut V);
+        V
+    }
+
+    /// [`WorldKinematics::body_twists`] into `V` (its buffer reused).
+    pub fn body_twists_into(
+        &self,
+        model: &MultibodyModel<f64>,
+        u: &[Vector6<f64>],
+        V: &mut Vec<Vector6<f64>>,
+    ) {
+        V.clear();
         for (i, joint) in model.joints.iter().enumerate() {
             let parent = joint.parent.map_or(Vector6::zeros(), |p| V[p]);
             V.push(parent + u[i]);
         }
-        V
     }
 
     /// Eq. (2): the variation of column `l` of a joint's own subspace along its own tangent
@@ -364,16 +388,15 @@ impl WorldKinematics {
     }
 
     /// Velocity indices of body i's joint and its ancestors' (the nonzero columns of its
-    /// world Jacobian).
-    pub fn chain(&self, model: &MultibodyModel<f64>, i: usize) -> Vec<usize> {
-        let mut out = Vec::new();
+    /// world Jacobian), into `out` (its buffer reused).
+    pub fn chain_into(&self, model: &MultibodyModel<f64>, i: usize, out: &mut Vec<usize>) {
+        out.clear();
         let mut body = Some(i);
         while let Some(b) = body {
             let joint = &model.joints[b];
             out.extend(indices(joint));
             body = joint.parent;
         }
-        out
     }
 }
 
