@@ -68,9 +68,12 @@ pub fn nominal_step(sim: &mut Simulator, state: &State, u: &DVector<f64>) -> Res
     })
 }
 
-/// The simulator's factor of `H` when it belongs to `nominal.v` (as after [`nominal_step`]);
-/// `None` when the workspace has no factor or one at other velocities (a later solve, or the
-/// iterate before the last Newton update): a stale factor is never handed out.
+/// The simulator's factor of `H` when it belongs to `nominal.v`; `None` when the workspace has
+/// no factor or one at other velocities (a forward step since, which leaves the factor of the
+/// iterate before its last Newton update): that stale factor is never handed out. The
+/// workspace holds the simulator's last solve, so call this right after [`nominal_step`]: the
+/// check is on the velocities only, and another nominal solve ending at the very same
+/// velocities would pass it.
 pub fn workspace_factor<'a>(
     sim: &'a Simulator,
     nominal: &NominalStep,
@@ -86,9 +89,9 @@ fn refactor(nominal: &NominalStep) -> Result<Factorization> {
     Factorization::dense(&hessian)
 }
 
-/// The factor of `H` at the solution of a [`crate::solver::solve`]: the solver's own when it belongs to the
-/// returned `v`, otherwise `H(v)` refactored once. Returns the factor and whether it was
-/// refactored.
+/// The factor of `H` at the solution of a [`crate::solver::solve`]: the solver's own when it
+/// belongs to the returned `v`, otherwise `H(v)` refactored once. Returns the factor and
+/// whether it was refactored.
 pub fn current_factor(
     nominal: &NominalStep,
     solution: ConvexSolution,

@@ -223,8 +223,8 @@ impl WorldKinematics {
     }
 
     /// The same kinematics with each tree about its own root body's origin (the shift of
-    /// [`WorldKinematics::about_into`], body by body): one copy for the whole forest, whose trees do
-    /// not interact.
+    /// [`WorldKinematics::about_into`], body by body): one copy for the whole forest, whose
+    /// trees do not interact.
     pub fn about_roots(&self, model: &MultibodyModel<f64>) -> Self {
         let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(self.p.len());
         for (i, joint) in model.joints.iter().enumerate() {
