@@ -13,12 +13,13 @@
 //!   columns.
 //!
 //! The IFT and direct entries include their own nominal solve, as a caller pays it. More entries
-//! split the IFT entry into its parts: `ift.nominal_step` (the f64 solve asked to factor `H` at
-//! the solution, and that factor taken), `ift.jacobian_given_factor` (everything after it:
-//! `∂r/∂θ`, `H⁻¹ ∂r/∂θ` and the positions), `ift.residual_jacobian` (the analytic `∂r/∂θ` of
-//! [`stiction::derivatives::analytic`]) and `ift.position_jacobian` (`∂q'/∂θ` from `∂v/∂θ`);
-//! `duals.residual_jacobian` is the dual reference for `∂r/∂θ` (the step re-assembled in
-//! chunked duals, ⌈2nv/8⌉ chunks), which the IFT path used before.
+//! split the IFT entry into its parts: `ift.nominal_step` (the f64 solve in the simulator's
+//! workspace, asked to factor `H` at the solution, and that factor looked up),
+//! `ift.jacobian_given_factor` (everything after it: `∂r/∂θ`, `H⁻¹ ∂r/∂θ` and the positions),
+//! `ift.residual_jacobian` (the analytic `∂r/∂θ` of [`stiction::derivatives::analytic`]) and
+//! `ift.position_jacobian` (`∂q'/∂θ` from `∂v/∂θ`); `duals.residual_jacobian` is the dual
+//! reference for `∂r/∂θ` (the step re-assembled in chunked duals, ⌈2nv/8⌉ chunks), which the
+//! IFT path used before.
 //!
 //! Scenes, every shipped problem of the convex (point-contact) stepper, each in contact:
 //! - `falling-sphere` at t = 0.08 s: the sphere slides on the ground (nv = 6, one contact);
@@ -49,7 +50,7 @@ use stiction::derivatives::analytic::state_residual_jacobian;
 use stiction::derivatives::direct::step_jacobians_direct;
 use stiction::derivatives::fd::step_jacobians_fd;
 use stiction::derivatives::ift::{
-    current_factor, jacobians_given_factor, nominal_step, position_jacobian, residual_jacobian,
+    jacobians_given_factor, nominal_step, position_jacobian, residual_jacobian, workspace_factor,
 };
 use stiction::derivatives::lifted::Directions;
 use stiction::derivatives::step_jacobians;
@@ -207,17 +208,16 @@ fn derivatives(c: &mut Criterion<ThreadTime>) {
         };
         group.bench_function("ift.nominal_step", |b| {
             b.iter(|| {
-                let (nominal, solution) =
-                    nominal_step(&mut sim, black_box(&state), &u).expect("nominal step");
-                black_box(current_factor(&nominal, solution).expect("factor"))
+                let nominal = nominal_step(&mut sim, black_box(&state), &u).expect("nominal step");
+                black_box(workspace_factor(&sim, &nominal).is_some())
             })
         });
-        let (nominal, solution) = nominal_step(&mut sim, &state, &u).expect("nominal step");
-        let (factor, _) = current_factor(&nominal, solution).expect("factor");
+        let nominal = nominal_step(&mut sim, &state, &u).expect("nominal step");
+        let factor = workspace_factor(&sim, &nominal).expect("factor at the solution");
         group.bench_function("ift.jacobian_given_factor", |b| {
             b.iter(|| {
                 black_box(
-                    jacobians_given_factor(&sim, black_box(&nominal), &factor, &[])
+                    jacobians_given_factor(&sim, black_box(&nominal), factor, &[])
                         .expect("jacobians"),
                 )
             })

@@ -298,6 +298,28 @@ impl Simulator {
         }
     }
 
+    /// Solves `problem` from `v_guess` with `params` in the simulator's own Newton workspace,
+    /// which keeps the solution and the last factor of `H` ([`Simulator::newton`]) until the
+    /// next solve: no allocation once the contact pattern has been seen.
+    ///
+    /// # Errors
+    /// As [`crate::solver::solve`].
+    pub fn solve(
+        &mut self,
+        problem: &ConvexProblem<f64>,
+        v_guess: &DVector<f64>,
+        params: &SolverParams,
+    ) -> Result<SolverStats> {
+        self.newton.prepare(problem);
+        self.newton.iterate(problem, v_guess, params)
+    }
+
+    /// The Newton workspace of the last [`Simulator::solve`] or [`Simulator::step`]: its
+    /// velocities, impulses and factor.
+    pub fn newton(&self) -> &NewtonWorkspace {
+        &self.newton
+    }
+
     /// Advances `state` by one step with actuation `u` (nu).
     ///
     /// # Errors
@@ -307,10 +329,8 @@ impl Simulator {
         let dt = self.settings.dt;
         let StepProblem { problem, contacts } =
             self.assemble_keeping(state, u, ContactJacobians::Moved)?;
-        self.newton.prepare(&problem);
-        let stats = self
-            .newton
-            .iterate(&problem, &state.v, &self.settings.solver)?;
+        let params = self.settings.solver;
+        let stats = self.solve(&problem, &state.v, &params)?;
         let v = self.newton.v();
         let q = integrate_positions(&self.model, &state.q, v, dt);
         if !q.iter().all(|x| x.is_finite()) {

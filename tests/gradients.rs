@@ -8,7 +8,9 @@ use common::problem;
 
 use nalgebra::DVector;
 use stiction::contact::Approximation;
-use stiction::derivatives::ift::{current_factor, nominal_step, residual_jacobian};
+use stiction::derivatives::ift::{
+    current_factor, nominal_step, residual_jacobian, workspace_factor,
+};
 use stiction::derivatives::lifted::Directions;
 use stiction::derivatives::{gradient_check, Parameter};
 use stiction::problem::Problem;
@@ -119,7 +121,7 @@ fn stale_factor_is_never_used() {
         stale.v, solution.v,
         "the last factor belongs to the previous iterate"
     );
-    let (nominal, fresh_solution) = nominal_step(&mut p.simulator, &state, &u).unwrap();
+    let nominal = nominal_step(&mut p.simulator, &state, &u).unwrap();
     let dirs = Directions {
         nv: p.simulator.model.nv(),
         nu: 0,
@@ -133,12 +135,15 @@ fn stale_factor_is_never_used() {
     assert!(was_refactored);
     let mut with_current = -dr.clone();
     refactored.solve_many_in_place(&mut with_current);
-    // The solver asked to factor at the solution hands over a current factor: reused as is.
-    let (reused, was_refactored) = current_factor(&nominal, fresh_solution).unwrap();
-    assert!(!was_refactored);
+    // The nominal solve leaves a current factor in the simulator's workspace: reused as is.
+    let reused = workspace_factor(&p.simulator, &nominal).expect("factor at the solution");
     let mut with_reused = -dr;
     reused.solve_many_in_place(&mut with_reused);
     assert!((&with_current - &with_reused).amax() <= 1e-12 * with_current.amax());
+    // A forward step from the same state leaves the workspace with the stale factor of the
+    // previous iterate: it is not handed out.
+    p.simulator.step(&state, &u).unwrap();
+    assert!(workspace_factor(&p.simulator, &nominal).is_none());
     assert!(
         (&with_current - &with_stale).amax() > 1e-9 * with_current.amax(),
         "the stale factor must differ for this test to prove anything"

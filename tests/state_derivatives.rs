@@ -10,7 +10,7 @@ use num_dual::Dual64;
 use stiction::contact::Approximation;
 use stiction::derivatives::analytic::state_residual_jacobian;
 use stiction::derivatives::ift::{
-    current_factor, nominal_step, position_jacobian, residual_jacobian,
+    nominal_step, position_jacobian, residual_jacobian, workspace_factor,
 };
 use stiction::derivatives::lifted::{Directions, NominalStep};
 use stiction::derivatives::step_jacobians;
@@ -116,7 +116,7 @@ fn analytic_residual_jacobian_matches_duals_on_every_problem_and_model() {
             for state in contact_states(&mut p) {
                 let sim = &mut p.simulator;
                 let u = DVector::zeros(sim.model.nu());
-                let (nominal, _) = nominal_step(sim, &state, &u).expect("nominal step");
+                let nominal = nominal_step(sim, &state, &u).expect("nominal step");
                 let dirs = Directions {
                     nv: sim.model.nv(),
                     nu: sim.model.nu(),
@@ -164,8 +164,8 @@ fn dual_position_jacobian(
 fn dual_step_jacobian(p: &mut Problem, state: &State) -> DMatrix<f64> {
     let sim = &mut p.simulator;
     let u = DVector::zeros(sim.model.nu());
-    let (nominal, solution) = nominal_step(sim, state, &u).expect("nominal step");
-    let (factor, _) = current_factor(&nominal, solution).expect("factor");
+    let nominal = nominal_step(sim, state, &u).expect("nominal step");
+    let factor = workspace_factor(sim, &nominal).expect("factor at the solution");
     let dirs = Directions {
         nv: sim.model.nv(),
         nu: sim.model.nu(),
@@ -210,7 +210,7 @@ fn position_jacobian_matches_duals_with_free_and_revolute_joints() {
         let state = contact_states(&mut p).remove(1);
         let sim = &mut p.simulator;
         let u = DVector::zeros(sim.model.nu());
-        let (nominal, _) = nominal_step(sim, &state, &u).expect("nominal step");
+        let nominal = nominal_step(sim, &state, &u).expect("nominal step");
         let nv = sim.model.nv();
         let dirs = Directions {
             nv,

@@ -16,7 +16,7 @@
 
 use nalgebra::{DMatrix, Vector6};
 
-use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs};
+use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs, ContactScratch};
 use crate::derivatives::lifted::NominalStep;
 use crate::error::Result;
 use crate::math::Pose;
@@ -68,10 +68,14 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             X_WB.compose(&g.X_BG)
         })
         .collect();
+    // One set of buffers for all contacts: the kinematics about the contact point and more.
+    let mut about = world.clone();
+    let mut scratch = ContactScratch::default();
     for c in &nominal.problem.contacts {
+        world.about_into(&c.p_WC, &mut about);
         let inputs = ContactInputs {
             sim,
-            world: &world.about(&c.p_WC),
+            world: &about,
             X_WG: &X_WG,
             origin: c.p_WC,
             A,
@@ -79,7 +83,7 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             v0,
             t: nominal.state.t,
         };
-        add_contact_columns(&inputs, c, &mut out)?;
+        add_contact_columns(&inputs, c, &mut out, &mut scratch)?;
     }
     Ok(out)
 }

@@ -65,7 +65,7 @@ pub struct ContactInputs<'a> {
     /// Geometry poses at `q0`.
     pub X_WG: &'a [Pose<f64>],
     /// The origin `o` (world) that `world`'s twists and forces are taken about
-    /// ([`WorldKinematics::about`]); the contact point keeps the lever arms short.
+    /// ([`WorldKinematics::about_into`]); the contact point keeps the lever arms short.
     pub origin: Vector3<f64>,
     /// `A = M + δt D` at `q0`.
     pub A: &'a DMatrix<f64>,
@@ -78,6 +78,7 @@ pub struct ContactInputs<'a> {
 }
 
 /// Body twists and joint twists (world) of the whole tree for one generalized velocity.
+#[derive(Default)]
 struct Twists {
     body: Vec<Vector6<f64>>,
     joint: Vec<Vector6<f64>>,
@@ -85,9 +86,45 @@ struct Twists {
 
 impl Twists {
     fn new(model: &MultibodyModel<f64>, world: &WorldKinematics, x: &DVector<f64>) -> Self {
-        let joint = world.joint_twists(model, x);
-        let body = world.body_twists(model, &joint);
-        Twists { body, joint }
+        let mut twists = Twists::default();
+        twists.fill(model, world, x);
+        twists
+    }
+
+    /// The twists for `x`, in the buffers of `self`.
+    fn fill(&mut self, model: &MultibodyModel<f64>, world: &WorldKinematics, x: &DVector<f64>) {
+        world.joint_twists_into(model, x, &mut self.joint);
+        world.body_twists_into(model, &self.joint, &mut self.body);
+    }
+}
+
+/// Buffers of [`add_contact_columns`], reused across the contacts of a step: the twists for
+/// `v` and `v0`, the chains of the two sides, the velocity indices they touch.
+#[derive(Default)]
+pub struct ContactScratch {
+    tv: Twists,
+    tv0: Twists,
+    /// (sign, chain) of each side of the contact ([`sides`]); the first `n_sides` are current.
+    chains: [(f64, Vec<usize>); 2],
+    n_sides: usize,
+    touched: Vec<usize>,
+}
+
+impl ContactScratch {
+    /// The chains of the sides of `c`, from the bodies' joints to their roots.
+    fn set_chains(
+        &mut self,
+        model: &MultibodyModel<f64>,
+        world: &WorldKinematics,
+        c: &ContactPoint<f64>,
+    ) {
+        self.n_sides = 0;
+        for (s, i) in sides(c) {
+            let (sign, chain) = &mut self.chains[self.n_sides];
+            *sign = s;
+            world.chain_into(model, i, chain);
+            self.n_sides += 1;
+        }
     }
 }
 
@@ -203,20 +240,20 @@ fn local_derivative(
 
 /// `(δφ, δR_WC, δp_WC)` rows (13 × nv) along every tangent direction: the local derivatives
 /// of each tree body in contact times its world Jacobian, column by column along its chain.
+/// `chains` are the (sign, chain) of the sides ([`sides`]: A has sign −1).
 fn geometric_variations(
     inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
+    chains: &[(f64, Vec<usize>)],
 ) -> Result<OMatrix<f64, Const<13>, Dyn>> {
     let (model, world) = (&inputs.sim.model, inputs.world);
     let mut dG = OMatrix::<f64, Const<13>, Dyn>::zeros(model.nv());
-    for (moving_a, body) in [(true, c.body_a), (false, c.body_b)] {
-        if let BodyId::Body(i) = body {
-            let L = local_derivative(inputs, c, moving_a)?;
-            for l in world.chain(model, i) {
-                let column = L * world.twist(l);
-                let mut target = dG.column_mut(l);
-                target += column;
-            }
+    for (s, chain) in chains {
+        let L = local_derivative(inputs, c, *s < 0.0)?;
+        for &l in chain {
+            let column = L * world.twist(l);
+            let mut target = dG.column_mut(l);
+            target += column;
         }
     }
     Ok(dG)
@@ -351,6 +388,7 @@ pub fn add_contact_columns(
     inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
     out: &mut DMatrix<f64>,
+    scratch: &mut ContactScratch,
 ) -> Result<()> {
     let sim = inputs.sim;
     let model = &sim.model;
@@ -371,11 +409,15 @@ pub fn add_contact_columns(
     let f = R * gamma;
     let F = spatial(p.cross(&f), f);
 
-    let dG = geometric_variations(inputs, c)?;
+    scratch.set_chains(model, world, c);
+    let dG = geometric_variations(inputs, c, &scratch.chains[..scratch.n_sides])?;
     // γ depends on `v_n0` only for Lagged; otherwise `δv_n0` is not needed.
     let lagged = partials.column(1).iter().any(|x| *x != 0.0);
-    let tv = Twists::new(model, world, inputs.v);
-    let tv0 = lagged.then(|| Twists::new(model, world, inputs.v0));
+    scratch.tv.fill(model, world, inputs.v);
+    if lagged {
+        scratch.tv0.fill(model, world, inputs.v0);
+    }
+    let (tv, tv0) = (&scratch.tv, lagged.then_some(&scratch.tv0));
     let (rel_end, w_end) = prescribed_relative(model, c, inputs.t + dt);
     let (rel_start, w_start) = prescribed_relative(model, c, inputs.t);
     let JWv = R * Jv;
@@ -392,9 +434,9 @@ pub fn add_contact_columns(
         let dR = Matrix3::from_iterator(dG.column(k).rows(1, 9).iter().copied());
         let dp: Vector3<f64> = dG.fixed_view::<3, 1>(10, k).into_owned();
         let dJv =
-            dR.transpose() * JWv + R.transpose() * point_velocity_variation(inputs, c, &tv, k, &dp);
+            dR.transpose() * JWv + R.transpose() * point_velocity_variation(inputs, c, tv, k, &dp);
         let db = dR.transpose() * rel_end + R.transpose() * w_end.cross(&dp);
-        let dvn0 = tv0.as_ref().map_or(0.0, |tv0| {
+        let dvn0 = tv0.map_or(0.0, |tv0| {
             dR.column(2).dot(&(JWv0 + rel_start))
                 + nhat.dot(&(point_velocity_variation(inputs, c, tv0, k, &dp) + w_start.cross(&dp)))
         });
@@ -407,31 +449,37 @@ pub fn add_contact_columns(
         let df = dR * gamma + R * dgamma;
         dF.set_column(k, &spatial(dp.cross(&f) + p.cross(&df), df));
     }
-    let chains: Vec<(f64, Vec<usize>)> =
-        sides(c).map(|(s, i)| (s, world.chain(model, i))).collect();
+    let chains = &scratch.chains[..scratch.n_sides];
     let mut position = out.columns_mut(0, nv);
-    for (s, chain) in &chains {
+    for (s, chain) in chains {
         let s = *s;
         for &l in chain {
             let xi = world.twist(l);
             for k in 0..nv {
                 position[(l, k)] -= s * xi.dot(&dF.fixed_view::<6, 1>(0, k));
             }
-            for &k in chain {
-                position[(l, k)] -= s * world.column_variation(model, l, k).dot(&F);
+        }
+        for &k in chain {
+            let forces = world.variation_forces(model, k, &F);
+            for &l in chain {
+                if let Some(G) = world.column_variation_force(l, k, &forces) {
+                    position[(l, k)] -= s * world.twist(l).dot(G);
+                }
             }
         }
     }
     if lagged {
         // `−Jᵀ γ_vn0 (J)_n`, nonzero on the chains of the two bodies only.
-        let mut touched: Vec<usize> = chains.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+        let touched = &mut scratch.touched;
+        touched.clear();
+        touched.extend(chains.iter().flat_map(|(_, c)| c.iter().copied()));
         touched.sort_unstable();
         touched.dedup();
         let gamma_vn0 = partials.column(1);
         let mut velocity = out.columns_mut(nv, nv);
-        for &l in &touched {
+        for &l in touched.iter() {
             let x = c.J.column(l).dot(&gamma_vn0);
-            for &k in &touched {
+            for &k in touched.iter() {
                 velocity[(l, k)] -= x * c.J[(2, k)];
             }
         }

@@ -65,7 +65,7 @@ pub fn step_jacobians_direct(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
-    let (nominal, _) = nominal_step(sim, state, u)?;
+    let nominal = nominal_step(sim, state, u)?;
     let dirs = Directions {
         nv: sim.model.nv(),
         nu: sim.model.nu(),

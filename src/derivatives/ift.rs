@@ -14,7 +14,7 @@ use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::multibody::{integrate_positions, JointKind};
 use crate::solver::linalg::{Factorization, SpdSolver};
-use crate::solver::{solve, ConvexSolution, ProblemEval};
+use crate::solver::{ConvexSolution, ProblemEval};
 use crate::step::{Simulator, State};
 
 /// Directions per dual-number evaluation (chunked forward mode, as ForwardDiff.jl).
@@ -47,39 +47,58 @@ pub fn eps(x: &Chunk) -> SVector<f64, CHUNK> {
     x.eps.unwrap_generic(Const::<CHUNK>, U1)
 }
 
-/// Solves the f64 step at `(state, u)`, asking the solver to factor `H` at the solution.
-pub fn nominal_step(
-    sim: &mut Simulator,
-    state: &State,
-    u: &DVector<f64>,
-) -> Result<(NominalStep, ConvexSolution)> {
+/// Solves the f64 step at `(state, u)` in the simulator's Newton workspace
+/// ([`Simulator::solve`]), asking the solver to factor `H` at the solution and to skip the
+/// condition estimate (no statistics are read here). The factor stays in the workspace:
+/// [`workspace_factor`].
+pub fn nominal_step(sim: &mut Simulator, state: &State, u: &DVector<f64>) -> Result<NominalStep> {
     let problem = sim.assemble(state, u)?;
     let mut params = sim.settings.solver;
     params.factor_at_solution = true;
-    let solution = solve(&problem.problem, &state.v, &params)?;
-    let q_next = integrate_positions(&sim.model, &state.q, &solution.v, sim.settings.dt);
-    let nominal = NominalStep {
+    params.condition_estimate = false;
+    sim.solve(&problem.problem, &state.v, &params)?;
+    let v = sim.newton().v().clone();
+    let q_next = integrate_positions(&sim.model, &state.q, &v, sim.settings.dt);
+    Ok(NominalStep {
         state: state.clone(),
         u: u.clone(),
         problem,
-        v: solution.v.clone(),
+        v,
         q_next,
-    };
-    Ok((nominal, solution))
+    })
 }
 
-/// The factor of `H` at the solution: the solver's own when it belongs to the returned `v`,
-/// otherwise `H(v)` refactored once. Returns the factor and whether it was refactored.
+/// The simulator's factor of `H` when it belongs to `nominal.v`; `None` when the workspace has
+/// no factor or one at other velocities (a forward step since, which leaves the factor of the
+/// iterate before its last Newton update): that stale factor is never handed out. The
+/// workspace holds the simulator's last solve, so call this right after [`nominal_step`]: the
+/// check is on the velocities only, and another nominal solve ending at the very same
+/// velocities would pass it.
+pub fn workspace_factor<'a>(
+    sim: &'a Simulator,
+    nominal: &NominalStep,
+) -> Option<&'a Factorization> {
+    sim.newton()
+        .factor()
+        .and_then(|(f, v)| (*v == nominal.v).then_some(f))
+}
+
+/// `H(v)` at the nominal solution, factored once (dense).
+fn refactor(nominal: &NominalStep) -> Result<Factorization> {
+    let ProblemEval { hessian, .. } = nominal.problem.problem.evaluate(&nominal.v);
+    Factorization::dense(&hessian)
+}
+
+/// The factor of `H` at the solution of a [`crate::solver::solve`]: the solver's own when it
+/// belongs to the returned `v`, otherwise `H(v)` refactored once. Returns the factor and
+/// whether it was refactored.
 pub fn current_factor(
     nominal: &NominalStep,
     solution: ConvexSolution,
 ) -> Result<(Factorization, bool)> {
     match solution.factor {
         Some(f) if f.v == solution.v => Ok((f.cholesky, false)),
-        _ => {
-            let ProblemEval { hessian, .. } = nominal.problem.problem.evaluate(&solution.v);
-            Ok((Factorization::dense(&hessian)?, true))
-        }
+        _ => Ok((refactor(nominal)?, true)),
     }
 }
 
@@ -274,7 +293,14 @@ pub fn step_jacobians(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
-    let (nominal, solution) = nominal_step(sim, state, u)?;
-    let (factor, _) = current_factor(&nominal, solution)?;
-    jacobians_given_factor(sim, &nominal, &factor, params)
+    let nominal = nominal_step(sim, state, u)?;
+    let refactored;
+    let factor = match workspace_factor(sim, &nominal) {
+        Some(f) => f,
+        None => {
+            refactored = refactor(&nominal)?;
+            &refactored
+        }
+    };
+    jacobians_given_factor(sim, &nominal, factor, params)
 }

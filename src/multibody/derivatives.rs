@@ -203,20 +203,46 @@ impl WorldKinematics {
         self.subtree[j * self.p.len() + i]
     }
 
-    /// The same kinematics about the origin `o` (world axes): motion vectors `(ω, v + ω × o)`,
-    /// positions `p − o`, centres of mass `c − o` (the inertias `M⁻ᵀ ᵒI M⁻¹` with
-    /// `M⁻¹ = [[1, 0], [ô, 1]]`). Derivatives of generalized quantities do not depend on the
-    /// origin, but their round-off grows with the lever arms `|p − o|` of the terms that
-    /// cancel in them: contact terms are computed about the contact point.
-    pub fn about(&self, o: &Vector3<f64>) -> Self {
+    /// The same kinematics about the origin `o` (world axes), written into `out` (its buffers
+    /// reused): motion vectors `(ω, v + ω × o)`, positions `p − o`, centres of mass `c − o`
+    /// (the inertias `M⁻ᵀ ᵒI M⁻¹` with `M⁻¹ = [[1, 0], [ô, 1]]`). Derivatives of generalized
+    /// quantities do not depend on the origin, but their round-off grows with the lever arms
+    /// `|p − o|` of the terms that cancel in them: contact terms are computed about the
+    /// contact point.
+    pub fn about_into(&self, o: &Vector3<f64>, out: &mut Self) {
         let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
+        out.S.clear();
+        out.S.extend(self.S.iter().map(shift));
+        out.p.clear();
+        out.p.extend(self.p.iter().map(|p| p - o));
+        out.I.clear();
+        out.I
+            .extend(self.I.iter().map(|I| WorldInertia { c: I.c - o, ..*I }));
+        out.coordinate.clone_from(&self.coordinate);
+        out.subtree.clone_from(&self.subtree);
+    }
+
+    /// The same kinematics with each tree about its own root body's origin (the shift of
+    /// [`WorldKinematics::about_into`], body by body): one copy for the whole forest, whose
+    /// trees do not interact.
+    pub fn about_roots(&self, model: &MultibodyModel<f64>) -> Self {
+        let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(self.p.len());
+        for (i, joint) in model.joints.iter().enumerate() {
+            origin.push(joint.parent.map_or(self.p[i], |p| origin[p]));
+        }
         WorldKinematics {
-            S: self.S.iter().map(shift).collect(),
-            p: self.p.iter().map(|p| p - o).collect(),
+            S: self
+                .S
+                .iter()
+                .zip(&self.coordinate)
+                .map(|(x, (i, _))| spatial(ang(x), lin(x) + ang(x).cross(&origin[*i])))
+                .collect(),
+            p: self.p.iter().zip(&origin).map(|(p, o)| p - o).collect(),
             I: self
                 .I
                 .iter()
-                .map(|I| WorldInertia { c: I.c - o, ..*I })
+                .zip(&origin)
+                .map(|(I, o)| WorldInertia { c: I.c - o, ..*I })
                 .collect(),
             coordinate: self.coordinate.clone(),
             subtree: self.subtree.clone(),
@@ -230,11 +256,24 @@ impl WorldKinematics {
 
     /// Joint twists `ᵒS_i x_i` of every joint for generalized velocities `x` (nv).
     pub fn joint_twists(&self, model: &MultibodyModel<f64>, x: &DVector<f64>) -> Vec<Vector6<f64>> {
-        model
-            .joints
-            .iter()
-            .map(|joint| indices(joint).fold(Vector6::zeros(), |acc, l| acc + self.S[l] * x[l]))
-            .collect()
+        let mut u = Vec::with_capacity(model.joints.len());
+        self.joint_twists_into(model, x, &mut u);
+        u
+    }
+
+    /// [`WorldKinematics::joint_twists`] into `u` (its buffer reused).
+    pub fn joint_twists_into(
+        &self,
+        model: &MultibodyModel<f64>,
+        x: &DVector<f64>,
+        u: &mut Vec<Vector6<f64>>,
+    ) {
+        u.clear();
+        u.extend(
+            model.joints.iter().map(|joint| {
+                indices(joint).fold(Vector6::zeros(), |acc, l| acc + self.S[l] * x[l])
+            }),
+        );
     }
 
     /// Body twists `V_i = V_λ + ᵒS_i x_i` (world) for the joint twists `u`.
@@ -243,12 +282,23 @@ impl WorldKinematics {
         model: &MultibodyModel<f64>,
         u: &[Vector6<f64>],
     ) -> Vec<Vector6<f64>> {
-        let mut V: Vec<Vector6<f64>> = Vec::with_capacity(u.len());
+        let mut V = Vec::with_capacity(u.len());
+        self.body_twists_into(model, u, &mut V);
+        V
+    }
+
+    /// [`WorldKinematics::body_twists`] into `V` (its buffer reused).
+    pub fn body_twists_into(
+        &self,
+        model: &MultibodyModel<f64>,
+        u: &[Vector6<f64>],
+        V: &mut Vec<Vector6<f64>>,
+    ) {
+        V.clear();
         for (i, joint) in model.joints.iter().enumerate() {
             let parent = joint.parent.map_or(Vector6::zeros(), |p| V[p]);
             V.push(parent + u[i]);
         }
-        V
     }
 
     /// Eq. (2): the variation of column `l` of a joint's own subspace along its own tangent
@@ -295,35 +345,58 @@ impl WorldKinematics {
             + self.own_twist_variation(&model.joints[j].kind, k, &u[j])
     }
 
-    /// Variation of column `l` of body i's world Jacobian (`ᵒS` of an ancestor joint) along
-    /// tangent direction `k`, for `l` a velocity index of joint i or of an ancestor.
-    pub fn column_variation(
+    /// The work of a force `F` (about the same origin) along the variations of the world
+    /// Jacobian columns in tangent direction `k`, as forces to dot with the columns: for `l` a
+    /// velocity index of body i's joint or an ancestor's, the variation `δ_k ξ_l` of column `l`
+    /// is `ξ_k × ξ_l` when `l`'s joint is strictly below k's joint j (so
+    /// `δ_k ξ_l · F = −ξ_l · (ξ_k ×* F)`, with `a ×* = −(a ×)ᵀ`, RBDA eq. 2.32), eq. (2) for
+    /// j's own columns (`(0, lin ξ_k × ang ξ_l) · F = ξ_l · (lin F × lin ξ_k, 0)` when k
+    /// translates) and zero above j. Returns `δ_k ξ_l · F = ξ_l · G` as `Some(G)`, `None` where
+    /// the column does not vary; `forces` is [`WorldKinematics::variation_forces`] of `k`.
+    pub fn column_variation_force<'f>(
         &self,
-        model: &MultibodyModel<f64>,
         l: usize,
         k: usize,
-    ) -> Vector6<f64> {
+        forces: &'f (Vector6<f64>, Vector6<f64>),
+    ) -> Option<&'f Vector6<f64>> {
         let (jl, j) = (self.coordinate[l].0, self.coordinate[k].0);
         if j == jl {
-            self.own_variation(&model.joints[j].kind, k, l)
+            Some(&forces.1)
         } else if self.in_subtree(j, jl) {
-            motion_cross(&self.S[k], &self.S[l])
+            Some(&forces.0)
         } else {
-            Vector6::zeros()
+            None
         }
     }
 
+    /// The forces `(−ξ_k ×* F, G_own)` of [`WorldKinematics::column_variation_force`] along
+    /// tangent direction `k`, computed once for all columns; `G_own = (lin F × lin ξ_k, 0)` if
+    /// k translates its joint's body origin, else zero.
+    pub fn variation_forces(
+        &self,
+        model: &MultibodyModel<f64>,
+        k: usize,
+        F: &Vector6<f64>,
+    ) -> (Vector6<f64>, Vector6<f64>) {
+        let (j, n) = self.coordinate[k];
+        let own = if translational(&model.joints[j].kind, n) {
+            spatial(lin(F).cross(&lin(&self.S[k])), Vector3::zeros())
+        } else {
+            Vector6::zeros()
+        };
+        (-force_cross(&self.S[k], F), own)
+    }
+
     /// Velocity indices of body i's joint and its ancestors' (the nonzero columns of its
-    /// world Jacobian).
-    pub fn chain(&self, model: &MultibodyModel<f64>, i: usize) -> Vec<usize> {
-        let mut out = Vec::new();
+    /// world Jacobian), into `out` (its buffer reused).
+    pub fn chain_into(&self, model: &MultibodyModel<f64>, i: usize, out: &mut Vec<usize>) {
+        out.clear();
         let mut body = Some(i);
         while let Some(b) = body {
             let joint = &model.joints[b];
             out.extend(indices(joint));
             body = joint.parent;
         }
-        out
     }
 }
 
@@ -332,8 +405,8 @@ impl WorldKinematics {
 /// `a_root` of the roots' parent: `(0, −g)` for the dynamics, zero for `∂(M x)/∂q` (then
 /// `v = 0`, `a = x`).
 ///
-/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about`]): the
-/// result does not depend on the origin, but the round-off of the terms that cancel (a free
+/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about_roots`]):
+/// the result does not depend on the origin, but the round-off of the terms that cancel (a free
 /// body's inertia about a distant origin) does.
 pub fn inverse_dynamics_derivatives(
     model: &MultibodyModel<f64>,
@@ -347,60 +420,81 @@ pub fn inverse_dynamics_derivatives(
     let mut dq = DMatrix::zeros(nv, nv);
     let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
     let mut buffers = Buffers::new(model);
-    for (r, joint) in model.joints.iter().enumerate() {
-        if joint.parent.is_none() {
-            let o = world.p[r];
-            let a_o = spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o));
-            let tree = Tree {
-                model,
-                world: &world.about(&o),
-                root: r,
-            };
-            tree.derivatives(v, a, &a_o, &mut buffers, &mut dq, dv.as_mut());
-        }
+    let shifted = world.about_roots(model);
+    let nominal = Nominal::new(model, world, &shifted, v, a, a_root);
+    for k in 0..nv {
+        variations(
+            model,
+            &shifted,
+            &nominal,
+            v,
+            a,
+            k,
+            with_velocity,
+            &mut buffers,
+        );
+        let dv_k = dv.as_mut().map(|dv| dv.column_mut(k));
+        backward(
+            model,
+            &shifted,
+            k,
+            &mut buffers,
+            &nominal.F,
+            dq.column_mut(k),
+            dv_k,
+        );
     }
     (dq, dv)
 }
 
-/// One tree of the forest, and the world kinematics it is differentiated with.
-struct Tree<'a> {
-    model: &'a MultibodyModel<f64>,
-    world: &'a WorldKinematics,
-    root: usize,
+/// The nominal quantities of eq. (1) for every body, each tree about its root's origin.
+struct Nominal {
+    u: Vec<Vector6<f64>>,
+    V: Vec<Vector6<f64>>,
+    A: Vec<Vector6<f64>>,
+    c: Vec<Vector6<f64>>,
+    h: Vec<Vector6<f64>>,
+    IA: Vec<Vector6<f64>>,
+    F: Vec<Vector6<f64>>,
 }
 
-impl Tree<'_> {
-    /// Columns of this tree's directions in `dq` and `dv`.
-    fn derivatives(
-        &self,
+impl Nominal {
+    /// Eq. (1) at `v`, `a` on `shifted` ([`WorldKinematics::about_roots`] of `world`), each root
+    /// accelerated by `a_root` about its own origin.
+    fn new(
+        model: &MultibodyModel<f64>,
+        world: &WorldKinematics,
+        shifted: &WorldKinematics,
         v: &DVector<f64>,
         a: &DVector<f64>,
         a_root: &Vector6<f64>,
-        buffers: &mut Buffers,
-        dq: &mut DMatrix<f64>,
-        dv: Option<&mut DMatrix<f64>>,
-    ) {
-        let (model, world) = (self.model, self.world);
+    ) -> Self {
         let nb = model.bodies.len();
-        let u = world.joint_twists(model, v);
-        let V = world.body_twists(model, &u);
-        let ua = world.joint_twists(model, a);
+        let u = shifted.joint_twists(model, v);
+        let V = shifted.body_twists(model, &u);
+        let ua = shifted.joint_twists(model, a);
         let mut A = Vec::with_capacity(nb);
         let mut c = Vec::with_capacity(nb);
         for (i, joint) in model.joints.iter().enumerate() {
             let ci = if has_bias(&joint.kind) {
                 let w = ang(&u[i]);
-                let vo = lin(&u[i]) - world.p[i].cross(&w);
+                let vo = lin(&u[i]) - shifted.p[i].cross(&w);
                 spatial(Vector3::zeros(), -w.cross(&vo))
             } else {
                 Vector6::zeros()
             };
-            let parent = joint.parent.map_or(*a_root, |p: usize| A[p]);
+            let parent = joint.parent.map_or_else(
+                || {
+                    let o = world.p[i];
+                    spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o))
+                },
+                |p: usize| A[p],
+            );
             A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
             c.push(ci);
         }
-        let h: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i].apply(&V[i])).collect();
-        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| world.I[i].apply(&A[i])).collect();
+        let h: Vec<Vector6<f64>> = (0..nb).map(|i| shifted.I[i].apply(&V[i])).collect();
+        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| shifted.I[i].apply(&A[i])).collect();
         let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
         for i in (0..nb).rev() {
             if let Some(p) = model.joints[i].parent {
@@ -408,33 +502,16 @@ impl Tree<'_> {
                 F[p] += Fi;
             }
         }
-        let nominal = Nominal {
-            u: &u,
-            V: &V,
-            A: &A,
-            c: &c,
-            h: &h,
-            IA: &IA,
-        };
-        let mine = |k: &usize| world.in_subtree(self.root, world.coordinate[*k].0);
-        let with_velocity = dv.is_some();
-        let mut dv = dv;
-        for k in (0..model.nv()).filter(mine) {
-            variations(model, world, &nominal, v, a, k, with_velocity, buffers);
-            let dv_k = dv.as_mut().map(|dv| dv.column_mut(k));
-            backward(model, world, k, buffers, &F, dq.column_mut(k), dv_k);
+        Nominal {
+            u,
+            V,
+            A,
+            c,
+            h,
+            IA,
+            F,
         }
     }
-}
-
-/// The nominal world-frame RNEA quantities of eq. (1).
-struct Nominal<'a> {
-    u: &'a [Vector6<f64>],
-    V: &'a [Vector6<f64>],
-    A: &'a [Vector6<f64>],
-    c: &'a [Vector6<f64>],
-    h: &'a [Vector6<f64>],
-    IA: &'a [Vector6<f64>],
 }
 
 /// Per-direction variations, reused across directions and trees: `q` along the tangent
@@ -482,7 +559,7 @@ impl Buffers {
 fn variations(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
-    nom: &Nominal<'_>,
+    nom: &Nominal,
     v: &DVector<f64>,
     a: &DVector<f64>,
     k: usize,

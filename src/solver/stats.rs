@@ -32,7 +32,8 @@ pub struct SolverStats {
     /// What stopped the iterations.
     pub criterion: ConvergenceCriterion,
     /// Estimate of the 1-norm condition number `κ₁(H)` of the last factored Newton Hessian
-    /// ([`crate::solver::linalg::condition_estimate`]); `None` when Newton took no step.
+    /// ([`crate::solver::linalg::condition_estimate`]); `None` when Newton took no step or
+    /// [`crate::solver::SolverParams::condition_estimate`] is off.
     pub condition: Option<f64>,
 }
 

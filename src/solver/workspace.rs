@@ -391,7 +391,7 @@ impl NewtonWorkspace {
                     self.assemble_hessian();
                     self.factor_hessian(params)?;
                 }
-                if self.has_factor {
+                if self.has_factor && params.condition_estimate {
                     stats.condition = Some(condition_estimate(
                         &self.H,
                         &self.factor,
