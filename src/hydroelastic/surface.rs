@@ -175,7 +175,7 @@ pub fn element_polygon<T: Scalar>(
 /// (the lifted step of [`crate::derivatives`]): its topology is the f64 step's, so only an
 /// empty clip or a non-positive area or gradient on the real part gives `None`. The f64
 /// surface's degeneracy tests are not repeated: a sliver whose area is within rounding of
-/// [`NON_DEGENERATE_AREA`] (1e-20 m² on the colliding spheres) can fall on either side of it
+/// the area threshold (1e-20 m² on the colliding spheres) can fall on either side of it
 /// when clipped again at poses equal to rounding.
 pub fn kept_element_polygon<T: Scalar>(
     a: &Placed<'_, T>,
