@@ -42,9 +42,13 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, Criterion};
+
+#[path = "common/thread_time.rs"]
+mod thread_time;
 use nalgebra::DVector;
+use thread_time::ThreadTime;
 
 use stiction::derivatives::analytic::state_residual_jacobian;
 use stiction::derivatives::direct::step_jacobians_direct;
@@ -58,51 +62,6 @@ use stiction::problem::load_problem;
 use stiction::simulate::run;
 use stiction::solver::linalg::SpdSolver;
 use stiction::step::{Simulator, State};
-
-/// CPU time of the calling thread in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), formatted as
-/// durations like criterion's wall time.
-struct ThreadTime(WallTime);
-
-/// The calling thread's CPU time (ns).
-fn thread_time() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable `timespec`, and the clock id is a constant of libc.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(status, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-impl Measurement for ThreadTime {
-    type Intermediate = u64;
-    type Value = u64;
-
-    fn start(&self) -> u64 {
-        thread_time()
-    }
-
-    fn end(&self, start: u64) -> u64 {
-        thread_time() - start
-    }
-
-    fn add(&self, a: &u64, b: &u64) -> u64 {
-        a + b
-    }
-
-    fn zero(&self) -> u64 {
-        0
-    }
-
-    fn to_f64(&self, value: &u64) -> f64 {
-        *value as f64
-    }
-
-    fn formatter(&self) -> &dyn ValueFormatter {
-        self.0.formatter()
-    }
-}
 
 /// A scene: its problem file and when to take the benchmarked state.
 struct Scene {
