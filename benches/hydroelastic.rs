@@ -9,7 +9,7 @@
 //!   (point contact: one contact for the ball, the box's corners for the box).
 //!
 //! Scenes: `compliant-ball-rest` at the problem's resolution hint R/10 and at R/4, R/2 and R
-//! (the ball remeshed: at R one shell, each surface triangle coned to the centre),
+//! (the ball remeshed at each hint),
 //! `box-tilt-press` at t = 0.5 s.
 //!
 //! Times are the CPU time of the benchmarking thread ([`ThreadTime`],

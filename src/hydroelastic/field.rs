@@ -148,7 +148,7 @@ impl HydroGeometry {
             (_, Hydroelastic::Compliant { .. }) => {
                 let surface = surface_mesh(shape, hint)?;
                 let centre = star_centre(shape, &surface);
-                HydroGeometry::CompliantMesh(TetField::new(tet_mesh(&surface, &centre, hint)?)?)
+                HydroGeometry::CompliantMesh(TetField::new(tet_mesh(&surface, &centre)?)?)
             }
         })
     }

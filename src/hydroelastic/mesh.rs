@@ -2,17 +2,17 @@
 //! compliant ones) and star-shaped tetrahedral meshes with the extent field `e` (Elandt
 //! Sec. 5.1: `e = 0` on the surface, `e = 1` at the centre).
 //!
-//! The volume mesh of a shape that is star-shaped about its centre `c` is built from its
-//! surface mesh by `L` shells, the surface scaled about `c` by `s_k = k/L` (`k = 1..L`), with
-//! `e = 1 − s_k` on shell `k`. The prisms between consecutive shells are split into three
-//! tetrahedra by the global vertex order, so neighbouring prisms agree on the diagonals of
-//! their shared faces (a conforming mesh); the innermost shell is coned to `c`. On a convex
-//! polytope each tetrahedron lies in the pyramid of one face, where `1 − s` is exactly
-//! linear: the piecewise-linear field reproduces the distance to that face divided by the
-//! face's distance to `c`. On a sphere `e = 1 − r/R`, the field of Elandt's Fig. 4.3.
+//! The volume mesh of a shape that is star-shaped about its centre `c` is its surface mesh
+//! coned to `c`: one tetrahedron per surface triangle, `e = 0` on the surface and `e = 1` at
+//! `c`. Each tetrahedron is the pyramid of one face, where `e` is exactly linear: the
+//! piecewise-linear field is the distance to that face divided by the face's distance to `c`,
+//! on a sphere `e = 1 − r/R` (Elandt's Fig. 4.3), and the pressure gradient is `E` over the
+//! face's distance. Subdividing each pyramid in shells scaled about `c` would represent the
+//! same field, but a plane through the outer prism of a face would then cut three tetrahedra
+//! where the cone has one: three contact polygons of one pyramid's slice, with the same normal
+//! and the same linear pressure, for one. Drake meshes compliant spheres the same way.
 //!
-//! Sizes: `L = ⌈r_in / h⌉` shells for the inradius `r_in` about `c` and resolution hint `h`;
-//! surface edges are at most about `h` long.
+//! Sizes: surface edges are at most about the resolution hint `h` long.
 #![allow(non_snake_case)]
 
 use std::collections::HashMap;
@@ -359,12 +359,12 @@ pub fn star_centre(shape: &Shape, surface: &SurfaceMesh) -> Vector3<f64> {
     }
 }
 
-/// The tetrahedral mesh of a surface star-shaped about `centre`, with `e = 1 − s` on the
-/// shell scaled by `s` (module docs); `⌈r_in / hint⌉` shells.
+/// The tetrahedral mesh of a surface star-shaped about `centre`: the surface coned to it, with
+/// `e = 1` at `centre` and `0` on the surface (module docs).
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when `centre` does not see every triangle from inside.
-pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>, hint: f64) -> Result<TetMesh> {
+pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>) -> Result<TetMesh> {
     let inradius = surface
         .triangles
         .iter()
@@ -380,43 +380,25 @@ pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>, hint: f64) -> Resu
             "surface is not star-shaped about its centre",
         ));
     }
-    let layers = divisions(inradius, hint, 1);
-    let ns = surface.vertices.len() as u32;
+    // Vertex 0 is the centre, vertex 1 + i the surface's vertex i.
     let mut vertices = vec![*centre];
-    let mut extent = vec![1.0];
-    for k in 1..=layers {
-        let s = k as f64 / layers as f64;
-        for p in &surface.vertices {
-            vertices.push(centre + (p - centre) * s);
-            extent.push(if k == layers { 0.0 } else { 1.0 - s });
-        }
-    }
-    // Vertex i of shell k (1-based) has index 1 + (k − 1) ns + i.
-    let at = |k: usize, i: u32| 1 + (k as u32 - 1) * ns + i;
-    let mut tets = Vec::with_capacity(surface.triangles.len() * (3 * layers - 2));
-    let mut push = |t: [u32; 4]| {
-        let [a, b, c, d] = t.map(|i| vertices[i as usize]);
-        let volume = Matrix3::from_columns(&[b - a, c - a, d - a]).determinant();
-        tets.push(if volume >= 0.0 {
-            t
-        } else {
-            [t[0], t[2], t[1], t[3]]
-        });
-    };
-    for tri in &surface.triangles {
-        let mut s = *tri;
-        s.sort_unstable();
-        push([0, at(1, s[0]), at(1, s[1]), at(1, s[2])]);
-        for k in 1..layers {
-            // Prism (a, b, c) on shell k to (a', b', c') on shell k + 1, a < b < c: the
-            // diagonal of each side quad joins the larger bottom index to the smaller top one.
-            let [a, b, c] = s.map(|i| at(k, i));
-            let [a1, b1, c1] = s.map(|i| at(k + 1, i));
-            push([a, b, c, a1]);
-            push([b, c, a1, b1]);
-            push([c, a1, b1, c1]);
-        }
-    }
+    vertices.extend_from_slice(&surface.vertices);
+    let mut extent = vec![0.0; vertices.len()];
+    extent[0] = 1.0;
+    let tets = surface
+        .triangles
+        .iter()
+        .map(|t| {
+            let t = [0, t[0] + 1, t[1] + 1, t[2] + 1];
+            let [a, b, c, d] = t.map(|i| vertices[i as usize]);
+            let volume = Matrix3::from_columns(&[b - a, c - a, d - a]).determinant();
+            if volume >= 0.0 {
+                t
+            } else {
+                [t[0], t[2], t[1], t[3]]
+            }
+        })
+        .collect();
     Ok(TetMesh {
         vertices,
         extent,
@@ -519,7 +501,7 @@ mod tests {
                 (v - exact).abs() <= tol * exact,
                 "{shape:?}: {v} vs {exact}"
             );
-            let m = tet_mesh(&s, &star_centre(&shape, &s), 0.01).unwrap();
+            let m = tet_mesh(&s, &star_centre(&shape, &s)).unwrap();
             assert!(
                 (volume(&m) - v).abs() < 1e-9 * v,
                 "{shape:?}: {} vs {v}",
@@ -536,7 +518,7 @@ mod tests {
     fn tet_faces_are_shared_by_at_most_two_tets_and_boundary_faces_match_the_surface() {
         let shape = Shape::Sphere { radius: 0.1 };
         let s = surface_mesh(&shape, 0.03).unwrap();
-        let m = tet_mesh(&s, &Vector3::zeros(), 0.03).unwrap();
+        let m = tet_mesh(&s, &Vector3::zeros()).unwrap();
         let mut faces: HashMap<[u32; 3], usize> = HashMap::new();
         for t in &m.tets {
             for skip in 0..4 {
