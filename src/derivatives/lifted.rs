@@ -163,11 +163,13 @@ pub fn lifted_step<T: Scalar>(
     })
 }
 
-/// The nominal polygon `c` held fixed (no derivative parts), for a sliver that clipping again
-/// at the lifted poses (equal to the f64 poses up to rounding) leaves with fewer than three
-/// vertices: a vertex within rounding of a clipping plane. Such a polygon's area is at
-/// rounding level (1e-20 m² where seen, on the colliding spheres), and so are its force and
-/// its terms of `∂r/∂θ`.
+/// The nominal polygon `c` held fixed (no derivative parts), when clipping it again at the
+/// lifted poses (equal to the f64 poses up to rounding) leaves fewer than three vertices: the
+/// polygon lies within rounding on an element face or edge. Its terms of `∂r/∂θ` are then
+/// missing. On the shipped `compliant-compliant` problem, whose two meshes are mirror images
+/// (the duplicate-clip degeneracy of Elandt's Ch. 5), this happens on every step in contact,
+/// where the topology is not differentiable anyway; with one mesh turned 17° about the line
+/// of centres, on about one polygon per step.
 fn frozen_polygon<T: Scalar>(c: &ContactPoint<f64>) -> ContactWitness<T> {
     let v = |x: &Vector3<f64>| x.map(lit::<T>);
     ContactWitness {
