@@ -27,6 +27,19 @@ fn simulate(name: &str, approximation: Approximation, dt: f64) -> (Problem, Reco
     (p, rec)
 }
 
+/// The state of `p` after `duration` (s) of its own rollout.
+fn state_after(p: &mut Problem, duration: f64) -> stiction::step::State {
+    let rec = run_controlled(
+        &mut p.simulator,
+        &p.controller,
+        &p.initial_state,
+        duration,
+        |_, _| {},
+    )
+    .expect("rollout");
+    rec.states.last().expect("states").clone()
+}
+
 fn geometry(p: &Problem, name: &str) -> usize {
     p.simulator
         .geometries()
@@ -412,20 +425,8 @@ mod gradients {
     #[test]
     fn ift_matches_direct_duals_and_finite_differences_through_polygons() {
         for approximation in Approximation::ALL {
-            let (mut p, rec) = {
-                let mut p = problem("compliant-ball-rest", approximation, 1e-3);
-                p.duration = 0.03;
-                let rec = run_controlled(
-                    &mut p.simulator,
-                    &p.controller,
-                    &p.initial_state,
-                    p.duration,
-                    |_, _| {},
-                )
-                .expect("rollout");
-                (p, rec)
-            };
-            let state = rec.states.last().expect("states").clone();
+            let mut p = problem("compliant-ball-rest", approximation, 1e-3);
+            let state = state_after(&mut p, 0.03);
             let dissipation = if approximation == Approximation::Sap {
                 "relaxation_time"
             } else {
@@ -470,16 +471,7 @@ fn compliant_compliant_ift_matches_direct_duals_and_finite_differences() {
             "position = [0.0, 0.0, 0.0505]\nrpy_deg = [0.0, 0.0, 17.0]",
         );
     let mut p = stiction::problem::parse_problem(&text, &path).expect("problem");
-    p.duration = 0.01;
-    let rec = run_controlled(
-        &mut p.simulator,
-        &p.controller,
-        &p.initial_state,
-        p.duration,
-        |_, _| {},
-    )
-    .expect("rollout");
-    let state = rec.states.last().expect("states").clone();
+    let state = state_after(&mut p, 0.01);
     let params: Vec<Parameter> = ["friction", "dissipation", "modulus@lower", "modulus@upper"]
         .iter()
         .map(|n| Parameter::parse(&p.simulator, n).expect("parameter"))
