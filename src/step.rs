@@ -7,7 +7,7 @@
 //! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, MatrixViewMut3xX, Vector3};
 
 use crate::contact::{
     contact_frame, Approximation, ContactFeature, ContactParams, ContactPoint, ContactPool, Lagged,
@@ -431,7 +431,7 @@ fn add_contact_jacobian<T: Scalar>(
     body: BodyId,
     p_W: &Vector3<T>,
     R_CW_signed: &Matrix3<T>,
-    J_C: &mut Matrix3xX<T>,
+    J_C: &mut MatrixViewMut3xX<'_, T>,
 ) {
     let BodyId::Body(i) = body else {
         return;
@@ -506,7 +506,7 @@ impl From<&GeometricContact> for ContactWitness<f64> {
             p_WPa: c.p_WPa,
             p_WPb: c.p_WPb,
             stiffness: None,
-            feature: ContactFeature::Point(c.feature),
+            feature: ContactFeature::Point(Box::new(c.feature)),
         }
     }
 }
@@ -629,15 +629,25 @@ fn assemble_problem_keeping<T: Scalar>(
     let nv = model.nv();
     let witnesses = witnesses(model, data)?;
     let mut contacts = Vec::with_capacity(witnesses.len());
-    for c in witnesses {
+    let mut J_all = Matrix3xX::zeros(nv * witnesses.len());
+    // The polygons of a pressure-field pair against a plane share its normal, so one frame.
+    let mut last_frame: Option<(Vector3<T>, Matrix3<T>)> = None;
+    for (i, c) in witnesses.into_iter().enumerate() {
         let (ga, gb) = (
             &input.geometries[c.geometry_a],
             &input.geometries[c.geometry_b],
         );
         let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
-        let R_WC = contact_frame(&c.nhat_W);
+        let R_WC = match last_frame {
+            Some((n, R)) if n == c.nhat_W => R,
+            _ => {
+                let R = contact_frame(&c.nhat_W);
+                last_frame = Some((c.nhat_W, R));
+                R
+            }
+        };
         let R_CW = R_WC.transpose();
-        let mut J = Matrix3xX::zeros(nv);
+        let mut J = J_all.columns_mut(i * nv, nv);
         add_contact_jacobian(model, data, gb.body, &p_WC, &R_CW, &mut J);
         add_contact_jacobian(model, data, ga.body, &p_WC, &(-R_CW), &mut J);
         let rel = |t: f64| {
@@ -658,7 +668,10 @@ fn assemble_problem_keeping<T: Scalar>(
             p_WC,
             R_WC,
             phi0: c.phi,
-            J,
+            J: match jacobians {
+                ContactJacobians::Kept => J.into_owned(),
+                ContactJacobians::Moved => Matrix3xX::zeros(0),
+            },
             b,
             v_n0,
             params,
@@ -669,25 +682,19 @@ fn assemble_problem_keeping<T: Scalar>(
     let pool = make_pool(
         input.approximation,
         &contacts,
+        &J_all,
         &A,
         &cliques,
         &body_clique,
         dt,
     )?;
-    let J = match jacobians {
-        ContactJacobians::Kept => contacts.iter().map(|c| c.J.clone()).collect(),
-        ContactJacobians::Moved => contacts
-            .iter_mut()
-            .map(|c| std::mem::replace(&mut c.J, Matrix3xX::zeros(0)))
-            .collect(),
-    };
     Ok(StepProblem {
         problem: ConvexProblem {
             A,
             cliques,
             v_star,
             v0: input.v.clone(),
-            J,
+            J: J_all,
             b: contacts.iter().map(|c| c.b).collect(),
             contacts: pool,
         },
@@ -695,36 +702,41 @@ fn assemble_problem_keeping<T: Scalar>(
     })
 }
 
-/// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V; A is
+/// Delassus estimates `w_i = ‖J_i A⁻¹ J_iᵀ‖_F / 3` (1/kg), SAP paper Sec. V, of the contact
+/// Jacobians `J` side by side (3 × nv each, as [`ConvexProblem::J`]); A is
 /// block-diagonal over trees, so this is the per-tree estimate. `touched[i]` lists the cliques
 /// (trees) whose velocities contact `i` moves: `J_i` is zero elsewhere, so only those blocks
 /// are solved.
 pub fn delassus_estimates<T: Scalar>(
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
-    J: &[&Matrix3xX<T>],
+    J: &Matrix3xX<T>,
     touched: &[Vec<usize>],
 ) -> Result<Vec<T>> {
     let chol =
         BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    Ok(J.iter()
-        .zip(touched)
-        .map(|(Ji, touched)| {
-            let Jt = Ji.transpose();
+    let nv = A.nrows();
+    Ok(touched
+        .iter()
+        .enumerate()
+        .map(|(i, touched)| {
+            let Jt = J.columns(i * nv, nv).transpose();
             let Jt = DMatrix::from_column_slice(Jt.nrows(), 3, Jt.as_slice());
             chol.quadratic_form(&Jt, touched).norm() / lit::<T>(3.0)
         })
         .collect())
 }
 
-/// Builds the potentials of `contacts` for the chosen approximation (ICF Sec. VI);
-/// `body_clique[i]` is the clique of tree body `i` ([`MultibodyModel::clique_structure`]).
+/// Builds the potentials of `contacts`, whose Jacobians are `J` (side by side, as
+/// [`ConvexProblem::J`]), for the chosen approximation (ICF Sec. VI); `body_clique[i]` is the
+/// clique of tree body `i` ([`MultibodyModel::clique_structure`]).
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
 pub fn make_pool<T: Scalar>(
     approximation: Approximation,
     contacts: &[ContactPoint<T>],
+    J: &Matrix3xX<T>,
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
     body_clique: &[Option<usize>],
@@ -750,12 +762,7 @@ pub fn make_pool<T: Scalar>(
                 t
             })
             .collect();
-        delassus_estimates(
-            A,
-            cliques,
-            &contacts.iter().map(|c| &c.J).collect::<Vec<_>>(),
-            &touched,
-        )?
+        delassus_estimates(A, cliques, J, &touched)?
     } else {
         vec![T::zero(); contacts.len()]
     };

@@ -77,7 +77,7 @@ fn solver_impulses_match_analytic_inverse_dynamics() {
                     state.t,
                     solution.gamma[i]
                 );
-                let generalized = problem.J[i].transpose() * gamma_id;
+                let generalized = problem.jacobian(i).transpose() * gamma_id;
                 scale = scale.max(generalized.norm());
                 momentum -= generalized;
             }

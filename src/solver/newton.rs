@@ -87,7 +87,7 @@ mod tests {
             cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![0.0, 0.0, -g * dt]),
             v0: DVector::zeros(3),
-            J: vec![Matrix3xX::identity(3)],
+            J: Matrix3xX::identity(3),
             b: vec![Vector3::zeros()],
             contacts: ContactPool::Lagged(vec![Lagged::new(&p, x0, 0.0, dt)]),
         };
@@ -110,7 +110,7 @@ mod tests {
             cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![1.0, 0.0, -3.0]),
             v0: DVector::zeros(3),
-            J: vec![Matrix3xX::identity(3)],
+            J: Matrix3xX::identity(3),
             b: vec![Vector3::zeros()],
             contacts: ContactPool::Lagged(vec![Lagged::new(&p, 1e-3, -1.0, 1e-3)]),
         };

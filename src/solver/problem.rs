@@ -1,7 +1,7 @@
 //! The convex problem of one step, generic over the scalar.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3xX, MatrixView3xX, Vector3};
 
 use crate::contact::ContactPool;
 use crate::scalar::Scalar;
@@ -36,8 +36,10 @@ pub struct ConvexProblem<T: Scalar> {
     /// Velocities at the start of the step v0 (nv): the convergence criterion measures
     /// momentum relative to them.
     pub v0: DVector<T>,
-    /// Contact Jacobians `J_i` (3 × nv each, contact frame rows t1, t2, n).
-    pub J: Vec<Matrix3xX<T>>,
+    /// Contact Jacobians `J_i` (3 × nv each, contact frame rows t1, t2, n) side by side:
+    /// `J_i` is columns `i nv .. (i + 1) nv` ([`ConvexProblem::jacobian`]), one allocation for
+    /// all contacts.
+    pub J: Matrix3xX<T>,
     /// Contact velocity biases `b_i` (m/s, contact frame), from prescribed motion.
     pub b: Vec<Vector3<T>>,
     /// The contact potentials.
@@ -52,12 +54,17 @@ impl<T: Scalar> ConvexProblem<T> {
 
     /// Number of contacts.
     pub fn nc(&self) -> usize {
-        self.J.len()
+        self.b.len()
+    }
+
+    /// Contact Jacobian `J_i` (3 × nv).
+    pub fn jacobian(&self, i: usize) -> MatrixView3xX<'_, T> {
+        self.J.columns(i * self.nv(), self.nv())
     }
 
     /// Contact velocity `v_c,i = J_i v + b_i` (m/s).
     pub fn contact_velocity(&self, i: usize, v: &DVector<T>) -> Vector3<T> {
-        &self.J[i] * v + self.b[i]
+        self.jacobian(i) * v + self.b[i]
     }
 
     /// Cost ℓ(v) (J).
@@ -92,9 +99,10 @@ impl<T: Scalar> ConvexProblem<T> {
             let e = self.contacts.eval(i, &v_c);
             eval.cost += e.cost;
             eval.generalized_impulse
-                .gemv_tr(T::one(), &self.J[i], &e.gamma, T::one());
-            GJ.gemm(T::one(), &e.G, &self.J[i], T::zero());
-            eval.hessian.gemm_tr(T::one(), &self.J[i], &GJ, T::one());
+                .gemv_tr(T::one(), &self.jacobian(i), &e.gamma, T::one());
+            GJ.gemm(T::one(), &e.G, &self.jacobian(i), T::zero());
+            eval.hessian
+                .gemm_tr(T::one(), &self.jacobian(i), &GJ, T::one());
             eval.v_c.push(v_c);
             eval.gamma.push(e.gamma);
         }
@@ -109,7 +117,7 @@ impl<T: Scalar> ConvexProblem<T> {
         let mut r = &self.A * (v - &self.v_star);
         for i in 0..self.nc() {
             let gamma = self.contacts.eval(i, &self.contact_velocity(i, v)).gamma;
-            r.gemv_tr(-T::one(), &self.J[i], &gamma, T::one());
+            r.gemv_tr(-T::one(), &self.jacobian(i), &gamma, T::one());
         }
         r
     }

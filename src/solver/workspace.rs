@@ -132,11 +132,11 @@ impl NewtonWorkspace {
         self.pair_start.clear();
         let mut pairs = Vec::new();
         let mut touched = Vec::new();
-        for J in &problem.J {
+        for i in 0..nc {
             self.block_start.push(self.blocks.len());
             touched.clear();
             // Column-major 3 × nv: column j is values[3j..3j + 3].
-            let values = J.as_slice();
+            let values = &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)];
             for (j, column) in values.chunks_exact(3).enumerate() {
                 let c = self.clique_of[j];
                 if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
