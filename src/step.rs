@@ -20,7 +20,6 @@ use crate::hydroelastic::patch::patches;
 use crate::hydroelastic::query::FoundPolygon;
 use crate::hydroelastic::{find_polygons, ContactPolygon, Patch, PolygonContact};
 use crate::math::block::BlockDiagonalCholesky;
-use crate::math::skew;
 use crate::math::Pose;
 use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::{BodyId, MultibodyModel};
@@ -276,10 +275,8 @@ impl Simulator {
         let witnesses = |model: &MultibodyModel<f64>, data: &MultibodyData<f64>| {
             let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
             let points = find_contacts(collision, &X_WG, margin)?;
-            let polygons = find_polygons(collision, &X_WG)?;
-            let mut witnesses = Vec::with_capacity(points.len() + polygons.len());
-            witnesses.extend(points.iter().map(ContactWitness::from));
-            witnesses.extend(polygons.into_iter().map(ContactWitness::from));
+            let mut witnesses: Vec<_> = points.iter().map(ContactWitness::from).collect();
+            find_polygons(collision, &X_WG, |p| witnesses.push(ContactWitness::from(p)))?;
             Ok(witnesses)
         };
         assemble_problem_keeping(&input, &mut self.data, witnesses, jacobians)
@@ -438,9 +435,8 @@ fn add_contact_jacobian<T: Scalar>(
     };
     let X = &data.X_WB[i];
     let p_B = X.R.transpose() * (p_W - X.p);
-    // R_CW R_WB [−[p_B]× | I]: maps a body-frame spatial velocity to the contact frame.
+    // R_CW R_WB (v + ω × p_B): a body-frame spatial velocity in the contact frame.
     let R_CB = R_CW_signed * X.R;
-    let ang = -(R_CB * skew(&p_B));
     let mut joint = Some(i);
     while let Some(j) = joint {
         let (start, n) = (model.joints[j].v_start, model.joints[j].kind.nv());
@@ -448,7 +444,7 @@ fn add_contact_jacobian<T: Scalar>(
             let col = data.J_B[i].column(k);
             let w = Vector3::new(col[0], col[1], col[2]);
             let v = Vector3::new(col[3], col[4], col[5]);
-            let add = ang * w + R_CB * v;
+            let add = R_CB * (v + w.cross(&p_B));
             let mut out = J_C.column_mut(k);
             out += add;
         }

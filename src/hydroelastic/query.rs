@@ -6,7 +6,7 @@ use nalgebra::Vector3;
 
 use crate::error::Result;
 use crate::geometry::query::{can_collide, pair_order, CollisionScene};
-use crate::hydroelastic::surface::{contact_surface, ContactPolygon, Placed, PolygonFeature};
+use crate::hydroelastic::surface::{for_each_polygon, ContactPolygon, Placed, PolygonFeature};
 use crate::math::Pose;
 
 /// What the query found for one polygon, kept with its contact point (f64): which elements
@@ -63,14 +63,17 @@ pub fn placed<'a>(
     })
 }
 
-/// Every contact polygon of the scene's pressure-field pairs at the poses `X_WG` (one per
-/// geometry).
+/// Hands every contact polygon of the scene's pressure-field pairs at the poses `X_WG` (one
+/// per geometry) to `found`.
 ///
 /// # Errors
 /// [`crate::error::Error::UnsupportedPair`] for two hydroelastic half-spaces.
-pub fn find_polygons(scene: &CollisionScene, X_WG: &[Pose<f64>]) -> Result<Vec<FoundPolygon>> {
+pub fn find_polygons(
+    scene: &CollisionScene,
+    X_WG: &[Pose<f64>],
+    mut found: impl FnMut(FoundPolygon),
+) -> Result<()> {
     let geometries = scene.geometries();
-    let mut out = Vec::new();
     for i in 0..geometries.len() {
         for j in (i + 1)..geometries.len() {
             if !can_collide(geometries[i].body, geometries[j].body)
@@ -83,16 +86,14 @@ pub fn find_polygons(scene: &CollisionScene, X_WG: &[Pose<f64>]) -> Result<Vec<F
             else {
                 continue;
             };
-            out.extend(
-                contact_surface(&pa, &pb)?
-                    .into_iter()
-                    .map(|polygon| FoundPolygon {
-                        geometry_a: a,
-                        geometry_b: b,
-                        polygon,
-                    }),
-            );
+            for_each_polygon(&pa, &pb, |polygon| {
+                found(FoundPolygon {
+                    geometry_a: a,
+                    geometry_b: b,
+                    polygon,
+                })
+            })?;
         }
     }
-    Ok(out)
+    Ok(())
 }

@@ -430,14 +430,26 @@ pub fn contact_surface(
     a: &Placed<'_, f64>,
     b: &Placed<'_, f64>,
 ) -> Result<Vec<ContactPolygon<f64>>> {
-    let candidates = candidate_pairs(a, b)?;
-    let mut polygons = Vec::with_capacity(candidates.len());
-    polygons.extend(
-        candidates
-            .into_iter()
-            .filter_map(|f| element_polygon(a, b, f)),
-    );
+    let mut polygons = Vec::new();
+    for_each_polygon(a, b, |p| polygons.push(p))?;
     Ok(polygons)
+}
+
+/// Hands every polygon of the contact surface of `a` and `b` to `found`, in the order of
+/// [`contact_surface`], without collecting them.
+///
+/// # Errors
+/// As [`candidate_pairs`].
+pub fn for_each_polygon(
+    a: &Placed<'_, f64>,
+    b: &Placed<'_, f64>,
+    found: impl FnMut(ContactPolygon<f64>),
+) -> Result<()> {
+    candidate_pairs(a, b)?
+        .into_iter()
+        .filter_map(|f| element_polygon(a, b, f))
+        .for_each(found);
+    Ok(())
 }
 
 #[cfg(test)]
