@@ -272,11 +272,17 @@ impl Simulator {
             u,
         };
         let (collision, margin) = (&self.collision, self.settings.margin);
+        // Room for as many contacts as the last solve had: a pressure-field pair adds a
+        // contact per polygon, about as many from one step to the next.
+        let last_contacts = self.newton.v_c().len();
         let witnesses = |model: &MultibodyModel<f64>, data: &MultibodyData<f64>| {
             let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
             let points = find_contacts(collision, &X_WG, margin)?;
-            let mut witnesses: Vec<_> = points.iter().map(ContactWitness::from).collect();
-            find_polygons(collision, &X_WG, |p| witnesses.push(ContactWitness::from(p)))?;
+            let mut witnesses = Vec::with_capacity(points.len().max(last_contacts));
+            witnesses.extend(points.iter().map(ContactWitness::from));
+            find_polygons(collision, &X_WG, |p| {
+                witnesses.push(ContactWitness::from(p))
+            })?;
             Ok(witnesses)
         };
         assemble_problem_keeping(&input, &mut self.data, witnesses, jacobians)
@@ -324,8 +330,10 @@ impl Simulator {
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
-        let StepProblem { problem, contacts } =
-            self.assemble_keeping(state, u, ContactJacobians::Moved)?;
+        let StepProblem {
+            problem,
+            mut contacts,
+        } = self.assemble_keeping(state, u, ContactJacobians::Moved)?;
         let params = self.settings.solver;
         let stats = self.solve(&problem, &state.v, &params)?;
         let v = self.newton.v();
@@ -336,8 +344,9 @@ impl Simulator {
                 stats,
             });
         }
+        // By reference: moving each contact out would copy it whole.
         let results = contacts
-            .into_iter()
+            .iter_mut()
             .enumerate()
             .map(|(i, c)| {
                 let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
@@ -356,8 +365,8 @@ impl Simulator {
                     penetration: -c.phi0 - dt * v_c.z,
                     stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
                     // Moved, not copied: the contacts are not needed after the step.
-                    polygon: match c.feature {
-                        ContactFeature::Polygon(p) => Some(p),
+                    polygon: match &mut c.feature {
+                        ContactFeature::Polygon(p) => Some(std::mem::take(p)),
                         ContactFeature::Point(_) => None,
                     },
                 }

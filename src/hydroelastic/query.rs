@@ -11,7 +11,7 @@ use crate::math::Pose;
 
 /// What the query found for one polygon, kept with its contact point (f64): which elements
 /// it comes from, and its shape for reports.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PolygonContact {
     /// The element pair, to evaluate the polygon again in another scalar.
     pub elements: PolygonFeature,

@@ -36,7 +36,7 @@ pub struct Placed<'a, T: Scalar> {
 
 /// The pair of elements a polygon comes from: triangle or tetrahedron indices (0 for a plane
 /// or layer) of geometry A and of geometry B.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PolygonFeature {
     /// Element of A.
     pub element_a: u32,
