@@ -521,6 +521,7 @@ impl From<FoundPolygon> for ContactWitness<f64> {
     fn from(mut f: FoundPolygon) -> Self {
         let found = PolygonContact {
             elements: f.polygon.feature,
+            topology: f.polygon.topology,
             area: f.polygon.area,
             pressure: f.polygon.pressure,
             vertices: std::mem::take(&mut f.polygon.vertices),

@@ -1,18 +1,20 @@
 //! A step re-assembled in a dual scalar `T`, with directions θ seeded: the state in the tangent
 //! space, the actuation, and named parameters. The contacts are those of the f64 step (one
 //! geometric query), their feature pairs re-evaluated in `T`; a pressure-field polygon is
-//! clipped again from its element pair, the topology chosen on real parts. The IFT path uses it for named
-//! parameters; for the state and controls it is the reference of the analytic columns
-//! ([`crate::derivatives::analytic`]).
+//! clipped again from its element pair, replaying the topology the f64 step decided on real
+//! parts ([`crate::hydroelastic::replayed_polygon`]), so it keeps its vertices and their
+//! derivatives even where one lies within rounding of a clipping plane. The IFT path uses it
+//! for named parameters; for the state and controls it is the reference of the analytic
+//! columns ([`crate::derivatives::analytic`]).
 #![allow(non_snake_case)]
 
-use nalgebra::{DVector, Vector3};
+use nalgebra::DVector;
 
-use crate::contact::{ContactFeature, ContactPoint};
+use crate::contact::ContactFeature;
 use crate::derivatives::parameters::{lift_scene, LiftedScene, Parameter};
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
-use crate::hydroelastic::{kept_element_polygon, Placed};
+use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::step::{
@@ -146,10 +148,15 @@ pub fn lifted_step<T: Scalar>(
                                 "a polygon between geometries without pressure-field meshes",
                             )
                         })?;
-                        Ok(match kept_element_polygon(&pa, &pb, found.elements) {
-                            Some(polygon) => ContactWitness::polygon(a, b, &polygon, found.clone()),
-                            None => frozen_polygon(c),
-                        })
+                        let polygon = replayed_polygon(&pa, &pb, found.elements, found.topology)
+                            .ok_or_else(|| {
+                                Error::invalid(
+                                    "hydroelastic polygon",
+                                    format!("{:?}", found.elements),
+                                    "a clip topology that does not replay on its elements",
+                                )
+                            })?;
+                        Ok(ContactWitness::polygon(a, b, &polygon, found.clone()))
                     }
                 }
             })
@@ -161,27 +168,6 @@ pub fn lifted_step<T: Scalar>(
         v0,
         scene,
     })
-}
-
-/// The nominal polygon `c` held fixed (no derivative parts), when clipping it again at the
-/// lifted poses (equal to the f64 poses up to rounding) leaves fewer than three vertices: the
-/// polygon lies within rounding on an element face or edge. Its terms of `∂r/∂θ` are then
-/// missing. On the shipped `compliant-compliant` problem, whose two meshes are mirror images
-/// (the duplicate-clip degeneracy of Elandt's Ch. 5), this happens on every step in contact,
-/// where the topology is not differentiable anyway; with one mesh turned 17° about the line
-/// of centres, on about one polygon per step.
-fn frozen_polygon<T: Scalar>(c: &ContactPoint<f64>) -> ContactWitness<T> {
-    let v = |x: &Vector3<f64>| x.map(lit::<T>);
-    ContactWitness {
-        geometry_a: c.geometry_a,
-        geometry_b: c.geometry_b,
-        phi: lit(c.phi0),
-        nhat_W: v(&c.R_WC.column(2).into_owned()),
-        p_WPa: v(&c.p_WC),
-        p_WPb: v(&c.p_WC),
-        stiffness: Some(lit(c.params.stiffness)),
-        feature: c.feature.clone(),
-    }
 }
 
 /// `x` with its real part replaced by `value` and its derivative parts kept.

@@ -2,14 +2,134 @@
 //! a polygon clipped by a half-space (Sutherland–Hodgman), and the area and centroid of a
 //! polygon from its centroid-fan tessellation (Algorithm 1, Fig. 5.1).
 //!
-//! Topology (which vertices are inside, how many the polygon has) is decided on real parts;
-//! the coordinates of the resulting vertices are then smooth functions of the inputs, so dual
-//! numbers carry the derivative of the active topology.
+//! Topology (which vertices are inside, which way a face or a polygon turns) is a sequence of
+//! yes/no decisions, taken from [`Decisions`]. The f64 contact surface decides them on real
+//! parts and records them ([`Record`]) in the polygon's [`ClipTopology`]; the polygon clipped
+//! again in dual numbers replays them ([`Replay`]) rather than deciding again on real parts
+//! that equal the f64 values only up to rounding. It then has the f64 polygon's vertex list,
+//! each vertex a smooth function of the inputs, so the dual parts are the exact derivative of
+//! the f64 topology, even where a vertex lies within rounding of a clipping plane.
 #![allow(non_snake_case)]
 
 use nalgebra::Vector3;
 
 use crate::scalar::{lit, Scalar};
+
+/// The topology decisions of one polygon's clipping, in the order they were made (bit `k` is
+/// decision `k`). No heap: a polygon makes at most 42 decisions (a slice's 4, a tetrahedron's
+/// 4 face orientations, one per input vertex of four clips of at most 4, 6, 9 and 13
+/// vertices, the orientation of the area), fewer than the 64 bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ClipTopology {
+    bits: u64,
+    len: u8,
+}
+
+impl ClipTopology {
+    /// Number of decisions recorded.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// True when no decision was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The `n` low bits of a `u64` (`n ≤ 64`).
+fn low_bits(n: u8) -> u64 {
+    u64::MAX.checked_shr(64 - u32::from(n)).unwrap_or(0)
+}
+
+/// Where the topology decisions of clipping come from.
+pub trait Decisions {
+    /// The next `n ≤ 64` decisions at once, bit `k` of `on_real_parts` being what the real
+    /// parts say for decision `k`: those when recording, the recorded ones when replaying.
+    fn decide_all(&mut self, n: u8, on_real_parts: u64) -> u64;
+
+    /// The next decision ([`Decisions::decide_all`] of one).
+    fn decide(&mut self, on_real_parts: bool) -> bool {
+        self.decide_all(1, u64::from(on_real_parts)) == 1
+    }
+
+    /// Whether the polygon passes a degeneracy test: `test()` when recording (the f64
+    /// surface's thresholds), always when replaying (the f64 surface kept the polygon).
+    fn keeps(&mut self, test: impl FnOnce() -> bool) -> bool;
+}
+
+/// Decides on real parts and records the decisions (the f64 contact surface).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Record(pub ClipTopology);
+
+impl Decisions for Record {
+    #[inline]
+    fn decide_all(&mut self, n: u8, on_real_parts: u64) -> u64 {
+        let t = &mut self.0;
+        // Past 64 decisions (not reached, see `ClipTopology`) the record stops being
+        // replayable: `Replay::finished` fails.
+        if u32::from(t.len) + u32::from(n) <= 64 {
+            t.bits |= (on_real_parts & low_bits(n))
+                .checked_shl(t.len.into())
+                .unwrap_or(0);
+        }
+        t.len = t.len.saturating_add(n);
+        on_real_parts
+    }
+
+    #[inline]
+    fn keeps(&mut self, test: impl FnOnce() -> bool) -> bool {
+        test()
+    }
+}
+
+/// Replays recorded decisions (a polygon of the f64 step clipped again in duals).
+#[derive(Clone, Copy, Debug)]
+pub struct Replay {
+    topology: ClipTopology,
+    next: u8,
+    matched: bool,
+}
+
+impl Replay {
+    /// Replays `topology` from its first decision.
+    pub fn new(topology: ClipTopology) -> Self {
+        Replay {
+            topology,
+            next: 0,
+            matched: true,
+        }
+    }
+
+    /// Whether exactly the recorded decisions were asked for: the clipping replayed is the
+    /// one recorded.
+    pub fn finished(&self) -> bool {
+        self.matched && self.next == self.topology.len
+    }
+}
+
+impl Decisions for Replay {
+    #[inline]
+    fn decide_all(&mut self, n: u8, on_real_parts: u64) -> u64 {
+        let end = u32::from(self.next) + u32::from(n);
+        if end > u32::from(self.topology.len).min(64) {
+            self.matched = false;
+            return on_real_parts;
+        }
+        let recorded = self
+            .topology
+            .bits
+            .checked_shr(self.next.into())
+            .unwrap_or(0);
+        self.next += n;
+        recorded & low_bits(n)
+    }
+
+    #[inline]
+    fn keeps(&mut self, _test: impl FnOnce() -> bool) -> bool {
+        true
+    }
+}
 
 /// The half-space `m·x ≤ d` (`m` need not be unit).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,25 +147,83 @@ impl<T: Scalar> HalfSpace<T> {
     }
 }
 
-/// The point where segment `a b` meets the plane, given the signed values `sa`, `sb` of
-/// opposite signs (real parts).
-fn crossing<T: Scalar>(a: &Vector3<T>, b: &Vector3<T>, sa: T, sb: T) -> Vector3<T> {
-    a + (b - a) * (sa / (sa - sb))
+/// Difference of the signed values at the ends of an edge, relative to the scale
+/// `|m|₁(|a|∞ + |b|∞) + |d|` of their terms, below which the edge `a b` lies in the plane
+/// within rounding.
+const EDGE_IN_PLANE: f64 = 1e-12;
+
+/// The scale of the rounding errors of a plane's signed values.
+#[derive(Clone, Copy)]
+struct Rounding {
+    /// `|m|₁`.
+    m: f64,
+    /// `|d|`.
+    d: f64,
+}
+
+impl Rounding {
+    fn of<T: Scalar>(plane: &HalfSpace<T>) -> Self {
+        Rounding {
+            m: plane.m.x.re().abs() + plane.m.y.re().abs() + plane.m.z.re().abs(),
+            d: plane.d.re().abs(),
+        }
+    }
+
+    /// The least `|sa − sb|` of an edge `a b` that does not lie in the plane within rounding
+    /// ([`EDGE_IN_PLANE`]).
+    fn tolerance<T: Scalar>(&self, a: &Vector3<T>, b: &Vector3<T>) -> f64 {
+        let size = |x: &Vector3<T>| x.x.re().abs().max(x.y.re().abs()).max(x.z.re().abs());
+        EDGE_IN_PLANE * (self.m * (size(a) + size(b)) + self.d)
+    }
+}
+
+/// The point where segment `a b` meets the plane, given the signed values `sa`, `sb` on
+/// either side of it (as decided) and whether `a` is the inside end.
+///
+/// Where the edge lies in the plane within rounding ([`Rounding::tolerance`]: the
+/// equal-pressure plane of mirror-image meshes on an element face), which end is inside was
+/// rounding's choice and the fraction `sa/(sa − sb)` a ratio of rounding errors, whose dual
+/// parts would be of order 1/ε. Any point of the edge is then on the plane to rounding and
+/// gives the same polygon: the inside end is taken, in f64 and in duals alike (a replayed
+/// decision can meet such an edge with `sa − sb` zero or of the other sign).
+fn crossing<T: Scalar>(
+    (a, sa): (&Vector3<T>, T),
+    (b, sb): (&Vector3<T>, T),
+    a_inside: bool,
+    rounding: Rounding,
+) -> Vector3<T> {
+    let den = sa - sb;
+    if den.re().abs() > rounding.tolerance(a, b) {
+        a + (b - a) * (sa / den)
+    } else if a_inside {
+        *a
+    } else {
+        *b
+    }
 }
 
 /// The polygon where the plane `m·x = d` cuts the tetrahedron `v`, vertices in cyclic order;
 /// empty when the plane misses it (or only touches a vertex, edge or face).
 ///
 /// Marching tetrahedra: one vertex apart from three gives a triangle, two from two a
-/// quadrilateral whose consecutive vertices share a face of the tetrahedron.
-pub fn slice_tet<T: Scalar>(v: &[Vector3<T>; 4], plane: &HalfSpace<T>) -> Vec<Vector3<T>> {
+/// quadrilateral whose consecutive vertices share a face of the tetrahedron. One decision
+/// per vertex: above the plane or not.
+pub fn slice_tet<T: Scalar, D: Decisions>(
+    v: &[Vector3<T>; 4],
+    plane: &HalfSpace<T>,
+    decisions: &mut D,
+) -> Vec<Vector3<T>> {
     let s = v.map(|x| plane.eval(&x));
-    // Active set chosen on the real parts; the crossing points are smooth in between. Fixed
-    // arrays: no allocation but the polygon's.
+    // Fixed arrays: no allocation but the polygon's.
     let (mut above, mut below) = ([0usize; 4], [0usize; 4]);
     let (mut na, mut nb) = (0, 0);
-    for (i, si) in s.iter().enumerate() {
-        if si.re() > 0.0 {
+    let real_above = u64::from(s[0].re() > 0.0)
+        | u64::from(s[1].re() > 0.0) << 1
+        | u64::from(s[2].re() > 0.0) << 2
+        | u64::from(s[3].re() > 0.0) << 3;
+    let above_bits = decisions.decide_all(4, real_above);
+    for i in 0..4 {
+        if above_bits & (1 << i) != 0 {
             above[na] = i;
             na += 1;
         } else {
@@ -53,7 +231,12 @@ pub fn slice_tet<T: Scalar>(v: &[Vector3<T>; 4], plane: &HalfSpace<T>) -> Vec<Ve
             nb += 1;
         }
     }
-    let cut = |i: usize, j: usize| crossing(&v[i], &v[j], s[i], s[j]);
+    if na == 0 || nb == 0 {
+        return Vec::new();
+    }
+    // `i` above, `j` below (inside).
+    let rounding = Rounding::of(plane);
+    let cut = |i: usize, j: usize| crossing((&v[i], s[i]), (&v[j], s[j]), false, rounding);
     match (na, nb) {
         (1, 3) => below[..3].iter().map(|&j| cut(above[0], j)).collect(),
         (3, 1) => above[..3].iter().map(|&j| cut(j, below[0])).collect(),
@@ -65,19 +248,46 @@ pub fn slice_tet<T: Scalar>(v: &[Vector3<T>; 4], plane: &HalfSpace<T>) -> Vec<Ve
     }
 }
 
-/// `polygon ∩ {m·x ≤ d}` (Sutherland–Hodgman), keeping the cyclic order.
-pub fn clip<T: Scalar>(polygon: &[Vector3<T>], plane: &HalfSpace<T>) -> Vec<Vector3<T>> {
+/// `polygon ∩ {m·x ≤ d}` (Sutherland–Hodgman), keeping the cyclic order. One decision per
+/// vertex: inside or not.
+pub fn clip<T: Scalar, D: Decisions>(
+    polygon: &[Vector3<T>],
+    plane: &HalfSpace<T>,
+    decisions: &mut D,
+) -> Vec<Vector3<T>> {
     let n = polygon.len();
+    let count = u8::try_from(n)
+        .ok()
+        .filter(|&c| c <= 64)
+        .expect("invariant: a clipped polygon has at most 13 vertices (see `ClipTopology`)");
     let s: Vec<T> = polygon.iter().map(|x| plane.eval(x)).collect();
+    let real_inside = s
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (i, si)| bits | u64::from(si.re() <= 0.0) << i);
+    let inside_bits = decisions.decide_all(count, real_inside);
+    let inside = |i: usize| inside_bits & (1 << i) != 0;
+    if inside_bits == low_bits(count) {
+        return polygon.to_vec();
+    }
+    if inside_bits == 0 {
+        return Vec::new();
+    }
+    let rounding = Rounding::of(plane);
     let mut out = Vec::with_capacity(n + 1);
     for i in 0..n {
         let j = (i + 1) % n;
-        let (inside_i, inside_j) = (s[i].re() <= 0.0, s[j].re() <= 0.0);
+        let (inside_i, inside_j) = (inside(i), inside(j));
         if inside_i {
             out.push(polygon[i]);
         }
         if inside_i != inside_j {
-            out.push(crossing(&polygon[i], &polygon[j], s[i], s[j]));
+            out.push(crossing(
+                (&polygon[i], s[i]),
+                (&polygon[j], s[j]),
+                inside_i,
+                rounding,
+            ));
         }
     }
     out
@@ -86,8 +296,13 @@ pub fn clip<T: Scalar>(polygon: &[Vector3<T>], plane: &HalfSpace<T>) -> Vec<Vect
 /// Area and area centroid of a planar convex polygon with unit normal `nhat`, from the fan
 /// of triangles around the vertex mean (Elandt Algorithm 1, line 16). The area centroid does
 /// not depend on the fan's apex, so it and the area move continuously when an edge of the
-/// polygon shrinks to nothing (Fig. 5.1), where the vertex mean would jump.
-pub fn area_centroid<T: Scalar>(polygon: &[Vector3<T>], nhat: &Vector3<T>) -> (T, Vector3<T>) {
+/// polygon shrinks to nothing (Fig. 5.1), where the vertex mean would jump. One decision:
+/// whether the polygon turns clockwise about `nhat` (negative signed area).
+pub fn area_centroid<T: Scalar, D: Decisions>(
+    polygon: &[Vector3<T>],
+    nhat: &Vector3<T>,
+    decisions: &mut D,
+) -> (T, Vector3<T>) {
     let n = polygon.len();
     let mean = polygon.iter().fold(Vector3::zeros(), |s, x| s + x) / lit::<T>(n as f64);
     let (mut area, mut moment) = (T::zero(), Vector3::zeros());
@@ -98,12 +313,14 @@ pub fn area_centroid<T: Scalar>(polygon: &[Vector3<T>], nhat: &Vector3<T>) -> (T
         area += w;
         moment += (mean + a + b) * third * w;
     }
+    // Decided even for a zero area (which the f64 surface drops), so that a replay asks for
+    // as many decisions as were recorded.
+    let clockwise = decisions.decide(area.re() < 0.0);
     if area.re() == 0.0 {
         return (area, mean);
     }
     let centroid = moment / area;
-    // Orientation chosen on the real part: clockwise polygons have negative signed area.
-    (if area.re() < 0.0 { -area } else { area }, centroid)
+    (if clockwise { -area } else { area }, centroid)
 }
 
 #[cfg(test)]
@@ -125,17 +342,22 @@ mod tests {
                     m: Vector3::z(),
                     d: c,
                 },
+                &mut Record::default(),
             );
             assert_eq!(p.len(), 3);
-            let (a, x) = area_centroid(&p, &Vector3::z());
+            let (a, x) = area_centroid(&p, &Vector3::z(), &mut Record::default());
             assert!((a - 0.5 * (1.0 - c) * (1.0 - c)).abs() < 1e-15);
             assert!((x - Vector3::new((1.0 - c) / 3.0, (1.0 - c) / 3.0, c)).norm() < 1e-15);
         }
         // x + y = 1/2 separates {0, z} from {x, y}: a quadrilateral.
         let m = Vector3::new(1.0, 1.0, 0.0);
-        let q = slice_tet(&unit_tet(), &HalfSpace { m, d: 0.5 });
+        let q = slice_tet(
+            &unit_tet(),
+            &HalfSpace { m, d: 0.5 },
+            &mut Record::default(),
+        );
         assert_eq!(q.len(), 4);
-        let (a, _) = area_centroid(&q, &m.normalize());
+        let (a, _) = area_centroid(&q, &m.normalize(), &mut Record::default());
         // A rectangle: √2/2 along the cut of the face z = 0, 1/2 high.
         assert!((a - 2f64.sqrt() / 4.0).abs() < 1e-15, "{a}");
     }
@@ -158,8 +380,9 @@ mod tests {
                     m: Vector3::new(1.0, 1.0, 0.0),
                     d: 2.0 - t,
                 },
+                &mut Record::default(),
             );
-            let (a, c) = area_centroid(&p, &Vector3::z());
+            let (a, c) = area_centroid(&p, &Vector3::z(), &mut Record::default());
             assert!((a - (1.0 - 0.5 * t * t)).abs() < 1e-14);
             if let Some((a0, c0)) = last {
                 let (da, dc): (f64, Vector3<f64>) = (a - a0, c - c0);
@@ -180,8 +403,122 @@ mod tests {
                 m: Vector3::z().map(Dual64::from_re),
                 d: c,
             },
+            &mut Record::default(),
         );
-        let (a, _) = area_centroid(&p, &Vector3::z().map(Dual64::from_re));
+        let (a, _) = area_centroid(
+            &p,
+            &Vector3::z().map(Dual64::from_re),
+            &mut Record::default(),
+        );
         assert!((a.eps + 0.7).abs() < 1e-14);
+    }
+
+    /// The unit square shifted by `(tx, ty)` and clipped by `x + 2y ≤ d`, with its area and
+    /// centroid, deciding with `decisions`.
+    fn clipped_square<T: Scalar, D: Decisions>(
+        tx: T,
+        ty: T,
+        d: T,
+        decisions: &mut D,
+    ) -> (usize, T, Vector3<T>) {
+        let shift = Vector3::new(tx, ty, T::zero());
+        let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+            .map(|(x, y)| Vector3::new(lit::<T>(x), lit::<T>(y), T::zero()) + shift);
+        let plane = HalfSpace {
+            m: Vector3::new(lit::<T>(1.0), lit::<T>(2.0), T::zero()),
+            d,
+        };
+        let p = clip(&square, &plane, decisions);
+        let (a, c) = area_centroid(&p, &Vector3::z().map(lit::<T>), decisions);
+        (p.len(), a, c)
+    }
+
+    #[test]
+    fn replaying_the_f64_topology_keeps_a_vertex_within_rounding_of_the_plane() {
+        // x + 2y ≤ 3 passes through the corner (1, 1): the f64 clip keeps the square.
+        let mut record = Record::default();
+        let (n, _, _) = clipped_square(0.0, 0.0, 3.0, &mut record);
+        assert_eq!((n, record.0.len()), (4, 5));
+        // In duals whose real parts are one ulp off (d = 3⁻), deciding again puts the corner
+        // outside: a pentagon with an edge of length 1e-16. Replaying keeps the square.
+        let d = 3f64.next_down();
+        let lifted = |k: usize| {
+            let seed = |j: usize, x: f64| Dual64::new(x, if j == k { 1.0 } else { 0.0 });
+            (seed(0, 0.0), seed(1, 0.0), seed(2, d))
+        };
+        let (tx, ty, dd) = lifted(0);
+        assert_eq!(clipped_square(tx, ty, dd, &mut Record::default()).0, 5);
+        let h = 1e-6;
+        let f64_at = |x: [f64; 3]| {
+            let (_, a, c) = clipped_square(x[0], x[1], x[2], &mut Record::default());
+            (a, c)
+        };
+        for k in 0..3 {
+            let (tx, ty, dd) = lifted(k);
+            let mut replay = Replay::new(record.0);
+            let (n, a, c) = clipped_square(tx, ty, dd, &mut replay);
+            assert!(n == 4 && replay.finished());
+            // Central differences through the corner (the cut-off area is quadratic in the
+            // cut, so the area and centroid are C¹ there).
+            let (mut lo, mut hi) = ([0.0, 0.0, 3.0], [0.0, 0.0, 3.0]);
+            lo[k] -= h;
+            hi[k] += h;
+            let ((a0, c0), (a1, c1)) = (f64_at(lo), f64_at(hi));
+            let (da, dc) = ((a1 - a0) / (2.0 * h), (c1 - c0) / (2.0 * h));
+            assert!((a.eps - da).abs() < 1e-6, "{k}: {} vs {da}", a.eps);
+            assert!((c.map(|x| x.eps) - dc).norm() < 1e-6, "{k}: {c:?} vs {dc}");
+        }
+        // The centroid follows the square.
+        let (tx, ty, dd) = lifted(0);
+        let (_, _, c) = clipped_square(tx, ty, dd, &mut Replay::new(record.0));
+        assert!((c.map(|x| x.eps) - Vector3::x()).norm() < 1e-14, "{c:?}");
+    }
+
+    #[test]
+    fn a_replay_of_another_clip_does_not_finish() {
+        let mut record = Record::default();
+        clipped_square(0.0, 0.0, 3.0, &mut record);
+        // A triangle asks for one decision fewer.
+        let triangle = [Vector3::zeros(), Vector3::x(), Vector3::y()];
+        let plane = HalfSpace {
+            m: Vector3::x(),
+            d: 0.5,
+        };
+        let mut replay = Replay::new(record.0);
+        let p = clip(&triangle, &plane, &mut replay);
+        area_centroid(&p, &Vector3::z(), &mut replay);
+        assert!(!replay.finished());
+    }
+
+    #[test]
+    fn an_edge_in_the_plane_is_crossed_at_its_inside_end() {
+        // The unit square's edge x = 1 lies in the plane x + 1e-15 y ≤ d = 1 within rounding:
+        // (1, 0) on it, (1, 1) 1e-15 outside. The fraction 0 / −1e-15 along the edge would
+        // have a derivative of 1e15 with respect to d; the crossing is (1, 0) instead.
+        let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+            .map(|(x, y)| Vector3::new(x, y, 0.0).map(Dual64::from_re));
+        let plane = HalfSpace {
+            m: Vector3::new(1.0, 1e-15, 0.0).map(Dual64::from_re),
+            d: Dual64::new(1.0, 1.0),
+        };
+        let mut record = Record::default();
+        let p = clip(&square, &plane, &mut record);
+        assert_eq!(p.len(), 5);
+        assert_eq!(p[2].map(|x| x.re), Vector3::x());
+        assert!(
+            p.iter().all(|v| v.iter().all(|c| c.eps.abs() <= 1.0)),
+            "{p:?}"
+        );
+        // Replayed at real parts that put both ends on the plane (sa − sb = 0).
+        let flat = HalfSpace {
+            m: Vector3::x().map(Dual64::from_re),
+            ..plane
+        };
+        let mut replay = Replay::new(record.0);
+        let q = clip(&square, &flat, &mut replay);
+        assert_eq!(q.len(), 5);
+        assert!(q
+            .iter()
+            .all(|v| v.iter().all(|c| c.re.is_finite() && c.eps.abs() <= 1.0)));
     }
 }

@@ -20,9 +20,9 @@
 //!
 //! Files: `properties.rs` (rigid / compliant, modulus, resolution hint, layer thickness),
 //! `mesh.rs` (surface and tetrahedral meshes of primitives), `field.rs` (the pressure field
-//! and BVHs of a geometry), `clip.rs` (slicing and clipping in any scalar), `surface.rs`
-//! (broad phase and the polygon of an element pair), `query.rs` (all polygons of a scene),
-//! `patch.rs` (per-pair results of a step).
+//! and BVHs of a geometry), `clip.rs` (slicing and clipping in any scalar, recording or
+//! replaying the topology), `surface.rs` (broad phase and the polygon of an element pair),
+//! `query.rs` (all polygons of a scene), `patch.rs` (per-pair results of a step).
 
 pub mod clip;
 pub mod field;
@@ -32,10 +32,11 @@ pub mod properties;
 pub mod query;
 pub mod surface;
 
+pub use clip::ClipTopology;
 pub use field::HydroGeometry;
 pub use patch::Patch;
 pub use properties::Hydroelastic;
 pub use query::{find_polygons, PolygonContact};
 pub use surface::{
-    contact_surface, element_polygon, kept_element_polygon, ContactPolygon, Placed, PolygonFeature,
+    contact_surface, element_polygon, replayed_polygon, ContactPolygon, Placed, PolygonFeature,
 };

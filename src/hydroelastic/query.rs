@@ -6,15 +6,18 @@ use nalgebra::Vector3;
 
 use crate::error::Result;
 use crate::geometry::query::{can_collide, pair_order, CollisionScene};
+use crate::hydroelastic::clip::ClipTopology;
 use crate::hydroelastic::surface::{for_each_polygon, ContactPolygon, Placed, PolygonFeature};
 use crate::math::Pose;
 
 /// What the query found for one polygon, kept with its contact point (f64): which elements
-/// it comes from, and its shape for reports.
+/// it comes from and how they were clipped, and its shape for reports.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PolygonContact {
     /// The element pair, to evaluate the polygon again in another scalar.
     pub elements: PolygonFeature,
+    /// The topology decisions of its clipping, replayed when it is clipped again in duals.
+    pub topology: ClipTopology,
     /// Area `A` (m²).
     pub area: f64,
     /// Pressure of the field at the centroid `p0` (Pa).
@@ -27,6 +30,7 @@ impl From<&ContactPolygon<f64>> for PolygonContact {
     fn from(p: &ContactPolygon<f64>) -> Self {
         PolygonContact {
             elements: p.feature,
+            topology: p.topology,
             area: p.area,
             pressure: p.pressure,
             vertices: p.vertices.clone(),

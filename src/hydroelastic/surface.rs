@@ -9,8 +9,9 @@
 //!   tetrahedra have a face on their surface, B's surface face is not clipped by (Elandt's
 //!   duplicate-clip rule, Ch. 5: both surface faces cut the plane along the same line).
 //!
-//! Every polygon records its element pair ([`PolygonFeature`]) so that it can be evaluated
-//! again in dual numbers with the same topology (chosen on real parts in [`crate::hydroelastic::clip`]).
+//! Every polygon records its element pair ([`PolygonFeature`]) and the topology decisions of
+//! its clipping ([`ClipTopology`], made on real parts): [`replayed_polygon`] evaluates it again
+//! in dual numbers with exactly that topology.
 #![allow(non_snake_case)]
 
 use nalgebra::Vector3;
@@ -18,7 +19,9 @@ use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::partitioning::BvhNode;
 
 use crate::error::{Error, Result};
-use crate::hydroelastic::clip::{area_centroid, clip, slice_tet, HalfSpace};
+use crate::hydroelastic::clip::{
+    area_centroid, clip, slice_tet, ClipTopology, Decisions, HalfSpace, Record, Replay,
+};
 use crate::hydroelastic::field::{aabb, HydroGeometry, TetField};
 use crate::math::Pose;
 use crate::scalar::{lit, Scalar};
@@ -64,6 +67,8 @@ pub struct ContactPolygon<T: Scalar> {
     /// Effective gradient `g` (Pa/m) of the pressure along the normal: the compliant side's,
     /// or `g_A g_B / (g_A + g_B)` (in series) for two compliant sides.
     pub gradient: T,
+    /// The topology decisions of its clipping, to clip it again in another scalar.
+    pub topology: ClipTopology,
 }
 
 /// A linear pressure `p(x) = a·x + b` (world).
@@ -131,15 +136,22 @@ fn element<T: Scalar>(side: &Placed<'_, T>, e: u32) -> Element<T> {
 }
 
 /// The half-spaces of the faces of tetrahedron `v` (face `k` opposite vertex `k`), the
-/// tetrahedron inside.
-fn tet_faces<T: Scalar>(v: &[Vector3<T>; 4]) -> [HalfSpace<T>; 4] {
-    [0, 1, 2, 3].map(|k| {
+/// tetrahedron inside. One decision per face: whether its normal must be flipped so that
+/// vertex `k` is inside.
+fn tet_faces<T: Scalar, D: Decisions>(v: &[Vector3<T>; 4], decisions: &mut D) -> [HalfSpace<T>; 4] {
+    let faces = [0, 1, 2, 3].map(|k| {
         let [i, j, l] = [(k + 1) % 4, (k + 2) % 4, (k + 3) % 4];
-        let mut m = (v[j] - v[i]).cross(&(v[l] - v[i]));
-        // Orientation chosen on the real part: vertex k is inside.
-        if m.dot(&(v[k] - v[i])).re() > 0.0 {
-            m = -m;
-        }
+        let m = (v[j] - v[i]).cross(&(v[l] - v[i]));
+        (m, m.dot(&(v[k] - v[i])).re() > 0.0, i)
+    });
+    let real_flips = faces
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (k, f)| bits | u64::from(f.1) << k);
+    let flips = decisions.decide_all(4, real_flips);
+    [0, 1, 2, 3].map(|k| {
+        let (m, _, i) = faces[k];
+        let m = if flips & (1 << k) != 0 { -m } else { m };
         HalfSpace { d: m.dot(&v[i]), m }
     })
 }
@@ -162,27 +174,38 @@ pub fn is_hydroelastic_pair(a: Option<&HydroGeometry>, b: Option<&HydroGeometry>
 }
 
 /// The polygon of the element pair `feature` of `a` and `b`, `None` when it is empty (or has
-/// no positive stiffness: a pressure gradient not pointing into its body).
+/// no positive stiffness: a pressure gradient not pointing into its body, or is a degenerate
+/// sliver), its topology decided on real parts and recorded.
 pub fn element_polygon<T: Scalar>(
     a: &Placed<'_, T>,
     b: &Placed<'_, T>,
     feature: PolygonFeature,
 ) -> Option<ContactPolygon<T>> {
-    polygon_with_thresholds(a, b, feature, POSITIVE_GRADIENT, NON_DEGENERATE_AREA)
+    let mut record = Record::default();
+    let mut polygon = polygon(a, b, feature, &mut record)?;
+    polygon.topology = record.0;
+    Some(polygon)
 }
 
 /// The polygon of an element pair that the f64 contact surface kept, clipped again in `T`
-/// (the lifted step of [`crate::derivatives`]): its topology is the f64 step's, so only an
-/// empty clip or a non-positive area or gradient on the real part gives `None`. The f64
-/// surface's degeneracy tests are not repeated: a sliver whose area is within rounding of
-/// the area threshold (1e-20 m² on the colliding spheres) can fall on either side of it
-/// when clipped again at poses equal to rounding.
-pub fn kept_element_polygon<T: Scalar>(
+/// (the lifted step of [`crate::derivatives`]) replaying its recorded `topology`: the same
+/// vertices, each a smooth function of the poses and moduli, so the dual parts are the exact
+/// derivative of the f64 polygon even where a vertex lies within rounding of a clipping plane
+/// (which the real parts in `T`, equal to the f64 values up to rounding, could decide
+/// otherwise). The f64 surface's degeneracy tests are not repeated. `None` only when
+/// `topology` is not a record of this element pair's clipping.
+pub fn replayed_polygon<T: Scalar>(
     a: &Placed<'_, T>,
     b: &Placed<'_, T>,
     feature: PolygonFeature,
+    topology: ClipTopology,
 ) -> Option<ContactPolygon<T>> {
-    polygon_with_thresholds(a, b, feature, 0.0, 0.0)
+    let mut replay = Replay::new(topology);
+    let polygon = polygon(a, b, feature, &mut replay)?;
+    replay.finished().then_some(ContactPolygon {
+        topology,
+        ..polygon
+    })
 }
 
 /// Relative gradient below which a polygon has no stiffness: surfaces parallel to the
@@ -192,44 +215,50 @@ const POSITIVE_GRADIENT: f64 = 1e-9;
 /// Area, relative to the polygon's squared size, below which it is a degenerate sliver.
 const NON_DEGENERATE_AREA: f64 = 1e-14;
 
-/// [`element_polygon`] with its thresholds: the gradient along the normal must exceed
-/// `gradient_min` times the field's gradient, the area `area_min` times the squared size.
-fn polygon_with_thresholds<T: Scalar>(
+/// The polygon of an element pair with its topology from `decisions`: the gradient along the
+/// normal must exceed [`POSITIVE_GRADIENT`] times the field's gradient, the area
+/// [`NON_DEGENERATE_AREA`] times the squared size, when `decisions` keeps these tests (the f64
+/// surface). Its `topology` is left empty.
+fn polygon<T: Scalar, D: Decisions>(
     a: &Placed<'_, T>,
     b: &Placed<'_, T>,
     feature: PolygonFeature,
-    gradient_min: f64,
-    area_min: f64,
+    decisions: &mut D,
 ) -> Option<ContactPolygon<T>> {
     let (ea, eb) = (element(a, feature.element_a), element(b, feature.element_b));
     let (vertices, nhat, pressure, gradient) = match (&ea, &eb) {
         (Element::Plane(_) | Element::Triangle(..), _) => {
-            let (poly, n, p) = rigid_compliant(&ea, &eb)?;
+            let (poly, n, p) = rigid_compliant(&ea, &eb, decisions)?;
             let g = p.a.dot(&n);
             (poly, n, p, g)
         }
         (_, Element::Plane(_) | Element::Triangle(..)) => {
-            let (poly, n, p) = rigid_compliant(&eb, &ea)?;
+            let (poly, n, p) = rigid_compliant(&eb, &ea, decisions)?;
             let g = p.a.dot(&n);
             (poly, -n, p, g)
         }
         _ => {
-            let ((poly, n, p), g) = compliant_compliant(&ea, &eb)?;
+            let ((poly, n, p), g) = compliant_compliant(&ea, &eb, decisions)?;
             (poly, n, p, g)
         }
     };
     // Positive stiffness only (active set on the real part): the pressure must grow along the
     // normal into the compliant side.
-    if !greater(gradient.re(), gradient_min * pressure.a.norm().re()) || vertices.len() < 3 {
+    if vertices.len() < 3
+        || !decisions.keeps(|| greater(gradient.re(), POSITIVE_GRADIENT * pressure.a.norm().re()))
+    {
         return None;
     }
-    let (area, centroid) = area_centroid(&vertices, &nhat);
-    // The squared size of the polygon (no square roots per vertex).
-    let scale2 = vertices
-        .iter()
-        .map(|v| (v - vertices[0]).norm_squared().re())
-        .fold(0.0, f64::max);
-    if !greater(area.re(), area_min * scale2) {
+    let (area, centroid) = area_centroid(&vertices, &nhat, decisions);
+    let kept = decisions.keeps(|| {
+        // The squared size of the polygon (no square roots per vertex).
+        let scale2 = vertices
+            .iter()
+            .map(|v| (v - vertices[0]).norm_squared().re())
+            .fold(0.0, f64::max);
+        greater(area.re(), NON_DEGENERATE_AREA * scale2)
+    });
+    if !kept {
         return None;
     }
     let pressure = pressure.at(&centroid);
@@ -241,6 +270,7 @@ fn polygon_with_thresholds<T: Scalar>(
         nhat,
         pressure,
         gradient,
+        topology: ClipTopology::default(),
     })
 }
 
@@ -254,13 +284,17 @@ type Piece<T> = (Vec<Vector3<T>>, Vector3<T>, Linear<T>);
 
 /// Polygon, normal (rigid → compliant) and compliant pressure of a rigid and a compliant
 /// element; `None` for two rigid or two half-space elements.
-fn rigid_compliant<T: Scalar>(rigid: &Element<T>, compliant: &Element<T>) -> Option<Piece<T>> {
+fn rigid_compliant<T: Scalar, D: Decisions>(
+    rigid: &Element<T>,
+    compliant: &Element<T>,
+    decisions: &mut D,
+) -> Option<Piece<T>> {
     match (rigid, compliant) {
-        (Element::Plane(h), Element::Tet(v, _, p)) => Some((slice_tet(v, h), h.m, *p)),
+        (Element::Plane(h), Element::Tet(v, _, p)) => Some((slice_tet(v, h, decisions), h.m, *p)),
         (Element::Triangle(t, n), Element::Tet(v, _, p)) => {
             let mut poly = t.to_vec();
-            for f in &tet_faces(v) {
-                poly = clip(&poly, f);
+            for f in &tet_faces(v, decisions) {
+                poly = clip(&poly, f, decisions);
                 if poly.is_empty() {
                     return None;
                 }
@@ -268,7 +302,7 @@ fn rigid_compliant<T: Scalar>(rigid: &Element<T>, compliant: &Element<T>) -> Opt
             Some((poly, *n, *p))
         }
         (Element::Triangle(t, n), Element::Layer(region, p)) => {
-            Some((clip(t.as_slice(), region), *n, *p))
+            Some((clip(t.as_slice(), region, decisions), *n, *p))
         }
         _ => None,
     }
@@ -276,7 +310,11 @@ fn rigid_compliant<T: Scalar>(rigid: &Element<T>, compliant: &Element<T>) -> Opt
 
 /// Polygon, normal (A → B), pressure and series gradient of two compliant elements on their
 /// equal-pressure plane.
-fn compliant_compliant<T: Scalar>(a: &Element<T>, b: &Element<T>) -> Option<(Piece<T>, T)> {
+fn compliant_compliant<T: Scalar, D: Decisions>(
+    a: &Element<T>,
+    b: &Element<T>,
+    decisions: &mut D,
+) -> Option<(Piece<T>, T)> {
     let pressure = |e: &Element<T>| match e {
         Element::Tet(_, _, p) | Element::Layer(_, p) => Some(*p),
         _ => None,
@@ -288,7 +326,7 @@ fn compliant_compliant<T: Scalar>(a: &Element<T>, b: &Element<T>) -> Option<(Pie
         d: pb.b - pa.b,
     };
     let norm = plane.m.norm();
-    if !greater(norm.re(), 0.0) {
+    if !decisions.keeps(|| greater(norm.re(), 0.0)) {
         return None;
     }
     let (slicer, other) = match (a, b) {
@@ -299,10 +337,10 @@ fn compliant_compliant<T: Scalar>(a: &Element<T>, b: &Element<T>) -> Option<(Pie
     let Element::Tet(v, slicer_boundary, _) = slicer else {
         return None;
     };
-    let mut poly = slice_tet(v, &plane);
+    let mut poly = slice_tet(v, &plane, decisions);
     let clips: Vec<(HalfSpace<T>, bool)> = match other {
         Element::Tet(w, boundary, _) => {
-            let faces = tet_faces(w);
+            let faces = tet_faces(w, decisions);
             (0..4)
                 .map(|k| (faces[k], boundary & (1 << k) != 0))
                 .collect()
@@ -316,14 +354,14 @@ fn compliant_compliant<T: Scalar>(a: &Element<T>, b: &Element<T>) -> Option<(Pie
         if on_surface && *slicer_boundary != 0 {
             continue;
         }
-        poly = clip(&poly, &h);
+        poly = clip(&poly, &h, decisions);
         if poly.is_empty() {
             return None;
         }
     }
     let nhat = (pb.a - pa.a) / norm;
     let (ga, gb) = (-pa.a.dot(&nhat), pb.a.dot(&nhat));
-    if !(greater(ga.re(), 0.0) && greater(gb.re(), 0.0)) {
+    if !decisions.keeps(|| greater(ga.re(), 0.0) && greater(gb.re(), 0.0)) {
         return None;
     }
     Some(((poly, nhat, pa), ga * gb / (ga + gb)))
@@ -592,5 +630,94 @@ mod tests {
             );
         }
         assert!(force.xy().norm() < 1e-9 * force.z, "{force}");
+    }
+
+    #[test]
+    fn replayed_polygons_keep_the_f64_topology_through_a_vertex_on_the_plane() {
+        use num_dual::Dual64;
+        // A rigid plane, tilted 0.2 rad about a generic axis, through the centre of a
+        // compliant ball: the apex of every tetrahedron (the coned mesh's centre) lies on it,
+        // a slice vertex exactly where the f64 surface decides; no other vertex does.
+        let (r, e, z0) = (0.05, 1e5, 0.01);
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 4.0);
+        let plane = HydroGeometry::RigidPlane;
+        let tilt =
+            nalgebra::Rotation3::from_scaled_axis(Vector3::new(0.17, 0.05, 0.03)).into_inner();
+        let X_WP = Pose {
+            R: tilt,
+            p: Vector3::new(0.0, 0.0, z0),
+        };
+        let at = |z: f64| {
+            contact_surface(
+                &Placed {
+                    geometry: &plane,
+                    X_WG: X_WP,
+                    modulus: 0.0,
+                },
+                &placed(&ball, Vector3::new(0.0, 0.0, z), e),
+            )
+            .unwrap()
+        };
+        let polygons = at(z0);
+        assert!(!polygons.is_empty());
+        // In duals the ball one ulp higher, its height seeded: the real parts put the apex
+        // above the plane.
+        let lift = |x: f64| Dual64::from_re(x);
+        let dual_plane = Placed {
+            geometry: &plane,
+            X_WG: Pose {
+                R: tilt.map(lift),
+                p: X_WP.p.map(lift),
+            },
+            modulus: lift(0.0),
+        };
+        let dual_ball = Placed {
+            geometry: &ball,
+            X_WG: Pose::translation(Vector3::new(
+                lift(0.0),
+                lift(0.0),
+                Dual64::new(z0.next_up(), 1.0),
+            )),
+            modulus: lift(e),
+        };
+        let h = 1e-9;
+        let (below, above) = (at(z0 - h), at(z0 + h));
+        let force = |p: &ContactPolygon<f64>| p.area * p.pressure;
+        let mut redecided = 0;
+        for p in &polygons {
+            let again = element_polygon(&dual_plane, &dual_ball, p.feature);
+            if again.map(|q| q.vertices.len()) != Some(p.vertices.len()) {
+                redecided += 1;
+            }
+            let q = replayed_polygon(&dual_plane, &dual_ball, p.feature, p.topology)
+                .expect("the f64 topology replays");
+            assert_eq!(q.vertices.len(), p.vertices.len());
+            // Central differences of the polygon's force and centroid (a polygon missing on
+            // one side has no force there). Through the apex they are C¹, not C²: the
+            // differences are off by O(h), 1e-6 of the derivatives at h = 1e-9 m.
+            let side = |s: &[ContactPolygon<f64>]| {
+                s.iter()
+                    .find(|o| o.feature == p.feature)
+                    .map_or((0.0, p.centroid), |o| (force(o), o.centroid))
+            };
+            let ((f0, c0), (f1, c1)) = (side(&below), side(&above));
+            let df = (f1 - f0) / (2.0 * h);
+            let dual_force = q.area * q.pressure;
+            assert!(
+                (dual_force.eps - df).abs() < 1e-5 * (1.0 + df.abs()),
+                "{p:?}: {} vs {df}",
+                dual_force.eps
+            );
+            if f0 > 0.0 && f1 > 0.0 {
+                let dc = (c1 - c0) / (2.0 * h);
+                let dual_dc = q.centroid.map(|x| x.eps);
+                assert!(
+                    (dual_dc - dc).norm() < 1e-5 * (1.0 + dc.norm()),
+                    "{p:?}: {dual_dc} vs {dc}"
+                );
+            }
+        }
+        // Deciding again on the real parts gives other polygons, replaying does not.
+        assert!(redecided > 0, "no polygon within rounding of the plane");
     }
 }
