@@ -28,6 +28,13 @@ where
     }
 }
 
+/// Whether `T` is `f64`, whose `==` compares everything a value carries. Dual numbers compare
+/// their real parts only (num-dual's `PartialEq`): two duals that are `==` can differ in their
+/// derivatives, so a value must not be reused for another merely because they are `==`.
+pub fn is_f64<T: Scalar>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
+}
+
 /// A constant lifted into `T` (no derivative part).
 #[inline]
 pub fn lit<T: Scalar>(x: f64) -> T {
@@ -46,5 +53,7 @@ mod tests {
         assert_eq!(Scalar::re(&2.5_f64), 2.5);
         let y: Dual64 = lit(0.25);
         assert_eq!(y.eps, 0.0);
+        assert!(is_f64::<f64>() && !is_f64::<Dual64>());
+        assert_eq!(Dual64::new(1.0, 0.0), Dual64::new(1.0, 1.0));
     }
 }

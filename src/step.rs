@@ -24,7 +24,7 @@ use crate::math::Pose;
 use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::multibody::{free_motion_velocity, integrate_positions};
-use crate::scalar::{lit, Scalar};
+use crate::scalar::{is_f64, lit, Scalar};
 use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
 
 /// Default contact margin δ_margin (m): pairs closer than this become (speculative) contacts.
@@ -636,7 +636,10 @@ fn assemble_problem_keeping<T: Scalar>(
     let witnesses = witnesses(model, data)?;
     let mut contacts = Vec::with_capacity(witnesses.len());
     let mut J_all = Matrix3xX::zeros(nv * witnesses.len());
-    // The polygons of a pressure-field pair against a plane share its normal, so one frame.
+    // The polygons of a pressure-field pair against a plane share its normal, so one frame; in
+    // f64 only, where equal normals are equal in everything (dual normals equal in their real
+    // parts can differ in their derivatives: the polygons of two compliant spheres head-on).
+    let share_frames = is_f64::<T>();
     let mut last_frame: Option<(Vector3<T>, Matrix3<T>)> = None;
     for (i, c) in witnesses.into_iter().enumerate() {
         let (ga, gb) = (
@@ -645,7 +648,7 @@ fn assemble_problem_keeping<T: Scalar>(
         );
         let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
         let R_WC = match last_frame {
-            Some((n, R)) if n == c.nhat_W => R,
+            Some((n, R)) if share_frames && n == c.nhat_W => R,
             _ => {
                 let R = contact_frame(&c.nhat_W);
                 last_frame = Some((c.nhat_W, R));
