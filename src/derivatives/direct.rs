@@ -6,10 +6,12 @@
 #![allow(non_snake_case)]
 
 use nalgebra::{DMatrix, DVector};
+use num_dual::Dual64;
 
-use crate::derivatives::ift::{eps, nominal_step, seed, Chunk, CHUNK};
+use crate::derivatives::ift::{eps, moved_seeds, nominal_step, seeds, Chunk, CHUNK};
 use crate::derivatives::lifted::{lifted_step, Directions};
 use crate::derivatives::parameters::Parameter;
+use crate::derivatives::topology::moved_directions;
 use crate::derivatives::StepJacobians;
 use crate::error::{Error, Result};
 use crate::multibody::integrate_positions;
@@ -25,7 +27,7 @@ const STEP_TOLERANCE: f64 = 1e-12;
 /// Full Newton steps in dual numbers from `v_guess` (the converged f64 velocities): the real
 /// parts stay put to round-off, and the derivative parts converge through the iterations; two
 /// more steps after the real step is negligible settle them.
-fn newton_dual(problem: &ConvexProblem<Chunk>, v_guess: &DVector<Chunk>) -> Result<DVector<Chunk>> {
+fn newton_dual<T: Scalar>(problem: &ConvexProblem<T>, v_guess: &DVector<T>) -> Result<DVector<T>> {
     let mut v = v_guess.clone();
     let mut settled = 0;
     for _ in 0..MAX_ITERATIONS {
@@ -76,18 +78,37 @@ pub fn step_jacobians_direct(
     let q_next = nominal.q_next.map(Chunk::from_re);
     let dt = Chunk::from_re(sim.settings.dt);
     let mut full = DMatrix::zeros(2 * nv, n);
-    for start in (0..n).step_by(CHUNK) {
-        let width = CHUNK.min(n - start);
-        let theta: Vec<Chunk> = (0..n).map(|k| seed(k, start)).collect();
-        let lifted = lifted_step(sim, &nominal, params, &theta)?;
+    let moved = moved_directions(sim, &nominal, params, dirs, 0..n)?;
+    let kept: Vec<usize> = (0..n)
+        .filter(|k| moved.iter().all(|m| m.direction != *k))
+        .collect();
+    for chunk in kept.chunks(CHUNK) {
+        let lifted = lifted_step(sim, &nominal, params, &seeds(n, chunk), None)?;
         let v = newton_dual(&lifted.problem.problem, &nominal.v.map(Chunk::from_re))?;
         let q = integrate_positions(&model, &lifted.q0, &v, dt);
         let dq = model.difference(&q, &q_next);
         for i in 0..nv {
             let (eq, ev) = (eps(&dq[i]), eps(&v[i]));
-            for j in 0..width {
-                full[(i, start + j)] = eq[j];
-                full[(nv + i, start + j)] = ev[j];
+            for (j, &k) in chunk.iter().enumerate() {
+                full[(i, k)] = eq[j];
+                full[(nv + i, k)] = ev[j];
+            }
+        }
+    }
+    // The mean of the two one-sided derivatives ([`crate::derivatives::topology`]).
+    let model = sim.model.cast::<Dual64>();
+    let q_next = nominal.q_next.map(Dual64::from_re);
+    let dt = Dual64::from_re(sim.settings.dt);
+    for m in &moved {
+        for (step, polygons) in &m.sides {
+            let theta = moved_seeds(n, m.direction, *step);
+            let lifted = lifted_step(sim, &nominal, params, &theta, Some(polygons))?;
+            let v = newton_dual(&lifted.problem.problem, &nominal.v.map(Dual64::from_re))?;
+            let q = integrate_positions(&model, &lifted.q0, &v, dt);
+            let dq = model.difference(&q, &q_next);
+            for i in 0..nv {
+                full[(i, m.direction)] += 0.5 * dq[i].eps;
+                full[(nv + i, m.direction)] += 0.5 * v[i].eps;
             }
         }
     }

@@ -5,11 +5,12 @@
 use std::ops::Range;
 
 use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix6, Quaternion, SVector, Vector3, U1};
-use num_dual::{Derivative, DualSVec64};
+use num_dual::{Derivative, Dual64, DualSVec64};
 
 use crate::derivatives::analytic::state_residual_jacobian;
 use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
+use crate::derivatives::topology::moved_directions;
 use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::multibody::{integrate_positions, JointKind};
@@ -114,7 +115,9 @@ pub fn residual_jacobian(
 }
 
 /// Columns `columns` of `∂r/∂θ` (nv × `columns.len()`) by duals, chunk by chunk, only those
-/// directions seeded.
+/// directions seeded; a direction along which pressure-field polygons change topology at
+/// first order on its own, the mean of its derivatives a little way along it on either side
+/// ([`crate::derivatives::topology`]).
 pub fn residual_jacobian_columns(
     sim: &Simulator,
     nominal: &NominalStep,
@@ -125,30 +128,53 @@ pub fn residual_jacobian_columns(
     let (nv, n) = (dirs.nv, dirs.len());
     let v = nominal.v.map(Chunk::from_re);
     let mut dr = DMatrix::zeros(nv, columns.len());
-    for start in columns.clone().step_by(CHUNK) {
-        let theta: Vec<Chunk> = (0..n).map(|k| seed(k, start)).collect();
-        let lifted = lifted_step(sim, nominal, params, &theta)?;
+    let moved = moved_directions(sim, nominal, params, dirs, columns.clone())?;
+    let kept: Vec<usize> = columns
+        .clone()
+        .filter(|k| moved.iter().all(|m| m.direction != *k))
+        .collect();
+    for chunk in kept.chunks(CHUNK) {
+        let theta = seeds(n, chunk);
+        let lifted = lifted_step(sim, nominal, params, &theta, None)?;
         let r = lifted.problem.problem.residual(&v);
         for i in 0..nv {
             let e = eps(&r[i]);
-            for j in 0..CHUNK.min(columns.end - start) {
-                dr[(i, start - columns.start + j)] = e[j];
+            for (j, &k) in chunk.iter().enumerate() {
+                dr[(i, k - columns.start)] = e[j];
+            }
+        }
+    }
+    let v = nominal.v.map(Dual64::from_re);
+    for m in &moved {
+        for (step, polygons) in &m.sides {
+            let theta = moved_seeds(n, m.direction, *step);
+            let lifted = lifted_step(sim, nominal, params, &theta, Some(polygons))?;
+            let r = lifted.problem.problem.residual(&v);
+            for i in 0..nv {
+                dr[(i, m.direction - columns.start)] += 0.5 * r[i].eps;
             }
         }
     }
     Ok(dr)
 }
 
-/// `(∂δq'/∂δq0, ∂δq'/∂v)` (6 × 6 each) of a free joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
-/// measured as `δq' = q' ⊖ q'_nominal`, in closed form.
-///
-/// The position `p' = p0 + δp + δt (v_lin + ε_lin)` gives identity blocks. The rotation is
-/// `u = q + (δt/2) (0, ω) ⊗ q`, `q' = u / |u|` ([`crate::math::integrate_quaternion`]), with
-/// `q = q0 ⊕ δθ` moving as `δq = ½ (0, δθ) ⊗ q0 / |q0|` (the retraction at unit time; the
-/// variation is orthogonal to `q0`). A variation `δu` moves `q'` by
-/// `δq' = (δu − q' ⟨q', δu⟩) / |u|`, and the difference `δθ' = 2 vec(d) / w(d)`,
-/// `d = q' ⊗ q'_nominal*` ([`JointKind::difference`]), by
-/// `2 (w(d) vec(δd) − vec(d) w(δd)) / w(d)²` with `δd = δq' ⊗ q'_nominal*`.
+/// The directions θ (n) with `chunk[j]` seeded in slot `j`.
+pub fn seeds(n: usize, chunk: &[usize]) -> Vec<Chunk> {
+    let mut theta = vec![Chunk::from_re(0.0); n];
+    for (j, &k) in chunk.iter().enumerate() {
+        theta[k] = seed(j, 0);
+    }
+    theta
+}
+
+/// The directions θ (n), one dual number each, moved by `step` along `direction` and seeded
+/// there.
+pub fn moved_seeds(n: usize, direction: usize, step: f64) -> Vec<Dual64> {
+    let mut theta = vec![Dual64::from_re(0.0); n];
+    theta[direction] = Dual64::new(step, 1.0);
+    theta
+}
+
 fn free_joint_position_blocks(
     q0: DVectorView<f64>,
     v: DVectorView<f64>,

@@ -14,7 +14,8 @@ use crate::contact::ContactFeature;
 use crate::derivatives::parameters::{lift_scene, LiftedScene, Parameter};
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
-use crate::hydroelastic::{replayed_polygon, Placed};
+use crate::hydroelastic::query::FoundPolygon;
+use crate::hydroelastic::{replayed_polygon, Placed, PolygonContact};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::step::{
@@ -70,13 +71,18 @@ pub struct LiftedStep<T: Scalar> {
     pub scene: LiftedScene<T>,
 }
 
-/// Assembles the step of `nominal` in `T` with `theta[k]` added to direction `k` (real parts
-/// zero; derivative parts seed the directions).
+/// Assembles the step of `nominal` in `T` with `theta[k]` added to direction `k` (derivative
+/// parts seed the directions; real parts zero, or a move along a direction whose polygons
+/// change topology at first order, [`crate::derivatives::topology`]).
+///
+/// The contacts are the nominal step's, its pressure-field polygons replaced by `polygons`
+/// when given (the polygons the f64 query found at the moved configuration).
 pub fn lifted_step<T: Scalar>(
     sim: &Simulator,
     nominal: &NominalStep,
     params: &[Parameter],
     theta: &[T],
+    polygons: Option<&[FoundPolygon]>,
 ) -> Result<LiftedStep<T>> {
     let nv = sim.model.nv();
     let nu = sim.model.nu();
@@ -105,10 +111,41 @@ pub fn lifted_step<T: Scalar>(
     let geometries = sim.geometries();
     let problem = assemble_problem(&input, &mut data, |model, data| {
         let X_WG = geometry_poses(model, data, geometries, nominal.state.t);
-        nominal
+        let side = |i: usize| {
+            sim.collision().hydro(i).map(|geometry| Placed {
+                geometry,
+                X_WG: X_WG[i],
+                modulus: scene.moduli[i],
+            })
+        };
+        let polygon = |a: usize, b: usize, found: PolygonContact| {
+            let (pa, pb) = side(a).zip(side(b)).ok_or_else(|| {
+                Error::invalid(
+                    "hydroelastic polygon",
+                    format!("{:?}", found.elements),
+                    "a polygon between geometries without pressure-field meshes",
+                )
+            })?;
+            let polygon =
+                replayed_polygon(&pa, &pb, found.elements, found.topology).ok_or_else(|| {
+                    Error::invalid(
+                        "hydroelastic polygon",
+                        format!("{:?}", found.elements),
+                        "a clip topology that does not replay on its elements",
+                    )
+                })?;
+            Ok(ContactWitness::polygon(a, b, &polygon, found))
+        };
+        let nominal_contacts = nominal
             .problem
             .contacts
             .iter()
+            .filter(|c| polygons.is_none() || c.feature.polygon().is_none());
+        let moved = polygons
+            .unwrap_or_default()
+            .iter()
+            .map(|f| polygon(f.geometry_a, f.geometry_b, PolygonContact::from(&f.polygon)));
+        nominal_contacts
             .map(|c| {
                 let (a, b) = (c.geometry_a, c.geometry_b);
                 match &c.feature {
@@ -133,33 +170,10 @@ pub fn lifted_step<T: Scalar>(
                             feature: c.feature.clone(),
                         })
                     }
-                    ContactFeature::Polygon(found) => {
-                        let side = |i: usize| {
-                            sim.collision().hydro(i).map(|geometry| Placed {
-                                geometry,
-                                X_WG: X_WG[i],
-                                modulus: scene.moduli[i],
-                            })
-                        };
-                        let (pa, pb) = side(a).zip(side(b)).ok_or_else(|| {
-                            Error::invalid(
-                                "hydroelastic polygon",
-                                format!("{:?}", found.elements),
-                                "a polygon between geometries without pressure-field meshes",
-                            )
-                        })?;
-                        let polygon = replayed_polygon(&pa, &pb, found.elements, found.topology)
-                            .ok_or_else(|| {
-                                Error::invalid(
-                                    "hydroelastic polygon",
-                                    format!("{:?}", found.elements),
-                                    "a clip topology that does not replay on its elements",
-                                )
-                            })?;
-                        Ok(ContactWitness::polygon(a, b, &polygon, found.clone()))
-                    }
+                    ContactFeature::Polygon(found) => polygon(a, b, found.clone()),
                 }
             })
+            .chain(moved)
             .collect()
     })?;
     Ok(LiftedStep {

@@ -31,6 +31,7 @@ pub mod ift;
 pub mod lifted;
 pub mod parameters;
 pub mod rollout;
+pub mod topology;
 
 pub use check::{gradient_check, GradientCheck};
 pub use ift::step_jacobians;

@@ -49,22 +49,12 @@ pub struct FoundPolygon {
     pub polygon: ContactPolygon<f64>,
 }
 
-/// The placed hydroelastic geometry `i` of `scene` at `X_WG` with its modulus (0 if rigid).
-pub fn placed<'a>(
-    scene: &'a CollisionScene,
-    i: usize,
-    X_WG: &Pose<f64>,
-) -> Option<Placed<'a, f64>> {
-    let geometry = scene.hydro(i)?;
-    let modulus = scene.geometries()[i]
+/// The hydroelastic modulus `E` (Pa) of geometry `i` of `scene`, 0 if it is not compliant.
+pub fn modulus(scene: &CollisionScene, i: usize) -> f64 {
+    scene.geometries()[i]
         .hydroelastic
         .and_then(|h| h.modulus())
-        .unwrap_or(0.0);
-    Some(Placed {
-        geometry,
-        X_WG: *X_WG,
-        modulus,
-    })
+        .unwrap_or(0.0)
 }
 
 /// Hands every contact polygon of the scene's pressure-field pairs at the poses `X_WG` (one
@@ -75,6 +65,20 @@ pub fn placed<'a>(
 pub fn find_polygons(
     scene: &CollisionScene,
     X_WG: &[Pose<f64>],
+    found: impl FnMut(FoundPolygon),
+) -> Result<()> {
+    find_polygons_with_moduli(scene, X_WG, |i| modulus(scene, i), found)
+}
+
+/// [`find_polygons`] with the modulus (Pa) of each compliant geometry `i` given by
+/// `modulus(i)` instead of the scene's: the surface at moved parameters.
+///
+/// # Errors
+/// As [`find_polygons`].
+pub fn find_polygons_with_moduli(
+    scene: &CollisionScene,
+    X_WG: &[Pose<f64>],
+    modulus: impl Fn(usize) -> f64,
     mut found: impl FnMut(FoundPolygon),
 ) -> Result<()> {
     let geometries = scene.geometries();
@@ -86,8 +90,14 @@ pub fn find_polygons(
                 continue;
             }
             let (a, b) = pair_order(geometries, i, j);
-            let (Some(pa), Some(pb)) = (placed(scene, a, &X_WG[a]), placed(scene, b, &X_WG[b]))
-            else {
+            let side = |k: usize| {
+                scene.hydro(k).map(|geometry| Placed {
+                    geometry,
+                    X_WG: X_WG[k],
+                    modulus: modulus(k),
+                })
+            };
+            let (Some(pa), Some(pb)) = (side(a), side(b)) else {
                 continue;
             };
             for_each_polygon(&pa, &pb, |polygon| {
