@@ -12,7 +12,8 @@
 //! where the cone has one: three contact polygons of one pyramid's slice, with the same normal
 //! and the same linear pressure, for one. Drake meshes compliant spheres the same way.
 //!
-//! Sizes: surface edges are at most about the resolution hint `h` long.
+//! Sizes: surface edges are at most about the resolution hint `h` long; a sphere or an
+//! ellipsoid is Drake's refined octahedron, its edges along the equator at most `h`.
 #![allow(non_snake_case)]
 
 use std::collections::HashMap;
@@ -201,14 +202,11 @@ pub fn surface_mesh(shape: &Shape, hint: f64) -> Result<SurfaceMesh> {
     Ok(match shape {
         Shape::Sphere { radius } => {
             let r = *radius;
-            let n = divisions(FRAC_PI_2 * r, hint, 1);
-            subdivided(&octahedron(r), n, r, |p| p.normalize() * r)
+            unit_sphere(sphere_level(r, hint), |p| p * r)
         }
         Shape::Ellipsoid { semi_axes } => {
             let s = semi_axes;
-            let r = s.max();
-            let n = divisions(FRAC_PI_2 * r, hint, 1);
-            subdivided(&octahedron(1.0), n, r, |p| p.normalize().component_mul(s))
+            unit_sphere(sphere_level(s.max(), hint), |p| p.component_mul(s))
         }
         Shape::Box { half_extents } => {
             let h = half_extents;
@@ -262,6 +260,51 @@ pub fn surface_mesh(shape: &Shape, hint: f64) -> Result<SurfaceMesh> {
             ))
         }
     })
+}
+
+/// Refinement level of a sphere of radius `r` (or an ellipsoid of largest semi-axis `r`) for
+/// edges of at most `hint` along its equator, as Drake's `MakeSphereVolumeMesh`: the equator of
+/// level `L` has `4·2ᴸ` chords of `2r sin(π / 2ᴸ⁺²)`, so `L = ⌈log₂(π / asin(h / 2r))⌉ − 2`,
+/// at least 0 and at most [`MAX_SPHERE_LEVEL`].
+fn sphere_level(r: f64, hint: f64) -> u32 {
+    let chord = hint.min(2.0 * r) / (2.0 * r);
+    let level = (std::f64::consts::PI / chord.asin()).log2().ceil() - 2.0;
+    (level.max(0.0) as u32).min(MAX_SPHERE_LEVEL)
+}
+
+/// The finest sphere refinement: `8·4⁸` (half a million) surface triangles, as Drake.
+const MAX_SPHERE_LEVEL: u32 = 8;
+
+/// The unit sphere refined `level` times from the octahedron, as Drake's sparse sphere mesh
+/// (`RefineUnitSphereMeshOnSurface`): each level splits every triangle into four at its edge
+/// midpoints, pushed out onto the sphere, so that triangles stay about equal in size all over
+/// (a flat subdivision projected once makes them smaller near the octahedron's vertices).
+/// Vertices are then mapped through `map` (the radius, or the semi-axes of an ellipsoid).
+fn unit_sphere(level: u32, map: impl Fn(Vector3<f64>) -> Vector3<f64>) -> SurfaceMesh {
+    let mut faces = octahedron(1.0);
+    for _ in 0..level {
+        faces = faces
+            .iter()
+            .flat_map(|&[a, b, c]| {
+                let [ab, bc, ca] = [(a + b), (b + c), (c + a)].map(|m| m.normalize());
+                [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
+            })
+            .collect();
+    }
+    let mut pool = VertexPool::new(1.0);
+    let ids: Vec<[u32; 3]> = faces
+        .iter()
+        .map(|t| t.map(|p| pool.add(p)))
+        .collect();
+    let vertices: Vec<Vector3<f64>> = pool.vertices.into_iter().map(map).collect();
+    let mut triangles = Vec::with_capacity(ids.len());
+    for t in ids {
+        push_outward(&mut triangles, &vertices, &Vector3::zeros(), t);
+    }
+    SurfaceMesh {
+        vertices,
+        triangles,
+    }
 }
 
 /// The eight faces of the octahedron with vertices `±r` on the axes.
