@@ -541,7 +541,7 @@ fn offset_compliant_pair_state_jacobians_agree_over_40_steps() {
 /// modulus directions, and the step has a kink in the moduli (the surface's total stiffness):
 /// those directions are differentiated on either side of the tie and averaged
 /// ([`stiction::derivatives::topology`]). State and moduli then agree with central
-/// differences (measured 2e-9 and 3e-8; 8.4e-3 and 0.1 with the nominal polygons replayed).
+/// differences (measured 1.9e-9 and 1.5e-7; 8.4e-3 and 0.1 with the nominal polygons replayed).
 #[test]
 fn mirror_image_spheres_jacobians_agree_over_20_steps() {
     let mut p = common::problem("compliant-compliant", Approximation::Lagged, 1e-3);

@@ -14,7 +14,7 @@
 //! the configurations moved by `±h` ([`POSITION_STEP`], [`MODULUS_STEP`]), where the ties are
 //! broken and the f64 query decides a topology that holds on the way, each with that query's
 //! polygons. The two one-sided derivatives can differ: the surface's total stiffness `Σ A·g`
-//! has a kink at the head-on spheres' equal moduli (its slope changes by 3e-4 relative), so
+//! has a kink at the head-on spheres' equal moduli (its slope changes by up to 7e-4 relative), so
 //! the step has no derivative there. The column is the mean of the two, the limit of central
 //! differences (the symmetric derivative, inside the generalized gradient); where the step is
 //! smooth, the mean is its derivative to O(h²). Every other direction
