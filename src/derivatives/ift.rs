@@ -175,6 +175,16 @@ pub fn moved_seeds(n: usize, direction: usize, step: f64) -> Vec<Dual64> {
     theta
 }
 
+/// `(∂δq'/∂δq0, ∂δq'/∂v)` (6 × 6 each) of a free joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
+/// measured as `δq' = q' ⊖ q'_nominal`, in closed form.
+///
+/// The position `p' = p0 + δp + δt (v_lin + ε_lin)` gives identity blocks. The rotation is
+/// `u = q + (δt/2) (0, ω) ⊗ q`, `q' = u / |u|` ([`crate::math::integrate_quaternion`]), with
+/// `q = q0 ⊕ δθ` moving as `δq = ½ (0, δθ) ⊗ q0 / |q0|` (the retraction at unit time; the
+/// variation is orthogonal to `q0`). A variation `δu` moves `q'` by
+/// `δq' = (δu − q' ⟨q', δu⟩) / |u|`, and the difference `δθ' = 2 vec(d) / w(d)`,
+/// `d = q' ⊗ q'_nominal*` ([`JointKind::difference`]), by
+/// `2 (w(d) vec(δd) − vec(d) w(δd)) / w(d)²` with `δd = δq' ⊗ q'_nominal*`.
 fn free_joint_position_blocks(
     q0: DVectorView<f64>,
     v: DVectorView<f64>,
