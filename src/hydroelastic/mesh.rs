@@ -292,10 +292,7 @@ fn unit_sphere(level: u32, map: impl Fn(Vector3<f64>) -> Vector3<f64>) -> Surfac
             .collect();
     }
     let mut pool = VertexPool::new(1.0);
-    let ids: Vec<[u32; 3]> = faces
-        .iter()
-        .map(|t| t.map(|p| pool.add(p)))
-        .collect();
+    let ids: Vec<[u32; 3]> = faces.iter().map(|t| t.map(|p| pool.add(p))).collect();
     let vertices: Vec<Vector3<f64>> = pool.vertices.into_iter().map(map).collect();
     let mut triangles = Vec::with_capacity(ids.len());
     for t in ids {
