@@ -430,7 +430,8 @@ pub fn contact_point<T: Scalar>(
 /// Adds `sign · R_CW J_p` to the contact Jacobian `J_C` (3 × nv), where `J_p` is the point
 /// Jacobian (world) of `body` at `p_W`: `v_p = R_WB (v_B + ω_B × p_B)`; nothing for the world
 /// and prescribed bodies. Only the columns of the joints supporting `body` are touched (the
-/// others are zero), so a contact costs O(depth) instead of O(nv).
+/// others are zero), so a contact costs O(depth) instead of O(nv). A contact that shares its
+/// frame and body with the one before uses their [`FrameJacobian`] instead.
 fn add_contact_jacobian<T: Scalar>(
     model: &MultibodyModel<T>,
     data: &MultibodyData<T>,
@@ -459,6 +460,84 @@ fn add_contact_jacobian<T: Scalar>(
         }
         joint = model.joints[j].parent;
     }
+}
+
+/// The point Jacobian of a body seen in a contact frame C, for any point of the body: for each
+/// column `k` of the joints supporting it, `R_CB v_k` and `R_CB ω_k` (its body Jacobian's
+/// columns in C). A point `p_W` then has the column `R_CB v_k + R_CB ω_k × p_C` with
+/// `p_C = R_CW (p_W − p_WB)` (`R_CW R_WB (v_k + ω_k × p_B)`): the polygons of one patch share
+/// one frame and one body, so this is made once for all of them.
+struct FrameJacobian<T: Scalar> {
+    body: usize,
+    /// `R_CW` it was made for.
+    R_CW: Matrix3<T>,
+    /// The body's origin `p_WB` (m, world).
+    p_WB: Vector3<T>,
+    /// `(k, R_CB v_k, R_CB ω_k)` per supporting joint column.
+    columns: Vec<(usize, Vector3<T>, Vector3<T>)>,
+}
+
+impl<T: Scalar> FrameJacobian<T> {
+    /// Made again for tree body `i` in the frame `R_CW`.
+    fn rebuild(
+        &mut self,
+        model: &MultibodyModel<T>,
+        data: &MultibodyData<T>,
+        i: usize,
+        R_CW: &Matrix3<T>,
+    ) {
+        let R_CB = R_CW * data.X_WB[i].R;
+        self.columns.clear();
+        let mut joint = Some(i);
+        while let Some(j) = joint {
+            let (start, n) = (model.joints[j].v_start, model.joints[j].kind.nv());
+            for k in start..start + n {
+                let col = data.J_B[i].column(k);
+                let w = Vector3::new(col[0], col[1], col[2]);
+                let v = Vector3::new(col[3], col[4], col[5]);
+                self.columns.push((k, R_CB * v, R_CB * w));
+            }
+            joint = model.joints[j].parent;
+        }
+        (self.body, self.R_CW, self.p_WB) = (i, *R_CW, data.X_WB[i].p);
+    }
+
+    /// Adds `sign` times the point Jacobian at `p_W` (in C) to `J_C` (3 × nv). Only the
+    /// columns of the supporting joints are touched (the others are zero), so a contact costs
+    /// O(depth) instead of O(nv).
+    fn add(&self, p_W: &Vector3<T>, sign: T, J_C: &mut MatrixViewMut3xX<'_, T>) {
+        let p_C = self.R_CW * (p_W - self.p_WB);
+        for (k, Rv, Rw) in &self.columns {
+            let mut out = J_C.column_mut(*k);
+            out += (Rv + Rw.cross(&p_C)) * sign;
+        }
+    }
+}
+
+/// The [`FrameJacobian`] of `body` in the frame `R_CW`: the one in `cache` when it was made for
+/// them, else made again in its place (reusing its allocation). Only for f64 frames, whose `==`
+/// compares everything (see `share_frames` in [`assemble_problem_keeping`]).
+fn frame_jacobian<'a, T: Scalar>(
+    cache: &'a mut Option<FrameJacobian<T>>,
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
+    body: BodyId,
+    R_CW: &Matrix3<T>,
+) -> Option<&'a FrameJacobian<T>> {
+    let BodyId::Body(i) = body else {
+        return None;
+    };
+    let stale = !matches!(cache, Some(f) if f.body == i && f.R_CW == *R_CW);
+    let f = cache.get_or_insert_with(|| FrameJacobian {
+        body: i,
+        R_CW: *R_CW,
+        p_WB: Vector3::zeros(),
+        columns: Vec::new(),
+    });
+    if stale {
+        f.rebuild(model, data, i, R_CW);
+    }
+    Some(f)
 }
 
 /// Velocity (m/s, world) at `p_W` of a prescribed body at time `t`; zero for other bodies.
@@ -641,24 +720,36 @@ fn assemble_problem_keeping<T: Scalar>(
     // parts can differ in their derivatives: the polygons of two compliant spheres head-on).
     let share_frames = is_f64::<T>();
     let mut last_frame: Option<(Vector3<T>, Matrix3<T>)> = None;
+    let (mut cache_a, mut cache_b) = (None, None);
     for (i, c) in witnesses.into_iter().enumerate() {
         let (ga, gb) = (
             &input.geometries[c.geometry_a],
             &input.geometries[c.geometry_b],
         );
         let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
-        let R_WC = match last_frame {
-            Some((n, R)) if share_frames && n == c.nhat_W => R,
+        let (R_WC, frame_shared) = match last_frame {
+            Some((n, R)) if share_frames && n == c.nhat_W => (R, true),
             _ => {
                 let R = contact_frame(&c.nhat_W);
                 last_frame = Some((c.nhat_W, R));
-                R
+                (R, false)
             }
         };
         let R_CW = R_WC.transpose();
         let mut J = J_all.columns_mut(i * nv, nv);
-        add_contact_jacobian(model, data, gb.body, &p_WC, &R_CW, &mut J);
-        add_contact_jacobian(model, data, ga.body, &p_WC, &(-R_CW), &mut J);
+        if frame_shared {
+            for (body, cache, sign) in [
+                (gb.body, &mut cache_b, T::one()),
+                (ga.body, &mut cache_a, -T::one()),
+            ] {
+                if let Some(f) = frame_jacobian(cache, model, data, body, &R_CW) {
+                    f.add(&p_WC, sign, &mut J);
+                }
+            }
+        } else {
+            add_contact_jacobian(model, data, gb.body, &p_WC, &R_CW, &mut J);
+            add_contact_jacobian(model, data, ga.body, &p_WC, &(-R_CW), &mut J);
+        }
         let rel = |t: f64| {
             prescribed_point_velocity(model, gb.body, &p_WC, t)
                 - prescribed_point_velocity(model, ga.body, &p_WC, t)

@@ -132,11 +132,22 @@ impl NewtonWorkspace {
         self.pair_start.clear();
         let mut pairs = Vec::new();
         let mut touched = Vec::new();
+        // One tree whose velocities are `0..nv` in order (a single free body, an arm): each
+        // contact's block is its whole Jacobian.
+        let one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
         for i in 0..nc {
             self.block_start.push(self.blocks.len());
             touched.clear();
             // Column-major 3 × nv: column j is values[3j..3j + 3].
             let values = &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)];
+            if one_clique {
+                if values.iter().any(|x| *x != 0.0) {
+                    let offset = self.jacobian_values.len();
+                    self.jacobian_values.extend_from_slice(values);
+                    self.blocks.push(JacobianBlock { clique: 0, offset });
+                }
+                continue;
+            }
             for (j, column) in values.chunks_exact(3).enumerate() {
                 let c = self.clique_of[j];
                 if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
