@@ -447,19 +447,32 @@ fn add_contact_jacobian<T: Scalar>(
     let p_B = X.R.transpose() * (p_W - X.p);
     // R_CW R_WB (v + ω × p_B): a body-frame spatial velocity in the contact frame.
     let R_CB = R_CW_signed * X.R;
-    let mut joint = Some(i);
-    while let Some(j) = joint {
-        let (start, n) = (model.joints[j].v_start, model.joints[j].kind.nv());
-        for k in start..start + n {
-            let col = data.J_B[i].column(k);
-            let w = Vector3::new(col[0], col[1], col[2]);
-            let v = Vector3::new(col[3], col[4], col[5]);
-            let add = R_CB * (v + w.cross(&p_B));
-            let mut out = J_C.column_mut(k);
-            out += add;
-        }
-        joint = model.joints[j].parent;
+    for (k, w, v) in supporting_columns(model, data, i) {
+        let mut out = J_C.column_mut(k);
+        out += R_CB * (v + w.cross(&p_B));
     }
+}
+
+/// The columns `(k, ω_k, v_k)` (body frame) of tree body `i`'s Jacobian for the joints that
+/// support it, from the body to the root; the others are zero.
+fn supporting_columns<'a, T: Scalar>(
+    model: &'a MultibodyModel<T>,
+    data: &'a MultibodyData<T>,
+    i: usize,
+) -> impl Iterator<Item = (usize, Vector3<T>, Vector3<T>)> + 'a {
+    std::iter::successors(Some(i), |&j| model.joints[j].parent)
+        .flat_map(|j| {
+            let start = model.joints[j].v_start;
+            start..start + model.joints[j].kind.nv()
+        })
+        .map(move |k| {
+            let col = data.J_B[i].column(k);
+            (
+                k,
+                Vector3::new(col[0], col[1], col[2]),
+                Vector3::new(col[3], col[4], col[5]),
+            )
+        })
 }
 
 /// The point Jacobian of a body seen in a contact frame C, for any point of the body: for each
@@ -488,17 +501,8 @@ impl<T: Scalar> FrameJacobian<T> {
     ) {
         let R_CB = R_CW * data.X_WB[i].R;
         self.columns.clear();
-        let mut joint = Some(i);
-        while let Some(j) = joint {
-            let (start, n) = (model.joints[j].v_start, model.joints[j].kind.nv());
-            for k in start..start + n {
-                let col = data.J_B[i].column(k);
-                let w = Vector3::new(col[0], col[1], col[2]);
-                let v = Vector3::new(col[3], col[4], col[5]);
-                self.columns.push((k, R_CB * v, R_CB * w));
-            }
-            joint = model.joints[j].parent;
-        }
+        self.columns
+            .extend(supporting_columns(model, data, i).map(|(k, w, v)| (k, R_CB * v, R_CB * w)));
         (self.body, self.R_CW, self.p_WB) = (i, *R_CW, data.X_WB[i].p);
     }
 
