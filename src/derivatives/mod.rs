@@ -18,9 +18,14 @@
 //! Two references check the IFT path: the whole step, Newton iterations included, run in dual
 //! numbers ([`direct`]), and central finite differences ([`fd`]); [`check`] compares them.
 //!
+//! Pressure-field polygons are clipped again in duals with the topology the f64 step decided;
+//! a direction along which that topology changes at first order (element faces on
+//! equal-pressure planes) is differentiated on either side of the tie instead ([`topology`]).
+//!
 //! Files: `parameters.rs` (named parameters, the scene lifted into `T`), `lifted.rs` (a step
 //! assembled in `T` with seeded directions), `analytic.rs` and `contact_terms.rs` (the state
-//! and control columns of `∂r/∂θ` in f64), `ift.rs`, `direct.rs`, `fd.rs`, `check.rs`.
+//! and control columns of `∂r/∂θ` in f64), `topology.rs` (directions whose polygons change
+//! topology), `ift.rs`, `direct.rs`, `fd.rs`, `check.rs`.
 
 pub mod analytic;
 pub mod check;
