@@ -9,13 +9,14 @@ use nalgebra::{DMatrix, DVector};
 use num_dual::Dual64;
 
 use crate::derivatives::ift::{eps, moved_seeds, nominal_step, seeds, Chunk, CHUNK};
-use crate::derivatives::lifted::{lifted_step, Directions};
+use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
-use crate::derivatives::topology::moved_directions;
+use crate::derivatives::topology::{moved_directions, unmoved};
 use crate::derivatives::StepJacobians;
 use crate::error::{Error, Result};
-use crate::multibody::integrate_positions;
-use crate::scalar::Scalar;
+use crate::hydroelastic::query::FoundPolygon;
+use crate::multibody::{integrate_positions, MultibodyModel};
+use crate::scalar::{lit, Scalar};
 use crate::solver::{ConvexProblem, SolverStats};
 use crate::step::{Simulator, State};
 
@@ -57,6 +58,23 @@ fn newton_dual<T: Scalar>(problem: &ConvexProblem<T>, v_guess: &DVector<T>) -> R
     })
 }
 
+/// The step of `nominal` assembled in `T` with `theta` seeded (its polygons replaced by
+/// `polygons` when given) and solved by [`newton_dual`]: the positions after the step as
+/// `q' ⊖ q'_nominal` and the velocities `v'` (`model` is the simulator's, in `T`).
+fn dual_step<T: Scalar>(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    params: &[Parameter],
+    model: &MultibodyModel<T>,
+    theta: &[T],
+    polygons: Option<&[FoundPolygon]>,
+) -> Result<(DVector<T>, DVector<T>)> {
+    let lifted = lifted_step(sim, nominal, params, theta, polygons)?;
+    let v = newton_dual(&lifted.problem.problem, &nominal.v.map(lit::<T>))?;
+    let q = integrate_positions(model, &lifted.q0, &v, lit::<T>(sim.settings.dt));
+    Ok((model.difference(&q, &nominal.q_next.map(lit::<T>)), v))
+}
+
 /// Step Jacobians by Newton iterations in dual numbers (the second reference path).
 ///
 /// # Errors
@@ -74,19 +92,11 @@ pub fn step_jacobians_direct(
         np: params.len(),
     };
     let (nv, n) = (dirs.nv, dirs.len());
-    let model = sim.model.cast::<Chunk>();
-    let q_next = nominal.q_next.map(Chunk::from_re);
-    let dt = Chunk::from_re(sim.settings.dt);
     let mut full = DMatrix::zeros(2 * nv, n);
     let moved = moved_directions(sim, &nominal, params, dirs, 0..n)?;
-    let kept: Vec<usize> = (0..n)
-        .filter(|k| moved.iter().all(|m| m.direction != *k))
-        .collect();
-    for chunk in kept.chunks(CHUNK) {
-        let lifted = lifted_step(sim, &nominal, params, &seeds(n, chunk), None)?;
-        let v = newton_dual(&lifted.problem.problem, &nominal.v.map(Chunk::from_re))?;
-        let q = integrate_positions(&model, &lifted.q0, &v, dt);
-        let dq = model.difference(&q, &q_next);
+    let model = sim.model.cast::<Chunk>();
+    for chunk in unmoved(0..n, &moved).chunks(CHUNK) {
+        let (dq, v) = dual_step(sim, &nominal, params, &model, &seeds(n, chunk), None)?;
         for i in 0..nv {
             let (eq, ev) = (eps(&dq[i]), eps(&v[i]));
             for (j, &k) in chunk.iter().enumerate() {
@@ -97,15 +107,10 @@ pub fn step_jacobians_direct(
     }
     // The mean of the two one-sided derivatives ([`crate::derivatives::topology`]).
     let model = sim.model.cast::<Dual64>();
-    let q_next = nominal.q_next.map(Dual64::from_re);
-    let dt = Dual64::from_re(sim.settings.dt);
     for m in &moved {
         for (step, polygons) in &m.sides {
             let theta = moved_seeds(n, m.direction, *step);
-            let lifted = lifted_step(sim, &nominal, params, &theta, Some(polygons))?;
-            let v = newton_dual(&lifted.problem.problem, &nominal.v.map(Dual64::from_re))?;
-            let q = integrate_positions(&model, &lifted.q0, &v, dt);
-            let dq = model.difference(&q, &q_next);
+            let (dq, v) = dual_step(sim, &nominal, params, &model, &theta, Some(polygons))?;
             for i in 0..nv {
                 full[(i, m.direction)] += 0.5 * dq[i].eps;
                 full[(nv + i, m.direction)] += 0.5 * v[i].eps;

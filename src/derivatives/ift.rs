@@ -10,7 +10,7 @@ use num_dual::{Derivative, Dual64, DualSVec64};
 use crate::derivatives::analytic::state_residual_jacobian;
 use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
-use crate::derivatives::topology::moved_directions;
+use crate::derivatives::topology::{moved_directions, unmoved};
 use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::multibody::{integrate_positions, JointKind};
@@ -129,11 +129,7 @@ pub fn residual_jacobian_columns(
     let v = nominal.v.map(Chunk::from_re);
     let mut dr = DMatrix::zeros(nv, columns.len());
     let moved = moved_directions(sim, nominal, params, dirs, columns.clone())?;
-    let kept: Vec<usize> = columns
-        .clone()
-        .filter(|k| moved.iter().all(|m| m.direction != *k))
-        .collect();
-    for chunk in kept.chunks(CHUNK) {
+    for chunk in unmoved(columns.clone(), &moved).chunks(CHUNK) {
         let theta = seeds(n, chunk);
         let lifted = lifted_step(sim, nominal, params, &theta, None)?;
         let r = lifted.problem.problem.residual(&v);

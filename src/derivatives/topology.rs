@@ -133,3 +133,11 @@ pub fn moved_directions(
     }
     Ok(moved)
 }
+
+/// The directions of `columns` that `moved` leaves out: those evaluated with the nominal
+/// polygons.
+pub fn unmoved(columns: std::ops::Range<usize>, moved: &[MovedDirection]) -> Vec<usize> {
+    columns
+        .filter(|k| moved.iter().all(|m| m.direction != *k))
+        .collect()
+}
