@@ -17,11 +17,13 @@ use crate::error::{Error, Result};
 use crate::geometry::query::{find_contacts, CollisionScene, GeometricContact};
 use crate::geometry::Geometry;
 use crate::hydroelastic::patch::patches;
-use crate::hydroelastic::query::FoundPolygon;
-use crate::hydroelastic::{find_polygons, ContactPolygon, Patch, PolygonContact};
+use crate::hydroelastic::query::{modulus, FoundPolygon};
+use crate::hydroelastic::{
+    find_polygons, replayed_polygon, ContactPolygon, Patch, Placed, PolygonContact,
+};
 use crate::math::block::BlockDiagonalCholesky;
 use crate::math::Pose;
-use crate::multibody::kinematics::MultibodyData;
+use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::multibody::{free_motion_velocity, integrate_positions};
 use crate::scalar::{is_f64, lit, Scalar};
@@ -330,10 +332,8 @@ impl Simulator {
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
-        let StepProblem {
-            problem,
-            mut contacts,
-        } = self.assemble_keeping(state, u, ContactJacobians::Moved)?;
+        let StepProblem { problem, contacts } =
+            self.assemble_keeping(state, u, ContactJacobians::Moved)?;
         let params = self.settings.solver;
         let stats = self.solve(&problem, &state.v, &params)?;
         let v = self.newton.v();
@@ -346,7 +346,7 @@ impl Simulator {
         }
         // By reference: moving each contact out would copy it whole.
         let results = contacts
-            .iter_mut()
+            .iter()
             .enumerate()
             .map(|(i, c)| {
                 let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
@@ -364,11 +364,7 @@ impl Simulator {
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
                     stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
-                    // Moved, not copied: the contacts are not needed after the step.
-                    polygon: match &mut c.feature {
-                        ContactFeature::Polygon(p) => Some(std::mem::take(p)),
-                        ContactFeature::Point(_) => None,
-                    },
+                    polygon: c.feature.polygon().copied(),
                 }
             })
             .collect::<Vec<_>>();
@@ -385,6 +381,59 @@ impl Simulator {
                 contacts: results,
             },
         ))
+    }
+
+    /// The vertices (world, m, in cyclic order) of the polygon of each pressure-field contact
+    /// among `contacts`, the results of a step from `state`; an empty list for a point
+    /// contact. Each polygon is clipped again at `state` with its recorded element pair and
+    /// topology ([`crate::hydroelastic::replayed_polygon`]): the step itself keeps no vertex
+    /// lists.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `state` does not fit the model or a polygon does not
+    /// replay at `state` (`contacts` from another state or scene).
+    pub fn polygon_vertices(
+        &self,
+        state: &State,
+        contacts: &[ContactResult],
+    ) -> Result<Vec<Vec<Vector3<f64>>>> {
+        if state.q.len() != self.model.nq() || state.v.len() != self.model.nv() {
+            return Err(Error::invalid(
+                "state",
+                format!("nq = {}, nv = {}", state.q.len(), state.v.len()),
+                "the model's numbers of positions and velocities",
+            ));
+        }
+        let mut data = MultibodyData::new(&self.model);
+        forward_kinematics(&self.model, &mut data, &state.q, &state.v);
+        let X_WG = geometry_poses(&self.model, &data, self.collision.geometries(), state.t);
+        let side = |i: usize| {
+            self.collision.hydro(i).map(|geometry| Placed {
+                geometry,
+                X_WG: X_WG[i],
+                modulus: modulus(&self.collision, i),
+            })
+        };
+        contacts
+            .iter()
+            .map(|c| {
+                let Some(polygon) = &c.polygon else {
+                    return Ok(Vec::new());
+                };
+                let (a, b) = c.geometries;
+                side(a)
+                    .zip(side(b))
+                    .and_then(|(a, b)| replayed_polygon(&a, &b, polygon.elements, polygon.topology))
+                    .map(|p| p.vertices)
+                    .ok_or_else(|| {
+                        Error::invalid(
+                            "contacts",
+                            format!("polygon {:?} of geometries {a} and {b}", polygon.elements),
+                            "a polygon of a step from this state",
+                        )
+                    })
+            })
+            .collect()
     }
 }
 
@@ -600,15 +649,8 @@ impl From<&GeometricContact> for ContactWitness<f64> {
 }
 
 impl From<FoundPolygon> for ContactWitness<f64> {
-    /// Moves the polygon's vertices into the contact's feature (no copy per polygon).
-    fn from(mut f: FoundPolygon) -> Self {
-        let found = PolygonContact {
-            elements: f.polygon.feature,
-            topology: f.polygon.topology,
-            area: f.polygon.area,
-            pressure: f.polygon.pressure,
-            vertices: std::mem::take(&mut f.polygon.vertices),
-        };
+    fn from(f: FoundPolygon) -> Self {
+        let found = PolygonContact::from(&f.polygon);
         ContactWitness::polygon(f.geometry_a, f.geometry_b, &f.polygon, found)
     }
 }

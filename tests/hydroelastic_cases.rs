@@ -90,6 +90,50 @@ mod compliant_ball_rest {
         }
     }
 
+    /// The step keeps no vertex lists; `polygon_vertices` clips each polygon again at the
+    /// step's start state: convex polygons on the ground plane whose area and area centroid
+    /// are the contact's, summing to the patch area.
+    #[test]
+    fn polygon_vertices_outline_each_polygon_at_the_step_start() {
+        let (p, rec) = simulate("compliant-ball-rest", Approximation::Lagged, 1e-3);
+        let n = rec.reports.len();
+        let (report, start) = (&rec.reports[n - 1], &rec.states[n - 1]);
+        let outlines = p
+            .simulator
+            .polygon_vertices(start, &report.contacts)
+            .expect("vertices");
+        assert_eq!(outlines.len(), report.contacts.len());
+        let mut total = 0.0;
+        for (c, vertices) in report.contacts.iter().zip(&outlines) {
+            let polygon = c.polygon.expect("pressure-field contacts only");
+            assert!((3..=4).contains(&vertices.len()), "{vertices:?}");
+            assert!(vertices.iter().all(|v| v.z.abs() < 1e-15), "{vertices:?}");
+            // Fan from the first vertex: area (either turn) and area centroid.
+            let (mut area, mut moment) = (0.0, Vector3::zeros());
+            for w in vertices[1..].windows(2) {
+                let a = 0.5 * (w[0] - vertices[0]).cross(&(w[1] - vertices[0])).z;
+                area += a;
+                moment += (vertices[0] + w[0] + w[1]) * (a / 3.0);
+            }
+            assert!(
+                (area.abs() - polygon.area).abs() < 1e-12 * polygon.area,
+                "{area} vs {}",
+                polygon.area
+            );
+            assert!((moment / area - c.point).norm() < 1e-12, "{}", c.point);
+            total += area.abs();
+        }
+        let patch_area = report.patches[0].area;
+        assert!((total - patch_area).abs() < 1e-12 * patch_area);
+        // A state of another model is refused.
+        let mut wrong = start.clone();
+        wrong.q = wrong.q.rows(0, 3).into_owned();
+        assert!(p
+            .simulator
+            .polygon_vertices(&wrong, &report.contacts)
+            .is_err());
+    }
+
     /// Rolling the ball sweeps its elements through the patch: the force is a continuous
     /// function of the orientation (its largest difference quotient does not grow as the
     /// increment shrinks) and varies by only a few percent with the mesh.

@@ -170,7 +170,7 @@ pub fn lifted_step<T: Scalar>(
                             feature: c.feature.clone(),
                         })
                     }
-                    ContactFeature::Polygon(found) => polygon(a, b, found.clone()),
+                    ContactFeature::Polygon(found) => polygon(a, b, *found),
                 }
             })
             .chain(moved)

@@ -213,8 +213,18 @@ pub fn slice_tet<T: Scalar, D: Decisions>(
     plane: &HalfSpace<T>,
     decisions: &mut D,
 ) -> Vec<Vector3<T>> {
+    let (polygon, n) = slice_tet_fixed(v, plane, decisions);
+    polygon[..n].to_vec()
+}
+
+/// [`slice_tet`] without allocating: the polygon is the first `n` vertices of the array
+/// (`n` is 0, 3 or 4).
+pub fn slice_tet_fixed<T: Scalar, D: Decisions>(
+    v: &[Vector3<T>; 4],
+    plane: &HalfSpace<T>,
+    decisions: &mut D,
+) -> ([Vector3<T>; 4], usize) {
     let s = v.map(|x| plane.eval(&x));
-    // Fixed arrays: no allocation but the polygon's.
     let (mut above, mut below) = ([0usize; 4], [0usize; 4]);
     let (mut na, mut nb) = (0, 0);
     let real_above = u64::from(s[0].re() > 0.0)
@@ -231,20 +241,31 @@ pub fn slice_tet<T: Scalar, D: Decisions>(
             nb += 1;
         }
     }
+    let mut out = [Vector3::zeros(); 4];
     if na == 0 || nb == 0 {
-        return Vec::new();
+        return (out, 0);
     }
     // `i` above, `j` below (inside).
     let rounding = Rounding::of(plane);
     let cut = |i: usize, j: usize| crossing((&v[i], s[i]), (&v[j], s[j]), false, rounding);
     match (na, nb) {
-        (1, 3) => below[..3].iter().map(|&j| cut(above[0], j)).collect(),
-        (3, 1) => above[..3].iter().map(|&j| cut(j, below[0])).collect(),
-        (2, 2) => {
-            let ([a, b], [c, d]) = ([above[0], above[1]], [below[0], below[1]]);
-            vec![cut(a, c), cut(a, d), cut(b, d), cut(b, c)]
+        (1, 3) => {
+            for (k, &j) in below[..3].iter().enumerate() {
+                out[k] = cut(above[0], j);
+            }
+            (out, 3)
         }
-        _ => Vec::new(),
+        (3, 1) => {
+            for (k, &j) in above[..3].iter().enumerate() {
+                out[k] = cut(j, below[0]);
+            }
+            (out, 3)
+        }
+        _ => {
+            let ([a, b], [c, d]) = ([above[0], above[1]], [below[0], below[1]]);
+            out = [cut(a, c), cut(a, d), cut(b, d), cut(b, c)];
+            (out, 4)
+        }
     }
 }
 

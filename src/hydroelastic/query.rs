@@ -2,8 +2,6 @@
 //! polygons of every hydroelastic pair at the start of the step (f64).
 #![allow(non_snake_case)]
 
-use nalgebra::Vector3;
-
 use crate::error::Result;
 use crate::geometry::query::{can_collide, pair_order, CollisionScene};
 use crate::hydroelastic::clip::ClipTopology;
@@ -11,8 +9,10 @@ use crate::hydroelastic::surface::{for_each_polygon, ContactPolygon, Placed, Pol
 use crate::math::Pose;
 
 /// What the query found for one polygon, kept with its contact point (f64): which elements
-/// it comes from and how they were clipped, and its shape for reports.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// it comes from and how they were clipped, its area and pressure. Its vertices are not kept
+/// (an allocation per polygon and step); [`crate::step::Simulator::polygon_vertices`] clips
+/// the polygon again from the step's start state.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PolygonContact {
     /// The element pair, to evaluate the polygon again in another scalar.
     pub elements: PolygonFeature,
@@ -22,8 +22,6 @@ pub struct PolygonContact {
     pub area: f64,
     /// Pressure of the field at the centroid `p0` (Pa).
     pub pressure: f64,
-    /// Vertices (world, m) in cyclic order.
-    pub vertices: Vec<Vector3<f64>>,
 }
 
 impl From<&ContactPolygon<f64>> for PolygonContact {
@@ -33,7 +31,6 @@ impl From<&ContactPolygon<f64>> for PolygonContact {
             topology: p.topology,
             area: p.area,
             pressure: p.pressure,
-            vertices: p.vertices.clone(),
         }
     }
 }
@@ -58,7 +55,7 @@ pub fn modulus(scene: &CollisionScene, i: usize) -> f64 {
 }
 
 /// Hands every contact polygon of the scene's pressure-field pairs at the poses `X_WG` (one
-/// per geometry) to `found`.
+/// per geometry) to `found`, without their vertex lists.
 ///
 /// # Errors
 /// [`crate::error::Error::UnsupportedPair`] for two hydroelastic half-spaces.
@@ -100,7 +97,7 @@ pub fn find_polygons_with_moduli(
             let (Some(pa), Some(pb)) = (side(a), side(b)) else {
                 continue;
             };
-            for_each_polygon(&pa, &pb, |polygon| {
+            for_each_polygon(&pa, &pb, false, |polygon| {
                 found(FoundPolygon {
                     geometry_a: a,
                     geometry_b: b,

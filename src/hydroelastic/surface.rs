@@ -20,7 +20,8 @@ use parry3d_f64::partitioning::BvhNode;
 
 use crate::error::{Error, Result};
 use crate::hydroelastic::clip::{
-    area_centroid, clip, slice_tet, ClipTopology, Decisions, HalfSpace, Record, Replay,
+    area_centroid, clip, slice_tet, slice_tet_fixed, ClipTopology, Decisions, HalfSpace, Record,
+    Replay,
 };
 use crate::hydroelastic::field::{aabb, HydroGeometry, TetField};
 use crate::math::Pose;
@@ -54,7 +55,8 @@ pub struct PolygonFeature {
 pub struct ContactPolygon<T: Scalar> {
     /// The element pair.
     pub feature: PolygonFeature,
-    /// Vertices in cyclic order (world, m).
+    /// Vertices in cyclic order (world, m); empty from the step's query
+    /// ([`for_each_polygon`] without vertices).
     pub vertices: Vec<Vector3<T>>,
     /// Area `A` (m²).
     pub area: T,
@@ -469,25 +471,166 @@ pub fn contact_surface(
     b: &Placed<'_, f64>,
 ) -> Result<Vec<ContactPolygon<f64>>> {
     let mut polygons = Vec::new();
-    for_each_polygon(a, b, |p| polygons.push(p))?;
+    for_each_polygon(a, b, true, |p| polygons.push(p))?;
     Ok(polygons)
 }
 
 /// Hands every polygon of the contact surface of `a` and `b` to `found`, in the order of
-/// [`contact_surface`], without collecting them.
+/// [`contact_surface`], without collecting them; their vertex lists only `with_vertices`
+/// (left empty otherwise: the step's query needs the area and centroid, and a vertex list
+/// costs an allocation per polygon).
 ///
 /// # Errors
 /// As [`candidate_pairs`].
 pub fn for_each_polygon(
     a: &Placed<'_, f64>,
     b: &Placed<'_, f64>,
-    found: impl FnMut(ContactPolygon<f64>),
+    with_vertices: bool,
+    mut found: impl FnMut(ContactPolygon<f64>),
 ) -> Result<()> {
-    candidate_pairs(a, b)?
-        .into_iter()
-        .filter_map(|f| element_polygon(a, b, f))
-        .for_each(found);
+    let candidates = candidate_pairs(a, b)?;
+    match (a.geometry, b.geometry) {
+        (HydroGeometry::RigidPlane, HydroGeometry::CompliantMesh(field)) => {
+            let plane = PlaneInMesh::new(&a.X_WG, b, true, with_vertices);
+            for f in candidates {
+                if let Some(p) = plane.polygon(field, f.element_b) {
+                    found(ContactPolygon { feature: f, ..p });
+                }
+            }
+        }
+        (HydroGeometry::CompliantMesh(field), HydroGeometry::RigidPlane) => {
+            let plane = PlaneInMesh::new(&b.X_WG, a, false, with_vertices);
+            for f in candidates {
+                if let Some(p) = plane.polygon(field, f.element_a) {
+                    found(ContactPolygon { feature: f, ..p });
+                }
+            }
+        }
+        _ => {
+            for mut p in candidates
+                .into_iter()
+                .filter_map(|f| element_polygon(a, b, f))
+            {
+                if !with_vertices {
+                    p.vertices = Vec::new();
+                }
+                found(p);
+            }
+        }
+    }
     Ok(())
+}
+
+/// A rigid plane against a compliant mesh in f64, sliced in the mesh's frame (the polygon of
+/// [`element_polygon`] without moving each tetrahedron into the world): the fast path of
+/// the most common pair, a compliant body on the ground. Same decisions, recorded in the same
+/// order, and the same tests as the generic polygon; only the rounding differs.
+struct PlaneInMesh<'a> {
+    /// The plane's half-space in the mesh frame.
+    plane: HalfSpace<f64>,
+    /// The polygon normal (from A into B) in the mesh frame and in the world.
+    nhat_G: Vector3<f64>,
+    nhat_W: Vector3<f64>,
+    mesh: &'a Placed<'a, f64>,
+    /// Whether the polygons keep their vertex lists.
+    with_vertices: bool,
+}
+
+impl<'a> PlaneInMesh<'a> {
+    /// The plane of the half-space with pose `X_WH` in the frame of `mesh`, the plane being
+    /// geometry A or not, the polygons keeping their vertex lists or not.
+    fn new(
+        X_WH: &Pose<f64>,
+        mesh: &'a Placed<'a, f64>,
+        plane_is_a: bool,
+        with_vertices: bool,
+    ) -> Self {
+        let X_GW = mesh.X_WG.inverse();
+        let n_W = X_WH.R.column(2).into_owned();
+        let m = X_GW.R * n_W;
+        let plane = HalfSpace {
+            d: m.dot(&X_GW.transform_point(&X_WH.p)),
+            m,
+        };
+        let sign = if plane_is_a { 1.0 } else { -1.0 };
+        PlaneInMesh {
+            plane,
+            nhat_G: m * sign,
+            nhat_W: n_W * sign,
+            mesh,
+            with_vertices,
+        }
+    }
+
+    /// The polygon of tetrahedron `t` (its feature left at the default).
+    fn polygon(&self, field: &TetField, t: u32) -> Option<ContactPolygon<f64>> {
+        let t = t as usize;
+        let E = self.mesh.modulus;
+        let gradient = field.gradient[t] * E;
+        let g = gradient.dot(&self.plane.m);
+        if !greater(g, POSITIVE_GRADIENT * gradient.norm()) {
+            return None;
+        }
+        let mut record = Record::default();
+        let (vertices, n) = slice_tet_fixed(&field.tet(t), &self.plane, &mut record);
+        if n < 3 {
+            return None;
+        }
+        let vertices = &vertices[..n];
+        let (area, centroid) = small_area_centroid(vertices, &self.nhat_G, &mut record);
+        let scale2 = vertices
+            .iter()
+            .map(|v| (v - vertices[0]).norm_squared())
+            .fold(0.0, f64::max);
+        if !greater(area, NON_DEGENERATE_AREA * scale2) {
+            return None;
+        }
+        let X = &self.mesh.X_WG;
+        Some(ContactPolygon {
+            feature: PolygonFeature::default(),
+            vertices: if self.with_vertices {
+                vertices.iter().map(|v| X.transform_point(v)).collect()
+            } else {
+                Vec::new()
+            },
+            area,
+            centroid: X.transform_point(&centroid),
+            nhat: self.nhat_W,
+            pressure: E * (field.gradient[t].dot(&centroid) + field.offset[t]),
+            gradient: g,
+            topology: record.0,
+        })
+    }
+}
+
+/// [`area_centroid`] of a triangle or a quadrilateral (f64), from one or two triangles: the
+/// area centroid does not depend on the triangulation. The same decision (whether the polygon
+/// turns clockwise about `nhat`).
+fn small_area_centroid(
+    polygon: &[Vector3<f64>],
+    nhat: &Vector3<f64>,
+    decisions: &mut Record,
+) -> (f64, Vector3<f64>) {
+    let a = polygon[0];
+    let (ab, ac) = (polygon[1] - a, polygon[2] - a);
+    let area_abc = 0.5 * ab.cross(&ac).dot(nhat);
+    let (area, moment) = match polygon.get(3) {
+        None => (area_abc, (a * 3.0 + ab + ac) * area_abc),
+        Some(d) => {
+            let ad = d - a;
+            let area_acd = 0.5 * ac.cross(&ad).dot(nhat);
+            (
+                area_abc + area_acd,
+                (a * 3.0 + ab + ac) * area_abc + (a * 3.0 + ac + ad) * area_acd,
+            )
+        }
+    };
+    let clockwise = decisions.decide(area < 0.0);
+    if area == 0.0 {
+        return (area, a);
+    }
+    let centroid = moment / (3.0 * area);
+    (if clockwise { -area } else { area }, centroid)
 }
 
 #[cfg(test)]
@@ -560,6 +703,59 @@ mod tests {
             assert!(w[1].0 < w[0].0 / 3.0 && w[1].1 < w[0].1 / 3.0, "{errors:?}");
         }
         assert!(errors[2].0 < 2.5e-3 && errors[2].1 < 2.5e-3, "{errors:?}");
+    }
+
+    /// The plane-in-mesh fast path (f64, the mesh's frame) against the generic polygon
+    /// (world frame, any scalar) of each element pair, with the plane as A and as B: the same
+    /// polygons, topology records, areas, centroids, pressures and vertices.
+    #[test]
+    fn plane_in_mesh_fast_path_is_the_generic_polygon() {
+        let (r, e) = (0.05, 4e5);
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 10.0);
+        let plane = HydroGeometry::RigidPlane;
+        let tilt = |v: Vector3<f64>| nalgebra::Rotation3::from_scaled_axis(v).into_inner();
+        let X_WP = Pose {
+            R: tilt(Vector3::new(0.3, -0.2, 0.1)),
+            p: Vector3::new(0.01, -0.02, 0.003),
+        };
+        let X_WB = Pose {
+            R: tilt(Vector3::new(-0.4, 0.7, 1.3)),
+            p: X_WP.p + X_WP.R * Vector3::new(0.004, 0.002, r - 0.006),
+        };
+        let sides = (
+            Placed {
+                geometry: &plane,
+                X_WG: X_WP,
+                modulus: 0.0,
+            },
+            Placed {
+                geometry: &ball,
+                X_WG: X_WB,
+                modulus: e,
+            },
+        );
+        for (a, b) in [(sides.0, sides.1), (sides.1, sides.0)] {
+            let fast = contact_surface(&a, &b).unwrap();
+            assert!(fast.len() > 50, "{}", fast.len());
+            let generic: Vec<_> = candidate_pairs(&a, &b)
+                .unwrap()
+                .into_iter()
+                .filter_map(|f| element_polygon(&a, &b, f))
+                .collect();
+            assert_eq!(fast.len(), generic.len());
+            for (p, q) in fast.iter().zip(&generic) {
+                assert_eq!((p.feature, p.topology), (q.feature, q.topology));
+                assert_eq!(p.nhat, q.nhat);
+                assert!((p.area - q.area).abs() < 1e-12 * q.area, "{p:?} {q:?}");
+                assert!((p.centroid - q.centroid).norm() < 1e-14, "{p:?} {q:?}");
+                assert!((p.pressure - q.pressure).abs() < 1e-9 * e, "{p:?} {q:?}");
+                assert!((p.gradient - q.gradient).abs() < 1e-12 * q.gradient);
+                assert_eq!(p.vertices.len(), q.vertices.len());
+                for (x, y) in p.vertices.iter().zip(&q.vertices) {
+                    assert!((x - y).norm() < 1e-14, "{p:?} {q:?}");
+                }
+            }
+        }
     }
 
     #[test]

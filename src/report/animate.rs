@@ -134,7 +134,7 @@ pub fn write_animation(
     path: &Path,
     settings: &AnimationSettings,
 ) -> Result<PathBuf> {
-    let frames = frames(recording, sim, settings);
+    let frames = frames(recording, sim, settings)?;
     draw_frames(&frames, recording, sim, name, path, settings).map_err(|message| Error::Plot {
         path: path.to_path_buf(),
         message,
@@ -164,7 +164,14 @@ struct Frame {
 }
 
 /// The evenly spaced frames of the rollout.
-fn frames(recording: &Recording, sim: &Simulator, settings: &AnimationSettings) -> Vec<Frame> {
+///
+/// # Errors
+/// As [`Simulator::polygon_vertices`].
+fn frames(
+    recording: &Recording,
+    sim: &Simulator,
+    settings: &AnimationSettings,
+) -> Result<Vec<Frame>> {
     let projection = settings.projection;
     let n_states = recording.states.len();
     let n_frames = settings.max_frames.clamp(1, n_states.max(1));
@@ -211,12 +218,14 @@ fn frames(recording: &Recording, sim: &Simulator, settings: &AnimationSettings) 
                 }
             }
             if k > 0 {
+                // The polygons of the step that ends here, clipped at its start.
                 let report = &recording.reports[k - 1];
-                for c in &report.contacts {
+                let vertices = sim.polygon_vertices(&recording.states[k - 1], &report.contacts)?;
+                for (c, vertices) in report.contacts.iter().zip(&vertices) {
                     match &c.polygon {
                         None => frame.forces.push((project(&c.point), project(&c.force))),
                         Some(p) => frame.patches.push((
-                            p.vertices.iter().map(project).collect(),
+                            vertices.iter().map(project).collect(),
                             c.normal_force / p.area,
                         )),
                     }
@@ -225,7 +234,7 @@ fn frames(recording: &Recording, sim: &Simulator, settings: &AnimationSettings) 
                     frame.forces.push((project(&p.centroid), project(&p.force)));
                 }
             }
-            frame
+            Ok(frame)
         })
         .collect()
 }

@@ -195,9 +195,17 @@ pub fn write_patches(recording: &Recording, sim: &Simulator, dir: &Path) -> Resu
 pub fn write_patch_geometry(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<PathBuf> {
     write_file(dir, PATCH_GEOMETRY, |w| {
         writeln!(w, "{PATCH_GEOMETRY_HEADER}")?;
-        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+        for (report, states) in recording.reports.iter().zip(recording.states.windows(2)) {
+            if report.patches.is_empty() {
+                continue;
+            }
+            // The step's polygons, clipped at its start.
+            let vertices = sim
+                .polygon_vertices(&states[0], &report.contacts)
+                .map_err(io::Error::other)?;
+            let end = &states[1];
             let mut index: Vec<((usize, usize), usize)> = Vec::new();
-            for c in &report.contacts {
+            for (c, vertices) in report.contacts.iter().zip(&vertices) {
                 let Some(polygon) = &c.polygon else {
                     continue;
                 };
@@ -212,7 +220,7 @@ pub fn write_patch_geometry(recording: &Recording, sim: &Simulator, dir: &Path) 
                     }
                 };
                 let pressure = c.normal_force / polygon.area;
-                for (i, v) in polygon.vertices.iter().enumerate() {
+                for (i, v) in vertices.iter().enumerate() {
                     writeln!(
                         w,
                         "{},{},{},{k},{i},{},{},{},{}",
