@@ -462,7 +462,7 @@ fn mesh_pairs(a: &Placed<'_, f64>, b: &Placed<'_, f64>) -> Vec<(u32, u32)> {
 }
 
 /// The contact surface of `a` and `b`: every non-empty element polygon, in the order of
-/// [`candidate_pairs`].
+/// [`for_each_polygon`].
 ///
 /// # Errors
 /// As [`candidate_pairs`].
@@ -475,8 +475,9 @@ pub fn contact_surface(
     Ok(polygons)
 }
 
-/// Hands every polygon of the contact surface of `a` and `b` to `found`, in the order of
-/// [`contact_surface`], without collecting them; their vertex lists only `with_vertices`
+/// Hands every polygon of the contact surface of `a` and `b` to `found`, without collecting
+/// them, in a fixed order of their element pairs (sorted, or the BVH's for a plane and a
+/// mesh); their vertex lists only `with_vertices`
 /// (left empty otherwise: the step's query needs the area and centroid, and a vertex list
 /// costs an allocation per polygon).
 ///
@@ -488,26 +489,37 @@ pub fn for_each_polygon(
     with_vertices: bool,
     mut found: impl FnMut(ContactPolygon<f64>),
 ) -> Result<()> {
-    let candidates = candidate_pairs(a, b)?;
+    let feature = |element_a: u32, element_b: u32| PolygonFeature {
+        element_a,
+        element_b,
+    };
+    // A plane and a mesh: the tetrahedra crossing the plane in the BVH's order (a fixed order
+    // of the elements, as the sorted order of the generic path).
     match (a.geometry, b.geometry) {
         (HydroGeometry::RigidPlane, HydroGeometry::CompliantMesh(field)) => {
             let plane = PlaneInMesh::new(&a.X_WG, b, true, with_vertices);
-            for f in candidates {
-                if let Some(p) = plane.polygon(field, f.element_b) {
-                    found(ContactPolygon { feature: f, ..p });
+            for t in against_plane(b, &a.X_WG, true) {
+                if let Some(p) = plane.polygon(field, t) {
+                    found(ContactPolygon {
+                        feature: feature(0, t),
+                        ..p
+                    });
                 }
             }
         }
         (HydroGeometry::CompliantMesh(field), HydroGeometry::RigidPlane) => {
             let plane = PlaneInMesh::new(&b.X_WG, a, false, with_vertices);
-            for f in candidates {
-                if let Some(p) = plane.polygon(field, f.element_a) {
-                    found(ContactPolygon { feature: f, ..p });
+            for t in against_plane(a, &b.X_WG, true) {
+                if let Some(p) = plane.polygon(field, t) {
+                    found(ContactPolygon {
+                        feature: feature(t, 0),
+                        ..p
+                    });
                 }
             }
         }
         _ => {
-            for mut p in candidates
+            for mut p in candidate_pairs(a, b)?
                 .into_iter()
                 .filter_map(|f| element_polygon(a, b, f))
             {
@@ -735,7 +747,8 @@ mod tests {
             },
         );
         for (a, b) in [(sides.0, sides.1), (sides.1, sides.0)] {
-            let fast = contact_surface(&a, &b).unwrap();
+            let mut fast = contact_surface(&a, &b).unwrap();
+            fast.sort_by_key(|p| p.feature);
             assert!(fast.len() > 50, "{}", fast.len());
             let generic: Vec<_> = candidate_pairs(&a, &b)
                 .unwrap()
