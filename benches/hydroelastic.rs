@@ -3,7 +3,8 @@
 //!
 //! Each scene is prepared outside the timed closures by running its problem file forward to a
 //! resting (or pressed) state; then, from that same state:
-//! - `surface`: the contact polygons of the pair ([`stiction::hydroelastic::contact_surface`]);
+//! - `surface`: the contact polygons of the pair as the step computes them, without vertex
+//!   lists ([`stiction::hydroelastic::surface::for_each_polygon`]);
 //! - `step.hydroelastic`: one forward step with pressure-field contact;
 //! - `step.point`: one forward step of the same scene with the hydroelastic properties removed
 //!   (point contact: one contact for the ball, the box's corners for the box).
@@ -33,7 +34,8 @@ mod thread_time;
 use nalgebra::DVector;
 use thread_time::ThreadTime;
 
-use stiction::hydroelastic::{contact_surface, Hydroelastic, Placed};
+use stiction::hydroelastic::surface::for_each_polygon;
+use stiction::hydroelastic::{Hydroelastic, Placed};
 use stiction::multibody::{forward_kinematics, MultibodyData};
 use stiction::problem::{load_problem, Problem};
 use stiction::simulate::run_controlled;
@@ -130,7 +132,10 @@ fn bench(c: &mut Criterion<ThreadTime>) {
             let (a, b) = (side(scene.pair.0), side(scene.pair.1));
             group.bench_function("surface", |bench| {
                 bench.iter(|| {
-                    black_box(contact_surface(black_box(&a), black_box(&b)).expect("surface"))
+                    for_each_polygon(black_box(&a), black_box(&b), false, |p| {
+                        black_box(p);
+                    })
+                    .expect("surface")
                 })
             });
         }

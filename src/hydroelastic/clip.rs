@@ -16,9 +16,10 @@ use nalgebra::Vector3;
 use crate::scalar::{lit, Scalar};
 
 /// The topology decisions of one polygon's clipping, in the order they were made (bit `k` is
-/// decision `k`). No heap: a polygon makes at most 42 decisions (a slice's 4, a tetrahedron's
-/// 4 face orientations, one per input vertex of four clips of at most 4, 6, 9 and 13
-/// vertices, the orientation of the area), fewer than the 64 bits.
+/// decision `k`). No heap: a polygon makes at most 31 decisions (a slice's 4, a tetrahedron's
+/// 4 face orientations, one per input vertex of four clips of at most 4, 5, 6 and 7 vertices,
+/// as a convex polygon gains at most one vertex per clip, and the orientation of the area),
+/// fewer than the 64 bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ClipTopology {
     bits: u64,
@@ -276,34 +277,69 @@ pub fn clip<T: Scalar, D: Decisions>(
     plane: &HalfSpace<T>,
     decisions: &mut D,
 ) -> Vec<Vector3<T>> {
+    let mut out = Vec::with_capacity(polygon.len() + 1);
+    clip_each(polygon, plane, decisions, |x| out.push(x));
+    out
+}
+
+/// [`clip`] of a triangle without allocating: the polygon is the first `n` vertices of the
+/// array (`n` is 0, 3 or 4).
+pub fn clip_triangle_fixed<T: Scalar, D: Decisions>(
+    triangle: &[Vector3<T>; 3],
+    plane: &HalfSpace<T>,
+    decisions: &mut D,
+) -> ([Vector3<T>; 4], usize) {
+    let (mut out, mut n) = ([Vector3::zeros(); 4], 0);
+    clip_each(triangle, plane, decisions, |x| {
+        out[n] = x;
+        n += 1;
+    });
+    (out, n)
+}
+
+/// Most vertices of a clipped polygon: a convex polygon gains at most one vertex per clip, so
+/// a tetrahedron's slice (4) clipped by four faces has at most 8, a triangle so clipped 7.
+const MAX_VERTICES: usize = 16;
+
+/// [`clip`], handing the vertices of the clipped polygon to `push` in cyclic order.
+fn clip_each<T: Scalar, D: Decisions>(
+    polygon: &[Vector3<T>],
+    plane: &HalfSpace<T>,
+    decisions: &mut D,
+    mut push: impl FnMut(Vector3<T>),
+) {
     let n = polygon.len();
-    let count = u8::try_from(n)
-        .ok()
-        .filter(|&c| c <= 64)
-        .expect("invariant: a clipped polygon has at most 13 vertices (see `ClipTopology`)");
-    let s: Vec<T> = polygon.iter().map(|x| plane.eval(x)).collect();
-    let real_inside = s
+    assert!(
+        n <= MAX_VERTICES,
+        "invariant: a clipped polygon has at most {MAX_VERTICES} vertices"
+    );
+    let mut s = [T::zero(); MAX_VERTICES];
+    for (si, x) in s.iter_mut().zip(polygon) {
+        *si = plane.eval(x);
+    }
+    let real_inside = s[..n]
         .iter()
         .enumerate()
         .fold(0, |bits, (i, si)| bits | u64::from(si.re() <= 0.0) << i);
-    let inside_bits = decisions.decide_all(count, real_inside);
+    // `n ≤ 16` decisions.
+    let inside_bits = decisions.decide_all(n as u8, real_inside);
     let inside = |i: usize| inside_bits & (1 << i) != 0;
-    if inside_bits == low_bits(count) {
-        return polygon.to_vec();
+    if inside_bits == low_bits(n as u8) {
+        polygon.iter().copied().for_each(push);
+        return;
     }
     if inside_bits == 0 {
-        return Vec::new();
+        return;
     }
     let rounding = Rounding::of(plane);
-    let mut out = Vec::with_capacity(n + 1);
     for i in 0..n {
         let j = (i + 1) % n;
         let (inside_i, inside_j) = (inside(i), inside(j));
         if inside_i {
-            out.push(polygon[i]);
+            push(polygon[i]);
         }
         if inside_i != inside_j {
-            out.push(crossing(
+            push(crossing(
                 (&polygon[i], s[i]),
                 (&polygon[j], s[j]),
                 inside_i,
@@ -311,7 +347,6 @@ pub fn clip<T: Scalar, D: Decisions>(
             ));
         }
     }
-    out
 }
 
 /// Area and area centroid of a planar convex polygon with unit normal `nhat`, from the fan

@@ -20,10 +20,10 @@ use parry3d_f64::partitioning::BvhNode;
 
 use crate::error::{Error, Result};
 use crate::hydroelastic::clip::{
-    area_centroid, clip, slice_tet, slice_tet_fixed, ClipTopology, Decisions, HalfSpace, Record,
-    Replay,
+    area_centroid, clip, clip_triangle_fixed, slice_tet, slice_tet_fixed, ClipTopology, Decisions,
+    HalfSpace, Record, Replay,
 };
-use crate::hydroelastic::field::{aabb, HydroGeometry, TetField};
+use crate::hydroelastic::field::{aabb, HydroGeometry, RigidMesh, TetField};
 use crate::math::Pose;
 use crate::scalar::{lit, Scalar};
 
@@ -489,34 +489,15 @@ pub fn for_each_polygon(
     with_vertices: bool,
     mut found: impl FnMut(ContactPolygon<f64>),
 ) -> Result<()> {
-    let feature = |element_a: u32, element_b: u32| PolygonFeature {
-        element_a,
-        element_b,
-    };
-    // A plane and a mesh: the tetrahedra crossing the plane in the BVH's order (a fixed order
-    // of the elements, as the sorted order of the generic path).
-    match (a.geometry, b.geometry) {
-        (HydroGeometry::RigidPlane, HydroGeometry::CompliantMesh(field)) => {
-            let plane = PlaneInMesh::new(&a.X_WG, b, true, with_vertices);
-            for t in against_plane(b, &a.X_WG, true) {
-                if let Some(p) = plane.polygon(field, t) {
-                    found(ContactPolygon {
-                        feature: feature(0, t),
-                        ..p
-                    });
-                }
-            }
+    use HydroGeometry as H;
+    // A plane and a mesh: the elements crossing (or below) the plane in the BVH's order (a
+    // fixed order of the elements, as the sorted order of the generic path).
+    let (plane, mesh, plane_is_a) = match (a.geometry, b.geometry) {
+        (H::RigidPlane | H::CompliantLayer { .. }, H::CompliantMesh(_) | H::RigidMesh(_)) => {
+            (a, b, true)
         }
-        (HydroGeometry::CompliantMesh(field), HydroGeometry::RigidPlane) => {
-            let plane = PlaneInMesh::new(&b.X_WG, a, false, with_vertices);
-            for t in against_plane(a, &b.X_WG, true) {
-                if let Some(p) = plane.polygon(field, t) {
-                    found(ContactPolygon {
-                        feature: feature(t, 0),
-                        ..p
-                    });
-                }
-            }
+        (H::CompliantMesh(_) | H::RigidMesh(_), H::RigidPlane | H::CompliantLayer { .. }) => {
+            (b, a, false)
         }
         _ => {
             for mut p in candidate_pairs(a, b)?
@@ -528,21 +509,46 @@ pub fn for_each_polygon(
                 }
                 found(p);
             }
+            return Ok(());
+        }
+    };
+    let in_mesh = PlaneInMesh::new(&plane.X_WG, mesh, plane_is_a, with_vertices);
+    let feature = |e: u32| PolygonFeature {
+        element_a: if plane_is_a { 0 } else { e },
+        element_b: if plane_is_a { e } else { 0 },
+    };
+    let crossing = matches!(plane.geometry, H::RigidPlane);
+    for e in against_plane(mesh, &plane.X_WG, crossing) {
+        let polygon = match (plane.geometry, mesh.geometry) {
+            (H::RigidPlane, H::CompliantMesh(field)) => in_mesh.tet_polygon(field, e),
+            (H::CompliantLayer { thickness }, H::RigidMesh(rigid)) => {
+                in_mesh.triangle_polygon(rigid, e, plane.modulus / thickness)
+            }
+            _ => element_polygon(a, b, feature(e)),
+        };
+        if let Some(mut p) = polygon {
+            p.feature = feature(e);
+            if !with_vertices {
+                p.vertices = Vec::new();
+            }
+            found(p);
         }
     }
     Ok(())
 }
 
-/// A rigid plane against a compliant mesh in f64, sliced in the mesh's frame (the polygon of
-/// [`element_polygon`] without moving each tetrahedron into the world): the fast path of
-/// the most common pair, a compliant body on the ground. Same decisions, recorded in the same
-/// order, and the same tests as the generic polygon; only the rounding differs.
+/// A plane against a mesh in f64, in the mesh's frame (the polygon of [`element_polygon`]
+/// without moving each element into the world): the fast paths of the most common pairs, a
+/// compliant body on a rigid ground (tetrahedra sliced by the plane) and a rigid body on a
+/// compliant layer (triangles clipped by it). Same decisions, recorded in the same order, and
+/// the same tests as the generic polygon; only the rounding differs.
 struct PlaneInMesh<'a> {
-    /// The plane's half-space in the mesh frame.
+    /// The plane's half-space (below the plane) in the mesh frame.
     plane: HalfSpace<f64>,
-    /// The polygon normal (from A into B) in the mesh frame and in the world.
-    nhat_G: Vector3<f64>,
-    nhat_W: Vector3<f64>,
+    /// The plane's normal in the world.
+    n_W: Vector3<f64>,
+    /// +1 when the plane's geometry is A (normals from A into B), −1 otherwise.
+    sign: f64,
     mesh: &'a Placed<'a, f64>,
     /// Whether the polygons keep their vertex lists.
     with_vertices: bool,
@@ -560,22 +566,21 @@ impl<'a> PlaneInMesh<'a> {
         let X_GW = mesh.X_WG.inverse();
         let n_W = X_WH.R.column(2).into_owned();
         let m = X_GW.R * n_W;
-        let plane = HalfSpace {
-            d: m.dot(&X_GW.transform_point(&X_WH.p)),
-            m,
-        };
-        let sign = if plane_is_a { 1.0 } else { -1.0 };
         PlaneInMesh {
-            plane,
-            nhat_G: m * sign,
-            nhat_W: n_W * sign,
+            plane: HalfSpace {
+                d: m.dot(&X_GW.transform_point(&X_WH.p)),
+                m,
+            },
+            n_W,
+            sign: if plane_is_a { 1.0 } else { -1.0 },
             mesh,
             with_vertices,
         }
     }
 
-    /// The polygon of tetrahedron `t` (its feature left at the default).
-    fn polygon(&self, field: &TetField, t: u32) -> Option<ContactPolygon<f64>> {
+    /// The polygon of tetrahedron `t` of a compliant mesh on a rigid plane: its slice, normal
+    /// along the plane's, pressure and gradient the tetrahedron's.
+    fn tet_polygon(&self, field: &TetField, t: u32) -> Option<ContactPolygon<f64>> {
         let t = t as usize;
         let E = self.mesh.modulus;
         let gradient = field.gradient[t] * E;
@@ -585,11 +590,56 @@ impl<'a> PlaneInMesh<'a> {
         }
         let mut record = Record::default();
         let (vertices, n) = slice_tet_fixed(&field.tet(t), &self.plane, &mut record);
-        if n < 3 {
+        let nhat_G = self.plane.m * self.sign;
+        let pressure = |c: &Vector3<f64>| E * (field.gradient[t].dot(c) + field.offset[t]);
+        let polygon = self.polygon(&vertices[..n], &nhat_G, pressure, record)?;
+        Some(ContactPolygon {
+            nhat: self.n_W * self.sign,
+            gradient: g,
+            ..polygon
+        })
+    }
+
+    /// The polygon of triangle `t` of a rigid mesh in a compliant layer whose pressure grows
+    /// by `k = E/thickness` (Pa/m) with depth: the triangle below the surface, normal the
+    /// triangle's (out of the rigid body).
+    fn triangle_polygon(&self, rigid: &RigidMesh, t: u32, k: f64) -> Option<ContactPolygon<f64>> {
+        let triangle = rigid.triangle(t as usize);
+        let n_G = (triangle[1] - triangle[0])
+            .cross(&(triangle[2] - triangle[0]))
+            .normalize();
+        // The pressure `k (d − m·x)` grows along −m: along the normal by `−k m·n`.
+        let g = -k * self.plane.m.dot(&n_G);
+        if !greater(g, POSITIVE_GRADIENT * k) {
             return None;
         }
-        let vertices = &vertices[..n];
-        let (area, centroid) = small_area_centroid(vertices, &self.nhat_G, &mut record);
+        let mut record = Record::default();
+        let (vertices, n) = clip_triangle_fixed(&triangle, &self.plane, &mut record);
+        // From the rigid side into the layer: `n` when the mesh is A.
+        let nhat_G = n_G * -self.sign;
+        let pressure = |c: &Vector3<f64>| k * (self.plane.d - self.plane.m.dot(c));
+        let polygon = self.polygon(&vertices[..n], &nhat_G, pressure, record)?;
+        Some(ContactPolygon {
+            nhat: self.mesh.X_WG.R * nhat_G,
+            gradient: g,
+            ..polygon
+        })
+    }
+
+    /// The polygon `vertices` (mesh frame) with unit normal `nhat_G` and the pressure
+    /// `pressure(x)`: its area, centroid and pressure there, `None` when it has fewer than 3
+    /// vertices or is a degenerate sliver. Normal and gradient are left for the caller.
+    fn polygon(
+        &self,
+        vertices: &[Vector3<f64>],
+        nhat_G: &Vector3<f64>,
+        pressure: impl Fn(&Vector3<f64>) -> f64,
+        mut record: Record,
+    ) -> Option<ContactPolygon<f64>> {
+        if vertices.len() < 3 {
+            return None;
+        }
+        let (area, centroid) = small_area_centroid(vertices, nhat_G, &mut record);
         let scale2 = vertices
             .iter()
             .map(|v| (v - vertices[0]).norm_squared())
@@ -607,9 +657,9 @@ impl<'a> PlaneInMesh<'a> {
             },
             area,
             centroid: X.transform_point(&centroid),
-            nhat: self.nhat_W,
-            pressure: E * (field.gradient[t].dot(&centroid) + field.offset[t]),
-            gradient: g,
+            nhat: Vector3::zeros(),
+            pressure: pressure(&centroid),
+            gradient: 0.0,
             topology: record.0,
         })
     }
@@ -650,6 +700,7 @@ mod tests {
     use super::*;
     use crate::geometry::Shape;
     use crate::hydroelastic::Hydroelastic;
+    use nalgebra::Matrix3;
     use std::f64::consts::PI;
 
     fn compliant(shape: &Shape, hint: f64) -> HydroGeometry {
@@ -717,24 +768,54 @@ mod tests {
         assert!(errors[2].0 < 2.5e-3 && errors[2].1 < 2.5e-3, "{errors:?}");
     }
 
-    /// The plane-in-mesh fast path (f64, the mesh's frame) against the generic polygon
-    /// (world frame, any scalar) of each element pair, with the plane as A and as B: the same
-    /// polygons, topology records, areas, centroids, pressures and vertices.
+    /// The surface of `a` and `b` (a plane and a mesh: the fast path) against the generic
+    /// polygon of each element pair, with the plane as A and as B: the same polygons, topology
+    /// records, normals, areas, centroids, pressures, gradients and vertices.
+    fn assert_fast_path_is_generic(a: Placed<'_, f64>, b: Placed<'_, f64>, at_least: usize) {
+        for (a, b) in [(a, b), (b, a)] {
+            let mut fast = contact_surface(&a, &b).unwrap();
+            fast.sort_by_key(|p| p.feature);
+            assert!(fast.len() >= at_least, "{}", fast.len());
+            let generic: Vec<_> = candidate_pairs(&a, &b)
+                .unwrap()
+                .into_iter()
+                .filter_map(|f| element_polygon(&a, &b, f))
+                .collect();
+            assert_eq!(fast.len(), generic.len());
+            for (p, q) in fast.iter().zip(&generic) {
+                assert_eq!((p.feature, p.topology), (q.feature, q.topology));
+                assert!((p.nhat - q.nhat).norm() < 1e-14, "{p:?} {q:?}");
+                assert!((p.area - q.area).abs() < 1e-12 * q.area, "{p:?} {q:?}");
+                assert!((p.centroid - q.centroid).norm() < 1e-14, "{p:?} {q:?}");
+                assert!((p.pressure - q.pressure).abs() < 1e-15 * a.modulus.max(b.modulus));
+                assert!((p.gradient - q.gradient).abs() < 1e-12 * q.gradient);
+                assert_eq!(p.vertices.len(), q.vertices.len());
+                for (x, y) in p.vertices.iter().zip(&q.vertices) {
+                    assert!((x - y).norm() < 1e-14, "{p:?} {q:?}");
+                }
+            }
+        }
+    }
+
+    fn turned(v: Vector3<f64>) -> Matrix3<f64> {
+        nalgebra::Rotation3::from_scaled_axis(v).into_inner()
+    }
+
+    /// A compliant ball on a tilted rigid plane: tetrahedra sliced in the mesh frame.
     #[test]
-    fn plane_in_mesh_fast_path_is_the_generic_polygon() {
+    fn ball_on_a_plane_fast_path_is_the_generic_polygon() {
         let (r, e) = (0.05, 4e5);
         let ball = compliant(&Shape::Sphere { radius: r }, r / 10.0);
         let plane = HydroGeometry::RigidPlane;
-        let tilt = |v: Vector3<f64>| nalgebra::Rotation3::from_scaled_axis(v).into_inner();
         let X_WP = Pose {
-            R: tilt(Vector3::new(0.3, -0.2, 0.1)),
+            R: turned(Vector3::new(0.3, -0.2, 0.1)),
             p: Vector3::new(0.01, -0.02, 0.003),
         };
         let X_WB = Pose {
-            R: tilt(Vector3::new(-0.4, 0.7, 1.3)),
+            R: turned(Vector3::new(-0.4, 0.7, 1.3)),
             p: X_WP.p + X_WP.R * Vector3::new(0.004, 0.002, r - 0.006),
         };
-        let sides = (
+        assert_fast_path_is_generic(
             Placed {
                 geometry: &plane,
                 X_WG: X_WP,
@@ -745,30 +826,45 @@ mod tests {
                 X_WG: X_WB,
                 modulus: e,
             },
+            50,
         );
-        for (a, b) in [(sides.0, sides.1), (sides.1, sides.0)] {
-            let mut fast = contact_surface(&a, &b).unwrap();
-            fast.sort_by_key(|p| p.feature);
-            assert!(fast.len() > 50, "{}", fast.len());
-            let generic: Vec<_> = candidate_pairs(&a, &b)
-                .unwrap()
-                .into_iter()
-                .filter_map(|f| element_polygon(&a, &b, f))
-                .collect();
-            assert_eq!(fast.len(), generic.len());
-            for (p, q) in fast.iter().zip(&generic) {
-                assert_eq!((p.feature, p.topology), (q.feature, q.topology));
-                assert_eq!(p.nhat, q.nhat);
-                assert!((p.area - q.area).abs() < 1e-12 * q.area, "{p:?} {q:?}");
-                assert!((p.centroid - q.centroid).norm() < 1e-14, "{p:?} {q:?}");
-                assert!((p.pressure - q.pressure).abs() < 1e-9 * e, "{p:?} {q:?}");
-                assert!((p.gradient - q.gradient).abs() < 1e-12 * q.gradient);
-                assert_eq!(p.vertices.len(), q.vertices.len());
-                for (x, y) in p.vertices.iter().zip(&q.vertices) {
-                    assert!((x - y).norm() < 1e-14, "{p:?} {q:?}");
-                }
-            }
-        }
+    }
+
+    /// A rigid box tilted into a compliant layer: triangles clipped in the mesh frame, the
+    /// bottom face's and the sides' (whose gradients along their normals are positive once
+    /// tilted).
+    #[test]
+    fn box_in_a_layer_fast_path_is_the_generic_polygon() {
+        let h = Vector3::new(0.1, 0.05, 0.02);
+        let rigid = HydroGeometry::new(
+            &Shape::Box { half_extents: h },
+            &Hydroelastic::Rigid {
+                resolution_hint: 0.02,
+            },
+        )
+        .unwrap();
+        let layer = HydroGeometry::CompliantLayer { thickness: 0.1 };
+        let X_WL = Pose {
+            R: turned(Vector3::new(0.05, 0.02, 0.3)),
+            p: Vector3::new(0.0, 0.01, -0.002),
+        };
+        let X_WB = Pose {
+            R: X_WL.R * turned(Vector3::new(0.2, -0.1, 0.4)),
+            p: X_WL.p + X_WL.R * Vector3::new(0.003, -0.001, 0.02),
+        };
+        assert_fast_path_is_generic(
+            Placed {
+                geometry: &layer,
+                X_WG: X_WL,
+                modulus: 1e6,
+            },
+            Placed {
+                geometry: &rigid,
+                X_WG: X_WB,
+                modulus: 0.0,
+            },
+            20,
+        );
     }
 
     #[test]
