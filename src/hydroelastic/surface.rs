@@ -477,7 +477,7 @@ pub fn contact_surface(
 
 /// Hands every polygon of the contact surface of `a` and `b` to `found`, without collecting
 /// them, in a fixed order of their element pairs (sorted, or the BVH's for a plane and a
-/// mesh); their vertex lists only `with_vertices`
+/// compliant mesh); their vertex lists only `with_vertices`
 /// (left empty otherwise: the step's query needs the area and centroid, and a vertex list
 /// costs an allocation per polygon).
 ///
@@ -490,8 +490,7 @@ pub fn for_each_polygon(
     mut found: impl FnMut(ContactPolygon<f64>),
 ) -> Result<()> {
     use HydroGeometry as H;
-    // A plane and a mesh: the elements crossing (or below) the plane in the BVH's order (a
-    // fixed order of the elements, as the sorted order of the generic path).
+    // A plane and a mesh: the elements crossing (or below) the plane.
     let (plane, mesh, plane_is_a) = match (a.geometry, b.geometry) {
         (H::RigidPlane | H::CompliantLayer { .. }, H::CompliantMesh(_) | H::RigidMesh(_)) => {
             (a, b, true)
@@ -517,8 +516,7 @@ pub fn for_each_polygon(
         element_a: if plane_is_a { 0 } else { e },
         element_b: if plane_is_a { e } else { 0 },
     };
-    let crossing = matches!(plane.geometry, H::RigidPlane);
-    for e in against_plane(mesh, &plane.X_WG, crossing) {
+    let emit = |e: u32| {
         let polygon = match (plane.geometry, mesh.geometry) {
             (H::RigidPlane, H::CompliantMesh(field)) => in_mesh.tet_polygon(field, e),
             (H::CompliantLayer { thickness }, H::RigidMesh(rigid)) => {
@@ -533,6 +531,19 @@ pub fn for_each_polygon(
             }
             found(p);
         }
+    };
+    let crossing = matches!(plane.geometry, H::RigidPlane);
+    let elements = against_plane(mesh, &plane.X_WG, crossing);
+    if let H::RigidMesh(_) = mesh.geometry {
+        // Sorted: a face's triangles are consecutive, so its polygons, which share a normal,
+        // come one after the other and share the step's contact frame.
+        let mut sorted: Vec<u32> = elements.collect();
+        sorted.sort_unstable();
+        sorted.into_iter().for_each(emit);
+    } else {
+        // Every polygon has the plane's normal: the BVH's order (a fixed order of the
+        // elements) needs no sorting.
+        elements.for_each(emit);
     }
     Ok(())
 }
