@@ -12,6 +12,10 @@
 //! Every polygon records its element pair ([`PolygonFeature`]) and the topology decisions of
 //! its clipping ([`ClipTopology`], made on real parts): [`replayed_polygon`] evaluates it again
 //! in dual numbers with exactly that topology.
+//!
+//! The f64 surface of a plane and a mesh (a compliant body on a rigid ground, a rigid body in a
+//! compliant layer) is computed in the mesh's frame, the plane moved into it once, with the
+//! generic polygon's decisions and tests ([`for_each_polygon`]).
 #![allow(non_snake_case)]
 
 use nalgebra::Vector3;
