@@ -216,26 +216,18 @@ impl Simulator {
         &self.collision
     }
 
-    /// Replaces geometry `index` (shape, placement or contact parameters).
+    /// Replaces geometry `index` (shape, placement or contact parameters), rebuilding only its
+    /// own representations ([`CollisionScene::replace`]: a new modulus or new contact
+    /// parameters keep its pressure-field mesh).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for an index out of range or an invalid shape or contact
     /// parameters; the simulator is unchanged then.
     pub fn replace_geometry(&mut self, index: usize, geometry: Geometry) -> Result<()> {
-        let mut geometries = self.collision.geometries().to_vec();
-        if index >= geometries.len() {
-            return Err(Error::invalid(
-                "geometry",
-                index,
-                "no geometry with this index",
-            ));
-        }
         if let Some(c) = &geometry.contact {
             c.validate()?;
         }
-        geometries[index] = geometry;
-        self.collision = CollisionScene::new(geometries)?;
-        Ok(())
+        self.collision.replace(index, geometry)
     }
 
     /// Assembles the convex problem of the step from `state` with actuation `u` (nu):

@@ -158,48 +158,99 @@ impl std::fmt::Debug for CollisionScene {
     }
 }
 
+/// The parry shape of a validated geometry and, for a convex mesh, its hull topology.
+fn parry_shape(g: &Geometry) -> Result<ParryShape> {
+    g.shape.validate().map_err(|e| {
+        Error::invalid(
+            &format!("geometry `{}`", g.name),
+            g.shape.kind(),
+            &e.to_string(),
+        )
+    })?;
+    let shape = to_parry_shape(&g.shape).expect("invariant: validated shape has a parry shape");
+    let hull = hull_topology(&shape.0);
+    Ok((shape, hull))
+}
+
+/// A parry shape with its rotation into the geometry's frame, and the hull topology of a
+/// convex mesh.
+type ParryShape = ((SharedShape, Matrix3<f64>), Option<ConvexTopology>);
+
+/// The pressure-field representation of a geometry with hydroelastic properties.
+fn hydro_geometry(g: &Geometry) -> Result<Option<HydroGeometry>> {
+    g.hydroelastic
+        .as_ref()
+        .map(|h| HydroGeometry::new(&g.shape, h))
+        .transpose()
+        .map_err(|e| hydroelastic_error(g, e))
+}
+
+/// An error of `g`'s hydroelastic properties, naming the geometry.
+fn hydroelastic_error(g: &Geometry, e: Error) -> Error {
+    Error::invalid(
+        &format!("geometry `{}` hydroelastic", g.name),
+        g.shape.kind(),
+        &e.to_string(),
+    )
+}
+
 impl CollisionScene {
     /// Builds parry shapes for `geometries`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for an invalid shape.
     pub fn new(geometries: Vec<Geometry>) -> Result<Self> {
-        let mut shapes = Vec::with_capacity(geometries.len());
+        let (mut shapes, mut hulls, mut hydro) = (Vec::new(), Vec::new(), Vec::new());
         for g in &geometries {
-            g.shape.validate().map_err(|e| {
-                Error::invalid(
-                    &format!("geometry `{}`", g.name),
-                    g.shape.kind(),
-                    &e.to_string(),
-                )
-            })?;
-            shapes.push(
-                to_parry_shape(&g.shape).expect("invariant: validated shape has a parry shape"),
-            );
+            let (shape, hull) = parry_shape(g)?;
+            shapes.push(shape);
+            hulls.push(hull);
+            hydro.push(hydro_geometry(g)?);
         }
-        let hulls = shapes.iter().map(|(s, _)| hull_topology(s)).collect();
-        let hydro = geometries
-            .iter()
-            .map(|g| {
-                g.hydroelastic
-                    .as_ref()
-                    .map(|h| HydroGeometry::new(&g.shape, h))
-                    .transpose()
-                    .map_err(|e| {
-                        Error::invalid(
-                            &format!("geometry `{}` hydroelastic", g.name),
-                            g.shape.kind(),
-                            &e.to_string(),
-                        )
-                    })
-            })
-            .collect::<Result<_>>()?;
         Ok(CollisionScene {
             geometries,
             shapes,
             hulls,
             hydro,
         })
+    }
+
+    /// Replaces geometry `index`, rebuilding only its own representations. Its pressure-field
+    /// mesh is kept when neither its shape nor the properties the mesh is built from (rigid or
+    /// compliant, resolution hint, layer thickness) changed: a new modulus, placement or
+    /// contact parameters (the finite differences of such parameters) rebuild nothing.
+    ///
+    /// # Errors
+    /// As [`CollisionScene::new`] for the new geometry, or [`Error::InvalidParameter`] for an
+    /// index out of range; the scene is unchanged then.
+    pub fn replace(&mut self, index: usize, geometry: Geometry) -> Result<()> {
+        let Some(old) = self.geometries.get(index) else {
+            return Err(Error::invalid(
+                "geometry",
+                index,
+                "no geometry with this index",
+            ));
+        };
+        let (shape, hull) = parry_shape(&geometry)?;
+        let same_mesh = old.shape == geometry.shape
+            && match (&old.hydroelastic, &geometry.hydroelastic) {
+                (Some(a), Some(b)) => a.with_modulus(0.0) == b.with_modulus(0.0),
+                _ => false,
+            };
+        let hydro = if same_mesh {
+            if let Some(h) = &geometry.hydroelastic {
+                h.validate(&geometry.shape)
+                    .map_err(|e| hydroelastic_error(&geometry, e))?;
+            }
+            self.hydro[index].take()
+        } else {
+            hydro_geometry(&geometry)?
+        };
+        self.geometries[index] = geometry;
+        self.shapes[index] = shape;
+        self.hulls[index] = hull;
+        self.hydro[index] = hydro;
+        Ok(())
     }
 
     /// The geometries.
@@ -368,6 +419,57 @@ mod tests {
             contact: None,
             hydroelastic: None,
         }
+    }
+
+    /// A new modulus or new contact parameters keep a geometry's pressure-field mesh (the
+    /// same buffers); a new resolution hint or shape rebuilds it; invalid properties and a
+    /// missing index are refused, leaving the scene as it was.
+    #[test]
+    fn replace_rebuilds_a_mesh_only_when_its_shape_or_resolution_changes() {
+        use crate::contact::ContactParams;
+        use crate::hydroelastic::{HydroGeometry, Hydroelastic};
+        let compliant = |modulus: f64, resolution_hint: f64| Hydroelastic::Compliant {
+            modulus,
+            resolution_hint,
+            thickness: None,
+        };
+        let mut ball = geometry("ball", BodyId::Body(0), Shape::Sphere { radius: 0.05 });
+        ball.hydroelastic = Some(compliant(1e5, 0.01));
+        let mut scene = CollisionScene::new(vec![ball.clone()]).unwrap();
+        let mesh = |scene: &CollisionScene| match scene.hydro(0) {
+            Some(HydroGeometry::CompliantMesh(f)) => (f.mesh.vertices.as_ptr(), f.mesh.tets.len()),
+            other => panic!("{other:?}"),
+        };
+        let (buffer, tets) = mesh(&scene);
+        let mut stiffer = ball.clone();
+        stiffer.hydroelastic = Some(compliant(4e5, 0.01));
+        stiffer.contact = Some(ContactParams {
+            mu: 0.9,
+            ..Default::default()
+        });
+        scene.replace(0, stiffer.clone()).unwrap();
+        assert_eq!(mesh(&scene), (buffer, tets));
+        assert_eq!(scene.geometries()[0], stiffer);
+        let mut invalid = stiffer.clone();
+        invalid.hydroelastic = Some(compliant(-1.0, 0.01));
+        assert!(scene.replace(0, invalid).is_err());
+        assert!(scene.replace(1, stiffer.clone()).is_err());
+        assert_eq!(mesh(&scene), (buffer, tets));
+        assert_eq!(scene.geometries()[0], stiffer);
+        let mut finer = stiffer.clone();
+        finer.hydroelastic = Some(compliant(4e5, 0.005));
+        scene.replace(0, finer).unwrap();
+        assert!(mesh(&scene).1 > tets);
+        let mut larger = stiffer;
+        larger.shape = Shape::Sphere { radius: 0.08 };
+        scene.replace(0, larger).unwrap();
+        let fresh = CollisionScene::new(scene.geometries().to_vec()).unwrap();
+        assert_eq!(mesh(&scene).1, mesh(&fresh).1);
+        let Some(HydroGeometry::CompliantMesh(f)) = scene.hydro(0) else {
+            unreachable!()
+        };
+        let radius = f.mesh.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        assert!((radius - 0.08).abs() < 1e-12, "{radius}");
     }
 
     fn ground_and(shape: Shape, X: Pose<f64>) -> Vec<GeometricContact> {

@@ -37,6 +37,22 @@ impl Hydroelastic {
         }
     }
 
+    /// These properties with the modulus `modulus` (Pa) when compliant; unchanged when rigid.
+    pub fn with_modulus(self, modulus: f64) -> Self {
+        match self {
+            Hydroelastic::Compliant {
+                resolution_hint,
+                thickness,
+                ..
+            } => Hydroelastic::Compliant {
+                modulus,
+                resolution_hint,
+                thickness,
+            },
+            rigid => rigid,
+        }
+    }
+
     /// The resolution hint (m).
     pub fn resolution_hint(&self) -> f64 {
         match self {
