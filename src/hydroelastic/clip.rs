@@ -282,24 +282,25 @@ pub fn clip<T: Scalar, D: Decisions>(
     out
 }
 
-/// [`clip`] of a triangle without allocating: the polygon is the first `n` vertices of the
-/// array (`n` is 0, 3 or 4).
-pub fn clip_triangle_fixed<T: Scalar, D: Decisions>(
-    triangle: &[Vector3<T>; 3],
+/// [`clip`] without allocating: the clipped polygon is written to `out`, its number of
+/// vertices returned.
+pub fn clip_into<T: Scalar, D: Decisions>(
+    polygon: &[Vector3<T>],
     plane: &HalfSpace<T>,
     decisions: &mut D,
-) -> ([Vector3<T>; 4], usize) {
-    let (mut out, mut n) = ([Vector3::zeros(); 4], 0);
-    clip_each(triangle, plane, decisions, |x| {
+    out: &mut [Vector3<T>; MAX_VERTICES],
+) -> usize {
+    let mut n = 0;
+    clip_each(polygon, plane, decisions, |x| {
         out[n] = x;
         n += 1;
     });
-    (out, n)
+    n
 }
 
 /// Most vertices of a clipped polygon: a convex polygon gains at most one vertex per clip, so
 /// a tetrahedron's slice (4) clipped by four faces has at most 8, a triangle so clipped 7.
-const MAX_VERTICES: usize = 16;
+pub const MAX_VERTICES: usize = 8;
 
 /// [`clip`], handing the vertices of the clipped polygon to `push` in cyclic order.
 fn clip_each<T: Scalar, D: Decisions>(
@@ -310,8 +311,8 @@ fn clip_each<T: Scalar, D: Decisions>(
 ) {
     let n = polygon.len();
     assert!(
-        n <= MAX_VERTICES,
-        "invariant: a clipped polygon has at most {MAX_VERTICES} vertices"
+        n < MAX_VERTICES,
+        "invariant: a polygon to clip has fewer than {MAX_VERTICES} vertices"
     );
     let mut s = [T::zero(); MAX_VERTICES];
     for (si, x) in s.iter_mut().zip(polygon) {
@@ -321,7 +322,7 @@ fn clip_each<T: Scalar, D: Decisions>(
         .iter()
         .enumerate()
         .fold(0, |bits, (i, si)| bits | u64::from(si.re() <= 0.0) << i);
-    // `n ≤ 16` decisions.
+    // `n < 8` decisions.
     let inside_bits = decisions.decide_all(n as u8, real_inside);
     let inside = |i: usize| inside_bits & (1 << i) != 0;
     if inside_bits == low_bits(n as u8) {
