@@ -36,6 +36,11 @@ impl ClipTopology {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The first 8 decisions (bit `k` is decision `k`).
+    pub fn first_bits(&self) -> u8 {
+        (self.bits & 0xff) as u8
+    }
 }
 
 /// The `n` low bits of a `u64` (`n ≤ 64`).
@@ -268,6 +273,30 @@ pub fn slice_tet_fixed<T: Scalar, D: Decisions>(
             (out, 4)
         }
     }
+}
+
+/// The half-spaces of the faces of tetrahedron `v` (face `k` opposite vertex `k`), the
+/// tetrahedron inside. One decision per face: whether its normal must be flipped so that
+/// vertex `k` is inside.
+pub fn tet_faces<T: Scalar, D: Decisions>(
+    v: &[Vector3<T>; 4],
+    decisions: &mut D,
+) -> [HalfSpace<T>; 4] {
+    let faces = [0, 1, 2, 3].map(|k| {
+        let [i, j, l] = [(k + 1) % 4, (k + 2) % 4, (k + 3) % 4];
+        let m = (v[j] - v[i]).cross(&(v[l] - v[i]));
+        (m, m.dot(&(v[k] - v[i])).re() > 0.0, i)
+    });
+    let real_flips = faces
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (k, f)| bits | u64::from(f.1) << k);
+    let flips = decisions.decide_all(4, real_flips);
+    [0, 1, 2, 3].map(|k| {
+        let (m, _, i) = faces[k];
+        let m = if flips & (1 << k) != 0 { -m } else { m };
+        HalfSpace { d: m.dot(&v[i]), m }
+    })
 }
 
 /// `polygon ∩ {m·x ≤ d}` (Sutherland–Hodgman), keeping the cyclic order. One decision per

@@ -11,6 +11,7 @@ use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy};
 
 use crate::error::{Error, Result};
 use crate::geometry::Shape;
+use crate::hydroelastic::clip::{tet_faces, HalfSpace, Record};
 use crate::hydroelastic::mesh::{star_centre, surface_mesh, tet_mesh, SurfaceMesh, TetMesh};
 use crate::hydroelastic::Hydroelastic;
 
@@ -26,6 +27,12 @@ pub struct TetField {
     pub offset: Vec<f64>,
     /// Bit `k` set when the face opposite vertex `k` lies on the surface (`e = 0`).
     pub boundary: Vec<u8>,
+    /// The half-spaces of each tetrahedron's faces, the tetrahedron inside ([`tet_faces`],
+    /// geometry frame).
+    pub faces: Vec<[HalfSpace<f64>; 4]>,
+    /// The decisions [`tet_faces`] made for them: bit `k` set when face `k`'s normal was
+    /// flipped.
+    pub face_flips: Vec<u8>,
     /// BVH over the tetrahedra.
     pub bvh: Bvh,
 }
@@ -42,6 +49,7 @@ impl TetField {
             Vec::with_capacity(n),
             Vec::with_capacity(n),
         );
+        let (mut faces, mut face_flips) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut boxes = Vec::with_capacity(n);
         for t in &mesh.tets {
             let x = t.map(|i| mesh.vertices[i as usize]);
@@ -59,6 +67,9 @@ impl TetField {
                     .filter(|&k| (0..4).filter(|&j| j != k).all(|j| e[j] == 0.0))
                     .fold(0u8, |m, k| m | (1 << k)),
             );
+            let mut flips = Record::default();
+            faces.push(tet_faces(&x, &mut flips));
+            face_flips.push(flips.0.first_bits());
             boxes.push(aabb(&x));
         }
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
@@ -67,6 +78,8 @@ impl TetField {
             gradient,
             offset,
             boundary,
+            faces,
+            face_flips,
             bvh,
         })
     }

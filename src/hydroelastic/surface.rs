@@ -24,8 +24,8 @@ use parry3d_f64::partitioning::BvhNode;
 
 use crate::error::{Error, Result};
 use crate::hydroelastic::clip::{
-    area_centroid, clip, clip_into, slice_tet, slice_tet_fixed, ClipTopology, Decisions, HalfSpace,
-    Record, Replay, MAX_VERTICES,
+    area_centroid, clip, clip_into, slice_tet, slice_tet_fixed, tet_faces, ClipTopology, Decisions,
+    HalfSpace, Record, Replay, MAX_VERTICES,
 };
 use crate::hydroelastic::field::{aabb, HydroGeometry, RigidMesh, TetField};
 use crate::math::Pose;
@@ -139,27 +139,6 @@ fn element<T: Scalar>(side: &Placed<'_, T>, e: u32) -> Element<T> {
             )
         }
     }
-}
-
-/// The half-spaces of the faces of tetrahedron `v` (face `k` opposite vertex `k`), the
-/// tetrahedron inside. One decision per face: whether its normal must be flipped so that
-/// vertex `k` is inside.
-fn tet_faces<T: Scalar, D: Decisions>(v: &[Vector3<T>; 4], decisions: &mut D) -> [HalfSpace<T>; 4] {
-    let faces = [0, 1, 2, 3].map(|k| {
-        let [i, j, l] = [(k + 1) % 4, (k + 2) % 4, (k + 3) % 4];
-        let m = (v[j] - v[i]).cross(&(v[l] - v[i]));
-        (m, m.dot(&(v[k] - v[i])).re() > 0.0, i)
-    });
-    let real_flips = faces
-        .iter()
-        .enumerate()
-        .fold(0, |bits, (k, f)| bits | u64::from(f.1) << k);
-    let flips = decisions.decide_all(4, real_flips);
-    [0, 1, 2, 3].map(|k| {
-        let (m, _, i) = faces[k];
-        let m = if flips & (1 << k) != 0 { -m } else { m };
-        HalfSpace { d: m.dot(&v[i]), m }
-    })
 }
 
 fn tet_element<T: Scalar>(f: &TetField, X: &Pose<T>, E: T, t: usize) -> Element<T> {
@@ -733,7 +712,9 @@ impl<'a> TrianglesInTets<'a> {
         );
         polygon[..3].copy_from_slice(&triangle);
         let mut n = 3;
-        for face in &tet_faces(&field.tet(k), &mut record) {
+        // The faces in the mesh frame, and their flips, are the mesh's.
+        record.decide_all(4, u64::from(field.face_flips[k]));
+        for face in &field.faces[k] {
             n = clip_into(&polygon[..n], face, &mut record, &mut other);
             if n == 0 {
                 return None;
