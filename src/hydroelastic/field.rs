@@ -84,6 +84,11 @@ impl TetField {
         })
     }
 
+    /// The extent `e(x) = ∇e_t · x + e0_t` of tetrahedron `t`'s field at `x` (geometry frame).
+    pub fn extent(&self, t: usize, x: &Vector3<f64>) -> f64 {
+        self.gradient[t].dot(x) + self.offset[t]
+    }
+
     /// The vertices of tetrahedron `t` (geometry frame).
     pub fn tet(&self, t: usize) -> [Vector3<f64>; 4] {
         self.mesh.tets[t].map(|i| self.mesh.vertices[i as usize])

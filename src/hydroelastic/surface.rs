@@ -590,33 +590,30 @@ impl<'a> PlaneInMesh<'a> {
         }
     }
 
+    /// The mesh's frame, where the polygons are computed.
+    fn frame(&self) -> InFrame<'_> {
+        InFrame {
+            X_WG: &self.mesh.X_WG,
+            with_vertices: self.with_vertices,
+        }
+    }
+
     /// The polygon of tetrahedron `t` of a compliant mesh on a rigid plane: its slice, normal
     /// along the plane's, pressure and gradient the tetrahedron's.
     fn tet_polygon(&self, field: &TetField, t: u32) -> Option<ContactPolygon<f64>> {
         let t = t as usize;
         let E = self.mesh.modulus;
-        let gradient = field.gradient[t] * E;
-        let g = gradient.dot(&self.plane.m);
-        if !greater(g, POSITIVE_GRADIENT * gradient.norm()) {
-            return None;
-        }
+        let g = gradient_along(&(field.gradient[t] * E), &self.plane.m)?;
         let mut record = Record::default();
         let (vertices, n) = slice_tet_fixed(&field.tet(t), &self.plane, &mut record);
-        let nhat_G = self.plane.m * self.sign;
-        let pressure = |c: &Vector3<f64>| E * (field.gradient[t].dot(c) + field.offset[t]);
-        let polygon = in_frame_polygon(
-            &vertices[..n],
-            &nhat_G,
-            pressure,
-            record,
-            &self.mesh.X_WG,
-            self.with_vertices,
-        )?;
-        Some(ContactPolygon {
-            nhat: self.n_W * self.sign,
+        let orientation = Orientation {
+            nhat_G: self.plane.m * self.sign,
+            nhat_W: self.n_W * self.sign,
             gradient: g,
-            ..polygon
-        })
+        };
+        let pressure = |c: &Vector3<f64>| E * field.extent(t, c);
+        self.frame()
+            .polygon(&vertices[..n], orientation, pressure, record)
     }
 
     /// The polygon of triangle `t` of a rigid mesh in a compliant layer whose pressure grows
@@ -637,20 +634,14 @@ impl<'a> PlaneInMesh<'a> {
         let n = clip_into(&triangle, &self.plane, &mut record, &mut vertices);
         // From the rigid side into the layer: `n` when the mesh is A.
         let nhat_G = n_G * -self.sign;
-        let pressure = |c: &Vector3<f64>| k * (self.plane.d - self.plane.m.dot(c));
-        let polygon = in_frame_polygon(
-            &vertices[..n],
-            &nhat_G,
-            pressure,
-            record,
-            &self.mesh.X_WG,
-            self.with_vertices,
-        )?;
-        Some(ContactPolygon {
-            nhat: self.mesh.X_WG.R * nhat_G,
+        let orientation = Orientation {
+            nhat_G,
+            nhat_W: self.mesh.X_WG.R * nhat_G,
             gradient: g,
-            ..polygon
-        })
+        };
+        let pressure = |c: &Vector3<f64>| k * (self.plane.d - self.plane.m.dot(c));
+        self.frame()
+            .polygon(&vertices[..n], orientation, pressure, record)
     }
 }
 
@@ -702,8 +693,6 @@ impl<'a> TrianglesInTets<'a> {
             .cross(&(triangle[2] - triangle[0]))
             .normalize();
         let E = self.compliant.modulus;
-        let gradient = field.gradient[k] * E;
-        let g = gradient.dot(&n_C);
         let mut record = Record::default();
         // Clipped back and forth between two buffers.
         let (mut polygon, mut other) = (
@@ -721,68 +710,87 @@ impl<'a> TrianglesInTets<'a> {
             }
             std::mem::swap(&mut polygon, &mut other);
         }
-        if !greater(g, POSITIVE_GRADIENT * gradient.norm()) {
-            return None;
-        }
+        let g = gradient_along(&(field.gradient[k] * E), &n_C)?;
         let nhat_C = n_C * self.sign;
-        let pressure = |c: &Vector3<f64>| E * (field.gradient[k].dot(c) + field.offset[k]);
-        let polygon = in_frame_polygon(
-            &polygon[..n],
-            &nhat_C,
-            pressure,
-            record,
-            &self.compliant.X_WG,
-            self.with_vertices,
-        )?;
-        Some(ContactPolygon {
-            nhat: self.compliant.X_WG.R * nhat_C,
+        let orientation = Orientation {
+            nhat_G: nhat_C,
+            nhat_W: self.compliant.X_WG.R * nhat_C,
             gradient: g,
-            ..polygon
-        })
+        };
+        let pressure = |c: &Vector3<f64>| E * field.extent(k, c);
+        let frame = InFrame {
+            X_WG: &self.compliant.X_WG,
+            with_vertices: self.with_vertices,
+        };
+        frame.polygon(&polygon[..n], orientation, pressure, record)
     }
 }
 
-/// The polygon `vertices` (in the frame G with world pose `X_WG`) with unit normal `nhat_G`
-/// and the pressure `pressure(x)`: its area, centroid and pressure there, in the world, the
-/// vertex lists `with_vertices`; `None` when it has fewer than 3 vertices or is a degenerate
-/// sliver. Normal and gradient are left for the caller.
-fn in_frame_polygon(
-    vertices: &[Vector3<f64>],
-    nhat_G: &Vector3<f64>,
-    pressure: impl Fn(&Vector3<f64>) -> f64,
-    mut record: Record,
-    X_WG: &Pose<f64>,
+/// A polygon's unit normal from A into B, in the frame G of its vertices and in the world, and
+/// the effective pressure gradient `g` (Pa/m) along it.
+struct Orientation {
+    nhat_G: Vector3<f64>,
+    nhat_W: Vector3<f64>,
+    gradient: f64,
+}
+
+/// The pressure gradient `∇p` along the unit normal `n`, `None` unless it exceeds
+/// [`POSITIVE_GRADIENT`] times `|∇p|` (the test of the generic polygon).
+fn gradient_along(gradient: &Vector3<f64>, n: &Vector3<f64>) -> Option<f64> {
+    let g = gradient.dot(n);
+    greater(g, POSITIVE_GRADIENT * gradient.norm()).then_some(g)
+}
+
+/// A frame G where polygons are computed: its world pose, and whether the polygons keep
+/// their vertex lists.
+struct InFrame<'a> {
+    X_WG: &'a Pose<f64>,
     with_vertices: bool,
-) -> Option<ContactPolygon<f64>> {
-    if vertices.len() < 3 {
-        return None;
-    }
-    let (area, centroid) = if vertices.len() <= 4 {
-        small_area_centroid(vertices, nhat_G, &mut record)
-    } else {
-        area_centroid(vertices, nhat_G, &mut record)
-    };
-    let scale2 = vertices
-        .iter()
-        .map(|v| (v - vertices[0]).norm_squared())
-        .fold(0.0, f64::max);
-    if !greater(area, NON_DEGENERATE_AREA * scale2) {
-        return None;
-    }
-    Some(ContactPolygon {
-        feature: PolygonFeature::default(),
-        vertices: if with_vertices {
-            vertices.iter().map(|v| X_WG.transform_point(v)).collect()
+}
+
+impl InFrame<'_> {
+    /// The polygon `vertices` (in G) with `orientation` and the pressure `pressure(x)`: its
+    /// area, centroid and pressure there, in the world, the vertex lists if kept; `None` when
+    /// it has fewer than 3 vertices or is a degenerate sliver.
+    fn polygon(
+        &self,
+        vertices: &[Vector3<f64>],
+        orientation: Orientation,
+        pressure: impl Fn(&Vector3<f64>) -> f64,
+        mut record: Record,
+    ) -> Option<ContactPolygon<f64>> {
+        let X_WG = self.X_WG;
+        let nhat_G = &orientation.nhat_G;
+        if vertices.len() < 3 {
+            return None;
+        }
+        let (area, centroid) = if vertices.len() <= 4 {
+            small_area_centroid(vertices, nhat_G, &mut record)
         } else {
-            Vec::new()
-        },
-        area,
-        centroid: X_WG.transform_point(&centroid),
-        nhat: Vector3::zeros(),
-        pressure: pressure(&centroid),
-        gradient: 0.0,
-        topology: record.0,
-    })
+            area_centroid(vertices, nhat_G, &mut record)
+        };
+        let scale2 = vertices
+            .iter()
+            .map(|v| (v - vertices[0]).norm_squared())
+            .fold(0.0, f64::max);
+        if !greater(area, NON_DEGENERATE_AREA * scale2) {
+            return None;
+        }
+        Some(ContactPolygon {
+            feature: PolygonFeature::default(),
+            vertices: if self.with_vertices {
+                vertices.iter().map(|v| X_WG.transform_point(v)).collect()
+            } else {
+                Vec::new()
+            },
+            area,
+            centroid: X_WG.transform_point(&centroid),
+            nhat: orientation.nhat_W,
+            pressure: pressure(&centroid),
+            gradient: orientation.gradient,
+            topology: record.0,
+        })
+    }
 }
 
 /// [`area_centroid`] of a triangle or a quadrilateral (f64), from one or two triangles: the
