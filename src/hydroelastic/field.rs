@@ -12,7 +12,9 @@ use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy};
 use crate::error::{Error, Result};
 use crate::geometry::Shape;
 use crate::hydroelastic::clip::{tet_faces, HalfSpace, Record};
-use crate::hydroelastic::mesh::{star_centre, surface_mesh, tet_mesh, SurfaceMesh, TetMesh};
+use crate::hydroelastic::mesh::{
+    capsule_tet_mesh, star_centre, surface_mesh, tet_mesh, SurfaceMesh, TetMesh,
+};
 use crate::hydroelastic::Hydroelastic;
 
 /// A tetrahedral mesh with the extent field, linear in each tetrahedron:
@@ -165,8 +167,11 @@ impl HydroGeometry {
             }
             (_, Hydroelastic::Compliant { .. }) => {
                 let surface = surface_mesh(shape, hint)?;
-                let centre = star_centre(shape, &surface);
-                HydroGeometry::CompliantMesh(TetField::new(tet_mesh(&surface, &centre)?)?)
+                let mesh = match shape {
+                    Shape::Capsule { half_length, .. } => capsule_tet_mesh(&surface, *half_length)?,
+                    _ => tet_mesh(&surface, &star_centre(shape, &surface))?,
+                };
+                HydroGeometry::CompliantMesh(TetField::new(mesh)?)
             }
         })
     }

@@ -10,7 +10,9 @@
 //! face's distance. Subdividing each pyramid in shells scaled about `c` would represent the
 //! same field, but a plane through the outer prism of a face would then cut three tetrahedra
 //! where the cone has one: three contact polygons of one pyramid's slice, with the same normal
-//! and the same linear pressure, for one. Drake meshes compliant spheres the same way.
+//! and the same linear pressure, for one. Drake meshes compliant spheres the same way. A
+//! capsule has `e = 1` on its whole axis instead ([`capsule_tet_mesh`]), as Drake's: coned to
+//! its centre, its caps would be softer than its sides.
 //!
 //! Sizes: surface edges are at most about the resolution hint `h` long; a sphere or an
 //! ellipsoid is Drake's refined octahedron, its edges along the equator at most `h`.
@@ -405,6 +407,82 @@ pub fn star_centre(shape: &Shape, surface: &SurfaceMesh) -> Vector3<f64> {
 /// # Errors
 /// [`Error::InvalidParameter`] when `centre` does not see every triangle from inside.
 pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>) -> Result<TetMesh> {
+    star_shaped(surface, centre)?;
+    // Vertex 0 is the centre, vertex 1 + i the surface's vertex i.
+    let mut vertices = vec![*centre];
+    vertices.extend_from_slice(&surface.vertices);
+    let mut extent = vec![0.0; vertices.len()];
+    extent[0] = 1.0;
+    let tets = surface
+        .triangles
+        .iter()
+        .map(|t| positive([0, t[0] + 1, t[1] + 1, t[2] + 1], &vertices))
+        .collect();
+    Ok(TetMesh {
+        vertices,
+        extent,
+        tets,
+    })
+}
+
+/// The tetrahedral mesh of a capsule of half-length `h` (axis z) from its surface mesh, as
+/// Drake's (`MakeCapsuleVolumeMesh`): `e = 1` on the axis, so that `e` grows by `1/r` from the
+/// surface everywhere, on the caps too. Each cap's triangles are coned to the end of the axis
+/// on their side; the cylinder's to the centre, which gives the same field there (every point
+/// of the axis is at the same distance from a side face's plane); and the double cone from the
+/// centre to each end over its rim fills the rest, one tetrahedron per rim edge.
+///
+/// # Errors
+/// As [`tet_mesh`], when the surface is not a capsule's about the origin.
+pub fn capsule_tet_mesh(surface: &SurfaceMesh, h: f64) -> Result<TetMesh> {
+    star_shaped(surface, &Vector3::zeros())?;
+    // Vertices 0, 1, 2: the centre and the ends of the axis; 3 + i the surface's vertex i.
+    let ends = [Vector3::new(0.0, 0.0, h), Vector3::new(0.0, 0.0, -h)];
+    let mut vertices = vec![Vector3::zeros(), ends[0], ends[1]];
+    vertices.extend_from_slice(&surface.vertices);
+    let mut extent = vec![0.0; vertices.len()];
+    extent[..3].fill(1.0);
+    // The cap a surface vertex lies on (its rim included): 1 above, 2 below, 0 on the side.
+    let cap = |i: u32| {
+        let z = surface.vertices[i as usize].z;
+        match z {
+            z if z >= h => 1,
+            z if z <= -h => 2,
+            _ => 0,
+        }
+    };
+    let mut tets = Vec::with_capacity(surface.triangles.len() * 2);
+    for t in &surface.triangles {
+        let caps = t.map(cap);
+        let shifted = t.map(|i| i + 3);
+        if caps.iter().all(|&c| c == caps[0]) {
+            tets.push(positive(
+                [caps[0], shifted[0], shifted[1], shifted[2]],
+                &vertices,
+            ));
+            continue;
+        }
+        tets.push(positive([0, shifted[0], shifted[1], shifted[2]], &vertices));
+        // A side triangle's edge on a rim: the double cone's tetrahedron over it.
+        for k in 0..3 {
+            let (a, b) = (k, (k + 1) % 3);
+            if caps[a] != 0 && caps[a] == caps[b] {
+                tets.push(positive([0, caps[a], shifted[a], shifted[b]], &vertices));
+            }
+        }
+    }
+    Ok(TetMesh {
+        vertices,
+        extent,
+        tets,
+    })
+}
+
+/// Checks that `centre` sees every triangle of `surface` from inside.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] otherwise.
+fn star_shaped(surface: &SurfaceMesh, centre: &Vector3<f64>) -> Result<()> {
     let inradius = surface
         .triangles
         .iter()
@@ -420,30 +498,19 @@ pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>) -> Result<TetMesh>
             "surface is not star-shaped about its centre",
         ));
     }
-    // Vertex 0 is the centre, vertex 1 + i the surface's vertex i.
-    let mut vertices = vec![*centre];
-    vertices.extend_from_slice(&surface.vertices);
-    let mut extent = vec![0.0; vertices.len()];
-    extent[0] = 1.0;
-    let tets = surface
-        .triangles
-        .iter()
-        .map(|t| {
-            let t = [0, t[0] + 1, t[1] + 1, t[2] + 1];
-            let [a, b, c, d] = t.map(|i| vertices[i as usize]);
-            let volume = Matrix3::from_columns(&[b - a, c - a, d - a]).determinant();
-            if volume >= 0.0 {
-                t
-            } else {
-                [t[0], t[2], t[1], t[3]]
-            }
-        })
-        .collect();
-    Ok(TetMesh {
-        vertices,
-        extent,
-        tets,
-    })
+    Ok(())
+}
+
+/// Tetrahedron `t` of `vertices` with a positive volume (its last two vertices swapped if
+/// needed).
+fn positive(t: [u32; 4], vertices: &[Vector3<f64>]) -> [u32; 4] {
+    let [a, b, c, d] = t.map(|i| vertices[i as usize]);
+    let volume = Matrix3::from_columns(&[b - a, c - a, d - a]).determinant();
+    if volume >= 0.0 {
+        t
+    } else {
+        [t[0], t[2], t[1], t[3]]
+    }
 }
 
 #[cfg(test)]
@@ -554,11 +621,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tet_faces_are_shared_by_at_most_two_tets_and_boundary_faces_match_the_surface() {
-        let shape = Shape::Sphere { radius: 0.1 };
-        let s = surface_mesh(&shape, 0.03).unwrap();
-        let m = tet_mesh(&s, &Vector3::zeros()).unwrap();
+    /// Number of tetrahedra of `m` sharing each face.
+    fn face_counts(m: &TetMesh) -> HashMap<[u32; 3], usize> {
         let mut faces: HashMap<[u32; 3], usize> = HashMap::new();
         for t in &m.tets {
             for skip in 0..4 {
@@ -567,8 +631,62 @@ mod tests {
                 *faces.entry([f[0], f[1], f[2]]).or_default() += 1;
             }
         }
+        faces
+    }
+
+    #[test]
+    fn tet_faces_are_shared_by_at_most_two_tets_and_boundary_faces_match_the_surface() {
+        let shape = Shape::Sphere { radius: 0.1 };
+        let s = surface_mesh(&shape, 0.03).unwrap();
+        let faces = face_counts(&tet_mesh(&s, &Vector3::zeros()).unwrap());
         assert!(faces.values().all(|&n| n <= 2));
         let boundary = faces.values().filter(|&&n| n == 1).count();
         assert_eq!(boundary, s.triangles.len());
+    }
+
+    /// The capsule's mesh fills the surface exactly, without overlaps (every face shared by
+    /// two tetrahedra but the surface's), and its field grows by `1/r` from the surface
+    /// everywhere: on the caps, where the mesh coned to the centre gave `1/(h + r)` at the
+    /// poles, as on the sides.
+    #[test]
+    fn capsule_field_grows_by_one_over_the_radius_on_the_caps_and_the_sides() {
+        let (r, h) = (0.01, 0.04);
+        let shape = Shape::Capsule {
+            radius: r,
+            half_length: h,
+        };
+        let s = surface_mesh(&shape, 0.002).unwrap();
+        let m = capsule_tet_mesh(&s, h).unwrap();
+        assert!((volume(&m) - enclosed(&s)).abs() < 1e-12 * enclosed(&s));
+        assert!(m.tets.iter().all(|t| {
+            let [a, b, c, d] = t.map(|i| m.vertices[i as usize]);
+            Matrix3::from_columns(&[b - a, c - a, d - a]).determinant() > 0.0
+        }));
+        let faces = face_counts(&m);
+        assert!(faces.values().all(|&n| n <= 2));
+        assert_eq!(
+            faces.values().filter(|&&n| n == 1).count(),
+            s.triangles.len()
+        );
+        // Each tetrahedron with a surface face: `|∇e|` is one over the distance from the
+        // face's plane to its interior vertex, which lies on the axis.
+        let mut worst = 0.0_f64;
+        for t in &m.tets {
+            let x = t.map(|i| m.vertices[i as usize]);
+            let e = t.map(|i| m.extent[i as usize]);
+            let Some(apex) = (0..4).find(|&k| e[k] == 1.0) else {
+                continue;
+            };
+            let others: Vec<_> = (0..4).filter(|&k| k != apex).collect();
+            if others.iter().any(|&k| e[k] != 0.0) {
+                continue;
+            }
+            let [a, b, c] = [x[others[0]], x[others[1]], x[others[2]]];
+            let n = (b - a).cross(&(c - a)).normalize();
+            let depth = n.dot(&(x[apex] - a)).abs();
+            worst = worst.max((depth / r - 1.0).abs());
+        }
+        // Faceting: the faces' planes lie inside the circle by up to `1 − cos(π/n)`.
+        assert!(worst < 0.02, "{worst}");
     }
 }
