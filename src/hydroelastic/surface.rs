@@ -499,6 +499,15 @@ pub fn for_each_polygon(
             }
             return Ok(());
         }
+        (H::CompliantMesh(field_a), H::CompliantMesh(field_b)) => {
+            let in_a = TetsInTets::new(a, b, with_vertices);
+            for f in candidate_pairs(a, b)? {
+                if let Some(p) = in_a.polygon(field_a, f.element_a, field_b, f.element_b) {
+                    found(ContactPolygon { feature: f, ..p });
+                }
+            }
+            return Ok(());
+        }
         _ => {
             for mut p in candidate_pairs(a, b)?
                 .into_iter()
@@ -723,6 +732,109 @@ impl<'a> TrianglesInTets<'a> {
             with_vertices: self.with_vertices,
         };
         frame.polygon(&polygon[..n], orientation, pressure, record)
+    }
+}
+
+/// Two compliant meshes in f64, in A's frame: B's field and the faces of its tetrahedra moved
+/// into it, A's tetrahedron sliced by the plane of equal pressure and clipped by B's (the
+/// polygon of [`element_polygon`] without moving both tetrahedra into the world). Same
+/// decisions, recorded in the same order, and the same tests as the generic polygon,
+/// Elandt's duplicate-clip rule included; only the rounding differs.
+struct TetsInTets<'a> {
+    /// B's pose in A's frame.
+    X_AB: Pose<f64>,
+    a: &'a Placed<'a, f64>,
+    b: &'a Placed<'a, f64>,
+    /// Whether the polygons keep their vertex lists.
+    with_vertices: bool,
+}
+
+impl<'a> TetsInTets<'a> {
+    fn new(a: &'a Placed<'a, f64>, b: &'a Placed<'a, f64>, with_vertices: bool) -> Self {
+        TetsInTets {
+            X_AB: a.X_WG.inverse().compose(&b.X_WG),
+            a,
+            b,
+            with_vertices,
+        }
+    }
+
+    /// The polygon of tetrahedron `s` of A and `t` of B (its feature left at the default).
+    fn polygon(
+        &self,
+        field_a: &TetField,
+        s: u32,
+        field_b: &TetField,
+        t: u32,
+    ) -> Option<ContactPolygon<f64>> {
+        let (s, t) = (s as usize, t as usize);
+        let X = &self.X_AB;
+        // The pressures `a·x + b` in A's frame.
+        let (E_A, E_B) = (self.a.modulus, self.b.modulus);
+        let pa = Linear {
+            a: field_a.gradient[s] * E_A,
+            b: field_a.offset[s] * E_A,
+        };
+        let grad_b = X.R * field_b.gradient[t] * E_B;
+        let pb = Linear {
+            a: grad_b,
+            b: field_b.offset[t] * E_B - grad_b.dot(&X.p),
+        };
+        // p_A − p_B = 0: (a_A − a_B)·x = b_B − b_A.
+        let plane = HalfSpace {
+            m: pa.a - pb.a,
+            d: pb.b - pa.b,
+        };
+        let norm = plane.m.norm();
+        if !greater(norm, 0.0) {
+            return None;
+        }
+        let mut record = Record::default();
+        let (slice, n) = slice_tet_fixed(&field_a.tet(s), &plane, &mut record);
+        let mut buffers = (
+            [Vector3::zeros(); MAX_VERTICES],
+            [Vector3::zeros(); MAX_VERTICES],
+        );
+        let (polygon, other) = (&mut buffers.0, &mut buffers.1);
+        polygon[..n].copy_from_slice(&slice[..n]);
+        let mut n = n;
+        // B's faces, moved into A's frame, and their flips.
+        record.decide_all(4, u64::from(field_b.face_flips[t]));
+        for (k, face) in field_b.faces[t].iter().enumerate() {
+            // Elandt's duplicate-clip rule (see `compliant_compliant`).
+            if field_b.boundary[t] & (1 << k) != 0 && field_a.boundary[s] != 0 {
+                continue;
+            }
+            let m = X.R * face.m;
+            let face = HalfSpace {
+                d: face.d + m.dot(&X.p),
+                m,
+            };
+            n = clip_into(&polygon[..n], &face, &mut record, other);
+            if n == 0 {
+                return None;
+            }
+            std::mem::swap(polygon, other);
+        }
+        let nhat_A = (pb.a - pa.a) / norm;
+        let (ga, gb) = (-pa.a.dot(&nhat_A), pb.a.dot(&nhat_A));
+        if !(greater(ga, 0.0) && greater(gb, 0.0)) {
+            return None;
+        }
+        let g = ga * gb / (ga + gb);
+        if n < 3 || !greater(g, POSITIVE_GRADIENT * pa.a.norm()) {
+            return None;
+        }
+        let orientation = Orientation {
+            nhat_G: nhat_A,
+            nhat_W: self.a.X_WG.R * nhat_A,
+            gradient: g,
+        };
+        let frame = InFrame {
+            X_WG: &self.a.X_WG,
+            with_vertices: self.with_vertices,
+        };
+        frame.polygon(&polygon[..n], orientation, |c| pa.at(c), record)
     }
 }
 
@@ -1059,6 +1171,35 @@ mod tests {
                 modulus: 1e6,
             },
             30,
+        );
+    }
+
+    /// Two compliant spheres of different moduli, turned and off-axis: A's tetrahedra sliced
+    /// by the planes of equal pressure and clipped by B's in A's frame.
+    #[test]
+    fn two_compliant_spheres_fast_path_is_the_generic_polygon() {
+        let r = 0.05;
+        let ball = compliant(&Shape::Sphere { radius: r }, r / 4.0);
+        let X_WA = Pose {
+            R: turned(Vector3::new(0.2, -0.1, 0.3)),
+            p: Vector3::new(0.0, 0.0, -(r - 0.004)),
+        };
+        let X_WB = Pose {
+            R: turned(Vector3::new(0.0, 0.3, 0.9)),
+            p: Vector3::new(0.003, -0.002, r - 0.004),
+        };
+        assert_fast_path_is_generic(
+            Placed {
+                geometry: &ball,
+                X_WG: X_WA,
+                modulus: 1e5,
+            },
+            Placed {
+                geometry: &ball,
+                X_WG: X_WB,
+                modulus: 3e5,
+            },
+            10,
         );
     }
 
