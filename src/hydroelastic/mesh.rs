@@ -425,50 +425,66 @@ pub fn tet_mesh(surface: &SurfaceMesh, centre: &Vector3<f64>) -> Result<TetMesh>
     })
 }
 
-/// The tetrahedral mesh of a capsule of half-length `h` (axis z) from its surface mesh, as
-/// Drake's (`MakeCapsuleVolumeMesh`): `e = 1` on the axis, so that `e` grows by `1/r` from the
-/// surface everywhere, on the caps too. Each cap's triangles are coned to the end of the axis
-/// on their side; the cylinder's to the centre, which gives the same field there (every point
-/// of the axis is at the same distance from a side face's plane); and the double cone from the
-/// centre to each end over its rim fills the rest, one tetrahedron per rim edge.
+/// The tetrahedral mesh of a capsule of half-length `h` (axis z) from its surface mesh (a
+/// surface of revolution: rings of vertices at equal heights), with `e = 1` on the axis as
+/// Drake's (`MakeCapsuleVolumeMesh`), so that `e` grows by `1/r` from the surface everywhere,
+/// on the caps too. Each cap's triangles are coned to the end of the axis on their side. The
+/// cylinder between two rings and the axis between their heights form one prism per sector,
+/// split into three tetrahedra: the two outer triangles coned to the axis point of the lower
+/// ring, and the tetrahedron of the axis segment and the upper edge (every radial face split
+/// from the lower axis point to the upper ring, so neighbours conform). Every tetrahedron
+/// spans the radius, not the whole capsule.
 ///
 /// # Errors
 /// As [`tet_mesh`], when the surface is not a capsule's about the origin.
 pub fn capsule_tet_mesh(surface: &SurfaceMesh, h: f64) -> Result<TetMesh> {
     star_shaped(surface, &Vector3::zeros())?;
-    // Vertices 0, 1, 2: the centre and the ends of the axis; 3 + i the surface's vertex i.
-    let ends = [Vector3::new(0.0, 0.0, h), Vector3::new(0.0, 0.0, -h)];
-    let mut vertices = vec![Vector3::zeros(), ends[0], ends[1]];
+    // The heights of the cylinder's rings, the ends included: vertices 0.. on the axis.
+    let mut heights: Vec<f64> = surface
+        .vertices
+        .iter()
+        .map(|v| v.z)
+        .filter(|z| z.abs() <= h)
+        .collect();
+    heights.sort_by(f64::total_cmp);
+    heights.dedup();
+    let axis = |z: f64| {
+        heights
+            .binary_search_by(|x| x.total_cmp(&z))
+            .expect("invariant: a height of the cylinder's rings") as u32
+    };
+    let n = heights.len() as u32;
+    let mut vertices: Vec<Vector3<f64>> =
+        heights.iter().map(|&z| Vector3::new(0.0, 0.0, z)).collect();
     vertices.extend_from_slice(&surface.vertices);
     let mut extent = vec![0.0; vertices.len()];
-    extent[..3].fill(1.0);
-    // The cap a surface vertex lies on (its rim included): 1 above, 2 below, 0 on the side.
-    let cap = |i: u32| {
-        let z = surface.vertices[i as usize].z;
-        match z {
-            z if z >= h => 1,
-            z if z <= -h => 2,
-            _ => 0,
-        }
-    };
+    extent[..heights.len()].fill(1.0);
     let mut tets = Vec::with_capacity(surface.triangles.len() * 2);
     for t in &surface.triangles {
-        let caps = t.map(cap);
-        let shifted = t.map(|i| i + 3);
-        if caps.iter().all(|&c| c == caps[0]) {
-            tets.push(positive(
-                [caps[0], shifted[0], shifted[1], shifted[2]],
-                &vertices,
-            ));
-            continue;
-        }
-        tets.push(positive([0, shifted[0], shifted[1], shifted[2]], &vertices));
-        // A side triangle's edge on a rim: the double cone's tetrahedron over it.
-        for k in 0..3 {
-            let (a, b) = (k, (k + 1) % 3);
-            if caps[a] != 0 && caps[a] == caps[b] {
-                tets.push(positive([0, caps[a], shifted[a], shifted[b]], &vertices));
-            }
+        let z = t.map(|i| surface.vertices[i as usize].z);
+        let shifted = t.map(|i| i + n);
+        let (low, high) = (
+            z.iter().copied().fold(f64::INFINITY, f64::min),
+            z.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let apex = if low >= h {
+            axis(h)
+        } else if high <= -h {
+            axis(-h)
+        } else {
+            axis(low)
+        };
+        tets.push(positive(
+            [apex, shifted[0], shifted[1], shifted[2]],
+            &vertices,
+        ));
+        // A side triangle with its edge on the upper ring: the axis segment's tetrahedron.
+        let upper: Vec<u32> = (0..3)
+            .filter(|&k| z[k] == high)
+            .map(|k| shifted[k])
+            .collect();
+        if low < h && high > -h && upper.len() == 2 {
+            tets.push(positive([apex, axis(high), upper[0], upper[1]], &vertices));
         }
     }
     Ok(TetMesh {
