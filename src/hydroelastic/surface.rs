@@ -473,60 +473,67 @@ pub fn for_each_polygon(
     mut found: impl FnMut(ContactPolygon<f64>),
 ) -> Result<()> {
     use HydroGeometry as H;
-    // A plane and a mesh: the elements crossing (or below) the plane.
-    let (plane, mesh, plane_is_a) = match (a.geometry, b.geometry) {
-        (H::RigidPlane | H::CompliantLayer { .. }, H::CompliantMesh(_) | H::RigidMesh(_)) => {
-            (a, b, true)
-        }
-        (H::CompliantMesh(_) | H::RigidMesh(_), H::RigidPlane | H::CompliantLayer { .. }) => {
-            (b, a, false)
-        }
-        (H::RigidMesh(rigid), H::CompliantMesh(field)) => {
-            let in_mesh = TrianglesInTets::new(a, b, true, with_vertices);
-            for f in candidate_pairs(a, b)? {
-                if let Some(p) = in_mesh.polygon(rigid, f.element_a, field, f.element_b) {
-                    found(ContactPolygon { feature: f, ..p });
-                }
+    let mut deliver = |feature: PolygonFeature, polygon: Option<ContactPolygon<f64>>| {
+        if let Some(mut p) = polygon {
+            p.feature = feature;
+            if !with_vertices {
+                p.vertices = Vec::new();
             }
-            return Ok(());
-        }
-        (H::CompliantMesh(field), H::RigidMesh(rigid)) => {
-            let in_mesh = TrianglesInTets::new(b, a, false, with_vertices);
-            for f in candidate_pairs(a, b)? {
-                if let Some(p) = in_mesh.polygon(rigid, f.element_b, field, f.element_a) {
-                    found(ContactPolygon { feature: f, ..p });
-                }
-            }
-            return Ok(());
-        }
-        (H::CompliantMesh(field_a), H::CompliantMesh(field_b)) => {
-            let in_a = TetsInTets::new(a, b, with_vertices);
-            for f in candidate_pairs(a, b)? {
-                if let Some(p) = in_a.polygon(field_a, f.element_a, field_b, f.element_b) {
-                    found(ContactPolygon { feature: f, ..p });
-                }
-            }
-            return Ok(());
-        }
-        _ => {
-            for mut p in candidate_pairs(a, b)?
-                .into_iter()
-                .filter_map(|f| element_polygon(a, b, f))
-            {
-                if !with_vertices {
-                    p.vertices = Vec::new();
-                }
-                found(p);
-            }
-            return Ok(());
+            found(p);
         }
     };
+    // The polygon of an element pair: the f64 fast path of the pair's kinds, or the generic one.
+    let polygon: Box<dyn Fn(PolygonFeature) -> Option<ContactPolygon<f64>> + '_> =
+        match (a.geometry, b.geometry) {
+            (H::RigidPlane | H::CompliantLayer { .. }, H::CompliantMesh(_) | H::RigidMesh(_)) => {
+                plane_and_mesh(a, b, true, with_vertices, deliver);
+                return Ok(());
+            }
+            (H::CompliantMesh(_) | H::RigidMesh(_), H::RigidPlane | H::CompliantLayer { .. }) => {
+                plane_and_mesh(b, a, false, with_vertices, deliver);
+                return Ok(());
+            }
+            (H::RigidMesh(rigid), H::CompliantMesh(field)) => {
+                let in_mesh = TrianglesInTets::new(a, b, true, with_vertices);
+                Box::new(move |f| in_mesh.polygon(rigid, f.element_a, field, f.element_b))
+            }
+            (H::CompliantMesh(field), H::RigidMesh(rigid)) => {
+                let in_mesh = TrianglesInTets::new(b, a, false, with_vertices);
+                Box::new(move |f| in_mesh.polygon(rigid, f.element_b, field, f.element_a))
+            }
+            (H::CompliantMesh(field_a), H::CompliantMesh(field_b)) => {
+                let in_a = TetsInTets::new(a, b, with_vertices);
+                Box::new(move |f| in_a.polygon(field_a, f.element_a, field_b, f.element_b))
+            }
+            _ => Box::new(|f| element_polygon(a, b, f)),
+        };
+    for f in candidate_pairs(a, b)? {
+        deliver(f, polygon(f));
+    }
+    Ok(())
+}
+
+/// [`for_each_polygon`] of a plane (a rigid half-space or a compliant layer) and a mesh: the
+/// elements crossing (or below) the plane, each polygon handed to `deliver` with its feature.
+fn plane_and_mesh(
+    plane: &Placed<'_, f64>,
+    mesh: &Placed<'_, f64>,
+    plane_is_a: bool,
+    with_vertices: bool,
+    mut deliver: impl FnMut(PolygonFeature, Option<ContactPolygon<f64>>),
+) {
+    use HydroGeometry as H;
     let in_mesh = PlaneInMesh::new(&plane.X_WG, mesh, plane_is_a, with_vertices);
     let feature = |e: u32| PolygonFeature {
         element_a: if plane_is_a { 0 } else { e },
         element_b: if plane_is_a { e } else { 0 },
     };
-    let emit = |e: u32| {
+    let (a, b) = if plane_is_a {
+        (plane, mesh)
+    } else {
+        (mesh, plane)
+    };
+    let mut emit = |e: u32| {
         let polygon = match (plane.geometry, mesh.geometry) {
             (H::RigidPlane, H::CompliantMesh(field)) => in_mesh.tet_polygon(field, e),
             (H::CompliantLayer { thickness }, H::RigidMesh(rigid)) => {
@@ -534,13 +541,7 @@ pub fn for_each_polygon(
             }
             _ => element_polygon(a, b, feature(e)),
         };
-        if let Some(mut p) = polygon {
-            p.feature = feature(e);
-            if !with_vertices {
-                p.vertices = Vec::new();
-            }
-            found(p);
-        }
+        deliver(feature(e), polygon);
     };
     let crossing = matches!(plane.geometry, H::RigidPlane);
     let elements = against_plane(mesh, &plane.X_WG, crossing);
@@ -549,13 +550,12 @@ pub fn for_each_polygon(
         // come one after the other and share the step's contact frame.
         let mut sorted: Vec<u32> = elements.collect();
         sorted.sort_unstable();
-        sorted.into_iter().for_each(emit);
+        sorted.into_iter().for_each(&mut emit);
     } else {
         // Every polygon has the plane's normal: the BVH's order (a fixed order of the
         // elements) needs no sorting.
-        elements.for_each(emit);
+        elements.for_each(&mut emit);
     }
-    Ok(())
 }
 
 /// A plane against a mesh in f64, in the mesh's frame (the polygon of [`element_polygon`]
