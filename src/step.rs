@@ -337,6 +337,7 @@ impl Simulator {
             });
         }
         // By reference: moving each contact out would copy it whole.
+        let inv_dt = 1.0 / dt;
         let results = contacts
             .iter()
             .enumerate()
@@ -349,9 +350,9 @@ impl Simulator {
                     point: c.p_WC,
                     normal: c.R_WC.column(2).into_owned(),
                     impulse: gamma,
-                    force: c.R_WC * gamma / dt,
-                    normal_force: gamma.z / dt,
-                    tangential_force: gamma.xy().norm() / dt,
+                    force: c.R_WC * (gamma * inv_dt),
+                    normal_force: gamma.z * inv_dt,
+                    tangential_force: gamma.xy().norm() * inv_dt,
                     slip: v_c.xy().norm(),
                     normal_velocity: v_c.z,
                     penetration: -c.phi0 - dt * v_c.z,
@@ -468,32 +469,6 @@ pub fn contact_point<T: Scalar>(
     }
 }
 
-/// Adds `sign · R_CW J_p` to the contact Jacobian `J_C` (3 × nv), where `J_p` is the point
-/// Jacobian (world) of `body` at `p_W`: `v_p = R_WB (v_B + ω_B × p_B)`; nothing for the world
-/// and prescribed bodies. Only the columns of the joints supporting `body` are touched (the
-/// others are zero), so a contact costs O(depth) instead of O(nv). A contact that shares its
-/// frame and body with the one before uses their [`FrameJacobian`] instead.
-fn add_contact_jacobian<T: Scalar>(
-    model: &MultibodyModel<T>,
-    data: &MultibodyData<T>,
-    body: BodyId,
-    p_W: &Vector3<T>,
-    R_CW_signed: &Matrix3<T>,
-    J_C: &mut MatrixViewMut3xX<'_, T>,
-) {
-    let BodyId::Body(i) = body else {
-        return;
-    };
-    let X = &data.X_WB[i];
-    let p_B = X.R.transpose() * (p_W - X.p);
-    // R_CW R_WB (v + ω × p_B): a body-frame spatial velocity in the contact frame.
-    let R_CB = R_CW_signed * X.R;
-    for (k, w, v) in supporting_columns(model, data, i) {
-        let mut out = J_C.column_mut(k);
-        out += R_CB * (v + w.cross(&p_B));
-    }
-}
-
 /// The columns `(k, ω_k, v_k)` (body frame) of tree body `i`'s Jacobian for the joints that
 /// support it, from the body to the root; the others are zero.
 fn supporting_columns<'a, T: Scalar>(
@@ -522,67 +497,128 @@ fn supporting_columns<'a, T: Scalar>(
 /// `p_C = R_CW (p_W − p_WB)` (`R_CW R_WB (v_k + ω_k × p_B)`): the polygons of one patch share
 /// one frame and one body, so this is made once for all of them.
 struct FrameJacobian<T: Scalar> {
-    body: usize,
     /// `R_CW` it was made for.
     R_CW: Matrix3<T>,
     /// The body's origin `p_WB` (m, world).
     p_WB: Vector3<T>,
     /// `(k, R_CB v_k, R_CB ω_k)` per supporting joint column.
     columns: Vec<(usize, Vector3<T>, Vector3<T>)>,
+    /// The body's velocity in C at the step's start velocities: `Σ_k R_CB v_k v[k]` and
+    /// `Σ_k R_CB ω_k v[k]`, so a point's is `V + Ω × p_C`.
+    V: Vector3<T>,
+    Omega: Vector3<T>,
 }
 
 impl<T: Scalar> FrameJacobian<T> {
-    /// Made again for tree body `i` in the frame `R_CW`.
-    fn rebuild(
+    /// Made again for `body` in the frame `R_CW`, keeping its allocation: no columns for the
+    /// world and prescribed bodies.
+    fn remake(
         &mut self,
         model: &MultibodyModel<T>,
         data: &MultibodyData<T>,
-        i: usize,
+        body: BodyId,
         R_CW: &Matrix3<T>,
+        v: &DVector<T>,
     ) {
-        let R_CB = R_CW * data.X_WB[i].R;
         self.columns.clear();
-        self.columns
-            .extend(supporting_columns(model, data, i).map(|(k, w, v)| (k, R_CB * v, R_CB * w)));
-        (self.body, self.R_CW, self.p_WB) = (i, *R_CW, data.X_WB[i].p);
+        self.R_CW = *R_CW;
+        if let BodyId::Body(i) = body {
+            let R_CB = R_CW * data.X_WB[i].R;
+            self.p_WB = data.X_WB[i].p;
+            self.columns.extend(
+                supporting_columns(model, data, i).map(|(k, w, v)| (k, R_CB * v, R_CB * w)),
+            );
+        }
+        (self.V, self.Omega) = self.columns.iter().fold(
+            (Vector3::zeros(), Vector3::zeros()),
+            |(V, Omega), (k, Rv, Rw)| (V + Rv * v[*k], Omega + Rw * v[*k]),
+        );
     }
 
-    /// Adds `sign` times the point Jacobian at `p_W` (in C) to `J_C` (3 × nv). Only the
-    /// columns of the supporting joints are touched (the others are zero), so a contact costs
-    /// O(depth) instead of O(nv).
-    fn add(&self, p_W: &Vector3<T>, sign: T, J_C: &mut MatrixViewMut3xX<'_, T>) {
+    /// Adds `sign` times the point Jacobian at `p_W` (in C) to `J_C` (3 × nv) and returns
+    /// what it adds to the normal velocity `(J_C v)_z`. Only the columns of the supporting
+    /// joints are touched (the others are zero), so a contact costs O(depth) instead of O(nv).
+    fn add(&self, p_W: &Vector3<T>, sign: T, J_C: &mut MatrixViewMut3xX<'_, T>) -> T {
         let p_C = self.R_CW * (p_W - self.p_WB);
         for (k, Rv, Rw) in &self.columns {
             let mut out = J_C.column_mut(*k);
             out += (Rv + Rw.cross(&p_C)) * sign;
         }
+        (self.V + self.Omega.cross(&p_C)).z * sign
     }
 }
 
-/// The [`FrameJacobian`] of `body` in the frame `R_CW`: the one in `cache` when it was made for
-/// them, else made again in its place (reusing its allocation). Only for f64 frames, whose `==`
-/// compares everything (see `share_frames` in [`assemble_problem_keeping`]).
-fn frame_jacobian<'a, T: Scalar>(
-    cache: &'a mut Option<FrameJacobian<T>>,
-    model: &MultibodyModel<T>,
-    data: &MultibodyData<T>,
-    body: BodyId,
-    R_CW: &Matrix3<T>,
-) -> Option<&'a FrameJacobian<T>> {
-    let BodyId::Body(i) = body else {
-        return None;
-    };
-    let stale = !matches!(cache, Some(f) if f.body == i && f.R_CW == *R_CW);
-    let f = cache.get_or_insert_with(|| FrameJacobian {
-        body: i,
-        R_CW: *R_CW,
-        p_WB: Vector3::zeros(),
-        columns: Vec::new(),
-    });
-    if stale {
-        f.rebuild(model, data, i, R_CW);
+/// What the consecutive contacts of one geometry pair with one normal share: the contact
+/// frame, the bodies' point Jacobians in it, the pair's parameters and whether a prescribed
+/// body moves them. The polygons of a pressure-field pair against a plane are all such.
+struct SharedFrame<T: Scalar> {
+    /// Geometries A and B.
+    geometries: (usize, usize),
+    /// Their bodies.
+    bodies: (BodyId, BodyId),
+    /// The unit normal from A into B (world).
+    nhat_W: Vector3<T>,
+    /// The contact frame ([`contact_frame`]).
+    R_WC: Matrix3<T>,
+    /// The point Jacobians of A's and B's bodies in the frame.
+    jacobian_a: FrameJacobian<T>,
+    jacobian_b: FrameJacobian<T>,
+    /// The pair's contact parameters.
+    params: ContactParams<T>,
+    /// Whether A or B is a prescribed body (a bias velocity).
+    prescribed: bool,
+}
+
+impl<T: Scalar> SharedFrame<T> {
+    /// Made for the geometries `(a, b)` and the normal `nhat_W`.
+    fn new(
+        input: &StepInput<'_, T>,
+        data: &MultibodyData<T>,
+        pair: (usize, usize),
+        nhat_W: &Vector3<T>,
+    ) -> Self {
+        let empty = || FrameJacobian {
+            R_CW: Matrix3::identity(),
+            p_WB: Vector3::zeros(),
+            columns: Vec::new(),
+            V: Vector3::zeros(),
+            Omega: Vector3::zeros(),
+        };
+        let mut frame = SharedFrame {
+            geometries: pair,
+            bodies: (BodyId::World, BodyId::World),
+            nhat_W: *nhat_W,
+            R_WC: Matrix3::identity(),
+            jacobian_a: empty(),
+            jacobian_b: empty(),
+            params: input.pairs.default,
+            prescribed: false,
+        };
+        frame.remake(input, data, pair, nhat_W);
+        frame
     }
-    Some(f)
+
+    /// Made again for the geometries `(a, b)` and the normal `nhat_W`, keeping its
+    /// allocations (one contact after another of a point-contact scene each has its own).
+    fn remake(
+        &mut self,
+        input: &StepInput<'_, T>,
+        data: &MultibodyData<T>,
+        (a, b): (usize, usize),
+        nhat_W: &Vector3<T>,
+    ) {
+        let bodies = (input.geometries[a].body, input.geometries[b].body);
+        self.R_WC = contact_frame(nhat_W);
+        let R_CW = self.R_WC.transpose();
+        self.jacobian_a
+            .remake(input.model, data, bodies.0, &R_CW, input.v);
+        self.jacobian_b
+            .remake(input.model, data, bodies.1, &R_CW, input.v);
+        let prescribed = |body| matches!(body, BodyId::Prescribed(_));
+        self.prescribed = prescribed(bodies.0) || prescribed(bodies.1);
+        self.params = input.pairs.pair(a, b);
+        (self.geometries, self.bodies, self.nhat_W) = ((a, b), bodies, *nhat_W);
+    }
 }
 
 /// Velocity (m/s, world) at `p_W` of a prescribed body at time `t`; zero for other bodies.
@@ -750,72 +786,79 @@ fn assemble_problem_keeping<T: Scalar>(
     let dt: T = lit(input.dt);
     let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
     let nv = model.nv();
-    let witnesses = witnesses(model, data)?;
-    let mut contacts = Vec::with_capacity(witnesses.len());
+    let mut witnesses = witnesses(model, data)?;
     let mut J_all = Matrix3xX::zeros(nv * witnesses.len());
     // The polygons of a pressure-field pair against a plane share its normal, so one frame; in
     // f64 only, where equal normals are equal in everything (dual normals equal in their real
     // parts can differ in their derivatives: the polygons of two compliant spheres head-on).
     let share_frames = is_f64::<T>();
-    let mut last_frame: Option<(Vector3<T>, Matrix3<T>)> = None;
-    let (mut cache_a, mut cache_b) = (None, None);
-    for (i, c) in witnesses.into_iter().enumerate() {
-        let (ga, gb) = (
-            &input.geometries[c.geometry_a],
-            &input.geometries[c.geometry_b],
-        );
-        let p_WC = contact_point(ga.body, c.p_WPa, c.p_WPb);
-        let (R_WC, frame_shared) = match last_frame {
-            Some((n, R)) if share_frames && n == c.nhat_W => (R, true),
-            _ => {
-                let R = contact_frame(&c.nhat_W);
-                last_frame = Some((c.nhat_W, R));
-                (R, false)
-            }
-        };
-        let R_CW = R_WC.transpose();
-        let mut J = J_all.columns_mut(i * nv, nv);
-        if frame_shared {
-            for (body, cache, sign) in [
-                (gb.body, &mut cache_b, T::one()),
-                (ga.body, &mut cache_a, -T::one()),
-            ] {
-                if let Some(f) = frame_jacobian(cache, model, data, body, &R_CW) {
-                    f.add(&p_WC, sign, &mut J);
+    let mut shared: Option<SharedFrame<T>> = None;
+    // By reference (the feature taken out): moving each witness out copies it whole. Mapped
+    // and collected, each contact is written in place.
+    let contacts: Vec<ContactPoint<T>> = witnesses
+        .iter_mut()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut J = J_all.columns_mut(i * nv, nv);
+            let pair = (c.geometry_a, c.geometry_b);
+            let same = |f: &SharedFrame<T>| f.geometries == pair && f.nhat_W == c.nhat_W;
+            let frame = match shared.as_mut() {
+                Some(f) if share_frames && same(f) => f,
+                Some(f) => {
+                    f.remake(input, data, pair, &c.nhat_W);
+                    f
                 }
+                None => shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W)),
+            };
+            let p_WC = contact_point(frame.bodies.0, c.p_WPa, c.p_WPb);
+            let R_WC = frame.R_WC;
+            let R_CW = R_WC.transpose();
+            let mut v_n = T::zero();
+            for (jacobian, sign) in [
+                (&frame.jacobian_b, T::one()),
+                (&frame.jacobian_a, -T::one()),
+            ] {
+                v_n += jacobian.add(&p_WC, sign, &mut J);
             }
-        } else {
-            add_contact_jacobian(model, data, gb.body, &p_WC, &R_CW, &mut J);
-            add_contact_jacobian(model, data, ga.body, &p_WC, &(-R_CW), &mut J);
-        }
-        let rel = |t: f64| {
-            prescribed_point_velocity(model, gb.body, &p_WC, t)
-                - prescribed_point_velocity(model, ga.body, &p_WC, t)
-        };
-        let b = R_WC.transpose() * rel(input.t + input.dt);
-        let v_n0 = (&J * input.v + R_WC.transpose() * rel(input.t)).z;
-        let mut params = input.pairs.pair(c.geometry_a, c.geometry_b);
-        if let Some(k) = c.stiffness {
-            params.stiffness = k;
-        }
-        contacts.push(ContactPoint {
-            geometry_a: c.geometry_a,
-            geometry_b: c.geometry_b,
-            body_a: ga.body,
-            body_b: gb.body,
-            p_WC,
-            R_WC,
-            phi0: c.phi,
-            J: match jacobians {
-                ContactJacobians::Kept => J.into_owned(),
-                ContactJacobians::Moved => Matrix3xX::zeros(0),
-            },
-            b,
-            v_n0,
-            params,
-            feature: c.feature,
-        });
-    }
+            let (b, v_n0) = if frame.prescribed {
+                let (ga, gb) = frame.bodies;
+                let rel = |t: f64| {
+                    prescribed_point_velocity(model, gb, &p_WC, t)
+                        - prescribed_point_velocity(model, ga, &p_WC, t)
+                };
+                (
+                    R_CW * rel(input.t + input.dt),
+                    v_n + (R_CW * rel(input.t)).z,
+                )
+            } else {
+                (Vector3::zeros(), v_n)
+            };
+            let mut params = frame.params;
+            if let Some(k) = c.stiffness {
+                params.stiffness = k;
+            }
+            ContactPoint {
+                geometry_a: c.geometry_a,
+                geometry_b: c.geometry_b,
+                body_a: frame.bodies.0,
+                body_b: frame.bodies.1,
+                p_WC,
+                R_WC,
+                phi0: c.phi,
+                J: match jacobians {
+                    ContactJacobians::Kept => J.into_owned(),
+                    ContactJacobians::Moved => Matrix3xX::zeros(0),
+                },
+                b,
+                v_n0,
+                params,
+                feature: std::mem::replace(
+                    &mut c.feature,
+                    ContactFeature::Polygon(PolygonContact::default()),
+                ),
+            }
+        })
+        .collect();
     let (cliques, body_clique) = model.clique_structure();
     let pool = make_pool(
         input.approximation,

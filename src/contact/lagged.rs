@@ -53,15 +53,20 @@ impl<T: Scalar> Lagged<T> {
 
 impl<T: Scalar> ContactPotential<T> for Lagged<T> {
     /// ICF eqs. (31), (33).
+    #[inline(always)]
     fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
         let n = self.normal.discrete(v_c.z);
         let s = soft_norm(&Vector2::new(v_c.x, v_c.y), self.eps);
         let mu_gn0 = self.mu * self.gamma_n0;
         let gt = -s.unit * mu_gn0;
         let Ht = s.hessian * mu_gn0;
-        let mut G = Matrix3::zeros();
-        G.fixed_view_mut::<2, 2>(0, 0).copy_from(&Ht);
-        G[(2, 2)] = -n.impulse_derivative;
+        let z = T::zero();
+        #[rustfmt::skip]
+        let G = Matrix3::new(
+            Ht[(0, 0)], Ht[(0, 1)], z,
+            Ht[(1, 0)], Ht[(1, 1)], z,
+            z, z, -n.impulse_derivative,
+        );
         PotentialEval {
             cost: -n.antiderivative + mu_gn0 * s.value,
             gamma: Vector3::new(gt.x, gt.y, n.impulse),

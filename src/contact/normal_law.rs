@@ -39,28 +39,28 @@ pub struct HuntCrossley<T: Scalar> {
     pub x0: T,
     /// Time step δt (s).
     pub dt: T,
+    /// The velocity `v̂ = min(x0/δt, 1/d)` above which the impulse vanishes (m/s, ICF
+    /// eq. (16)).
+    pub v_hat: T,
 }
 
 impl<T: Scalar> HuntCrossley<T> {
     /// The law for stiffness `k`, dissipation `d`, previous penetration `x0` and step `dt`.
     pub fn new(stiffness: T, dissipation: T, x0: T, dt: T) -> Self {
+        let v_elastic = x0 / dt;
+        // Real-part branch: with d = 0 only the elastic bound exists.
+        let v_hat = if dissipation.re() > 0.0 {
+            v_elastic.min(T::one() / dissipation)
+        } else {
+            v_elastic
+        };
         HuntCrossley {
             stiffness,
             dissipation,
             f0: stiffness * x0,
             x0,
             dt,
-        }
-    }
-
-    /// The velocity `v̂ = min(x0/δt, 1/d)` above which the impulse vanishes (ICF eq. (16)).
-    pub fn v_hat(&self) -> T {
-        let v_elastic = self.x0 / self.dt;
-        // Real-part branch: with d = 0 only the elastic bound exists.
-        if self.dissipation.re() > 0.0 {
-            v_elastic.min(T::one() / self.dissipation)
-        } else {
-            v_elastic
+            v_hat,
         }
     }
 
@@ -83,8 +83,9 @@ impl<T: Scalar> NormalLaw<T> for HuntCrossley<T> {
 
     /// ICF eqs. (6), (15), (16): for `v_n < v̂`, `n = δt (f0 + Δf)(1 − d v_n)`; above `v̂` the
     /// impulse is zero and `N = N⁺(v̂)`.
+    #[inline(always)]
     fn discrete(&self, v_n: T) -> NormalEval<T> {
-        let v_hat = self.v_hat();
+        let v_hat = self.v_hat;
         // Active piece chosen on the real part; the derivative is that of the active piece.
         if v_n.re() >= v_hat.re() {
             return NormalEval {

@@ -50,8 +50,9 @@ impl<T: Scalar> ContactPool<T> {
         self.len() == 0
     }
 
-    /// Evaluates contact `i` at `v_c`.
-    #[inline]
+    /// Evaluates contact `i` at `v_c`. Always inlined: the Newton loop reads its Hessian
+    /// straight from registers, not through a returned struct.
+    #[inline(always)]
     pub fn eval(&self, i: usize, v_c: &Vector3<T>) -> PotentialEval<T> {
         match self {
             ContactPool::Lagged(p) => p[i].eval(v_c),
@@ -62,6 +63,7 @@ impl<T: Scalar> ContactPool<T> {
 
     /// The effective stiction tolerance of contact `i` (m/s), ICF Sec. VIII: the soft-norm ε
     /// for Lagged and Similar, `R_t μ γ_n` at `v_c` for SAP (eq. (42)).
+    #[inline(always)]
     pub fn stiction_tolerance(&self, i: usize, v_c: &Vector3<T>) -> T {
         match self {
             ContactPool::Lagged(p) => p[i].eps,

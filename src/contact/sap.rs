@@ -60,6 +60,7 @@ impl<T: Scalar> Sap<T> {
 }
 
 impl<T: Scalar> ContactPotential<T> for Sap<T> {
+    #[inline(always)]
     fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
         let sqrt_Rt = self.R_t.sqrt();
         let sqrt_Rn = self.R_n.sqrt();

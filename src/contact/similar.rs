@@ -38,6 +38,7 @@ impl<T: Scalar> Similar<T> {
 
 impl<T: Scalar> ContactPotential<T> for Similar<T> {
     /// ICF eqs. (34)-(40).
+    #[inline(always)]
     fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
         let s = soft_norm(&Vector2::new(v_c.x, v_c.y), self.eps);
         let z = v_c.z - self.mu * s.value;

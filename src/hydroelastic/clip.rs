@@ -23,13 +23,15 @@ use crate::scalar::{lit, Scalar};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ClipTopology {
     bits: u64,
-    len: u8,
+    /// A whole word, not a byte: with no padding the topology (copied with every polygon
+    /// contact through the step) moves as two aligned words.
+    len: u64,
 }
 
 impl ClipTopology {
     /// Number of decisions recorded.
     pub fn len(&self) -> usize {
-        usize::from(self.len)
+        usize::try_from(self.len).unwrap_or(usize::MAX)
     }
 
     /// True when no decision was recorded.
@@ -74,12 +76,12 @@ impl Decisions for Record {
         let t = &mut self.0;
         // Past 64 decisions (not reached, see `ClipTopology`) the record stops being
         // replayable: `Replay::finished` fails.
-        if u32::from(t.len) + u32::from(n) <= 64 {
+        if t.len + u64::from(n) <= 64 {
             t.bits |= (on_real_parts & low_bits(n))
-                .checked_shl(t.len.into())
+                .checked_shl(u32::try_from(t.len).unwrap_or(u32::MAX))
                 .unwrap_or(0);
         }
-        t.len = t.len.saturating_add(n);
+        t.len = t.len.saturating_add(n.into());
         on_real_parts
     }
 
@@ -110,15 +112,15 @@ impl Replay {
     /// Whether exactly the recorded decisions were asked for: the clipping replayed is the
     /// one recorded.
     pub fn finished(&self) -> bool {
-        self.matched && self.next == self.topology.len
+        self.matched && u64::from(self.next) == self.topology.len
     }
 }
 
 impl Decisions for Replay {
     #[inline]
     fn decide_all(&mut self, n: u8, on_real_parts: u64) -> u64 {
-        let end = u32::from(self.next) + u32::from(n);
-        if end > u32::from(self.topology.len).min(64) {
+        let end = u64::from(self.next) + u64::from(n);
+        if end > self.topology.len.min(64) {
             self.matched = false;
             return on_real_parts;
         }
@@ -175,31 +177,41 @@ impl Rounding {
         }
     }
 
-    /// The least `|sa − sb|` of an edge `a b` that does not lie in the plane within rounding
+    /// The size `max(|x|, |y|, |z|)` of a point (m) (finite: plain comparisons).
+    #[inline(always)]
+    fn size<T: Scalar>(x: &Vector3<T>) -> f64 {
+        let max = |a: f64, b: f64| if a > b { a } else { b };
+        max(max(x.x.re().abs(), x.y.re().abs()), x.z.re().abs())
+    }
+
+    /// The least `|sa − sb|` of an edge whose ends have the sizes ([`Rounding::size`])
+    /// `size_a` and `size_b` that does not lie in the plane within rounding
     /// ([`EDGE_IN_PLANE`]).
-    fn tolerance<T: Scalar>(&self, a: &Vector3<T>, b: &Vector3<T>) -> f64 {
-        let size = |x: &Vector3<T>| x.x.re().abs().max(x.y.re().abs()).max(x.z.re().abs());
-        EDGE_IN_PLANE * (self.m * (size(a) + size(b)) + self.d)
+    #[inline(always)]
+    fn tolerance(&self, size_a: f64, size_b: f64) -> f64 {
+        EDGE_IN_PLANE * (self.m * (size_a + size_b) + self.d)
     }
 }
 
 /// The point where segment `a b` meets the plane, given the signed values `sa`, `sb` on
 /// either side of it (as decided) and whether `a` is the inside end.
 ///
-/// Where the edge lies in the plane within rounding ([`Rounding::tolerance`]: the
+/// Where the edge lies in the plane within rounding (`|sa − sb|` at most `tolerance`,
+/// [`Rounding::tolerance`]: the
 /// equal-pressure plane of mirror-image meshes on an element face), which end is inside was
 /// rounding's choice and the fraction `sa/(sa − sb)` a ratio of rounding errors, whose dual
 /// parts would be of order 1/ε. Any point of the edge is then on the plane to rounding and
 /// gives the same polygon: the inside end is taken, in f64 and in duals alike (a replayed
 /// decision can meet such an edge with `sa − sb` zero or of the other sign).
+#[inline(always)]
 fn crossing<T: Scalar>(
     (a, sa): (&Vector3<T>, T),
     (b, sb): (&Vector3<T>, T),
     a_inside: bool,
-    rounding: Rounding,
+    tolerance: f64,
 ) -> Vector3<T> {
     let den = sa - sb;
-    if den.re().abs() > rounding.tolerance(a, b) {
+    if den.re().abs() > tolerance {
         a + (b - a) * (sa / den)
     } else if a_inside {
         *a
@@ -225,6 +237,7 @@ pub fn slice_tet<T: Scalar, D: Decisions>(
 
 /// [`slice_tet`] without allocating: the polygon is the first `n` vertices of the array
 /// (`n` is 0, 3 or 4).
+#[inline(always)]
 pub fn slice_tet_fixed<T: Scalar, D: Decisions>(
     v: &[Vector3<T>; 4],
     plane: &HalfSpace<T>,
@@ -253,7 +266,11 @@ pub fn slice_tet_fixed<T: Scalar, D: Decisions>(
     }
     // `i` above, `j` below (inside).
     let rounding = Rounding::of(plane);
-    let cut = |i: usize, j: usize| crossing((&v[i], s[i]), (&v[j], s[j]), false, rounding);
+    let sizes = v.each_ref().map(Rounding::size);
+    let cut = |i: usize, j: usize| {
+        let tolerance = rounding.tolerance(sizes[i], sizes[j]);
+        crossing((&v[i], s[i]), (&v[j], s[j]), false, tolerance)
+    };
     match (na, nb) {
         (1, 3) => {
             for (k, &j) in below[..3].iter().enumerate() {
@@ -373,7 +390,7 @@ fn clip_each<T: Scalar, D: Decisions>(
                 (&polygon[i], s[i]),
                 (&polygon[j], s[j]),
                 inside_i,
-                rounding,
+                rounding.tolerance(Rounding::size(&polygon[i]), Rounding::size(&polygon[j])),
             ));
         }
     }

@@ -144,10 +144,10 @@ fn element<T: Scalar>(side: &Placed<'_, T>, e: u32) -> Element<T> {
 fn tet_element<T: Scalar>(f: &TetField, X: &Pose<T>, E: T, t: usize) -> Element<T> {
     let v = f.tet(t).map(|p| X.transform_point(&lift(&p)));
     // e(x) = ∇e·R_WGᵀ(x − p_WG) + e0 in the world.
-    let g = X.R * lift::<T>(&f.gradient[t]);
+    let g = X.R * lift::<T>(&f.elements[t].gradient);
     let p = Linear {
         a: g * E,
-        b: (lit::<T>(f.offset[t]) - g.dot(&X.p)) * E,
+        b: (lit::<T>(f.elements[t].offset) - g.dot(&X.p)) * E,
     };
     Element::Tet(v, f.boundary[t], p)
 }
@@ -404,13 +404,25 @@ fn against_plane<'a>(
     let X_GW = side.X_WG.inverse();
     let n = X_GW.R * X_WH.R.column(2);
     let d = n.dot(&X_GW.transform_point(&X_WH.p));
+    // `s` is least at the box's corner that takes, on each axis, the lower bound where the
+    // normal is positive, and greatest at the opposite corner.
+    let positive = [n.x >= 0.0, n.y >= 0.0, n.z >= 0.0];
     bvh.leaves(move |node: &BvhNode| {
         let (lo, hi) = (node.mins(), node.maxs());
-        let c = Vector3::new(lo.x + hi.x, lo.y + hi.y, lo.z + hi.z) * 0.5;
-        let h = Vector3::new(hi.x - lo.x, hi.y - lo.y, hi.z - lo.z) * 0.5;
-        let r = n.abs().dot(&h);
-        let s = n.dot(&c) - d;
-        s - r <= 0.0 && (!crossing || s + r >= 0.0)
+        let pick = |k: usize, low: f64, high: f64| {
+            if positive[k] {
+                (low, high)
+            } else {
+                (high, low)
+            }
+        };
+        let ((x0, x1), (y0, y1), (z0, z1)) = (
+            pick(0, lo.x, hi.x),
+            pick(1, lo.y, hi.y),
+            pick(2, lo.z, hi.z),
+        );
+        let least = n.x * x0 + n.y * y0 + n.z * z0 - d;
+        least <= 0.0 && (!crossing || n.x * x1 + n.y * y1 + n.z * z1 - d >= 0.0)
     })
 }
 
@@ -612,7 +624,7 @@ impl<'a> PlaneInMesh<'a> {
     fn tet_polygon(&self, field: &TetField, t: u32) -> Option<ContactPolygon<f64>> {
         let t = t as usize;
         let E = self.mesh.modulus;
-        let g = gradient_along(&(field.gradient[t] * E), &self.plane.m)?;
+        let g = gradient_along(&(field.elements[t].gradient * E), &self.plane.m)?;
         let mut record = Record::default();
         let (vertices, n) = slice_tet_fixed(&field.tet(t), &self.plane, &mut record);
         let orientation = Orientation {
@@ -719,7 +731,7 @@ impl<'a> TrianglesInTets<'a> {
             }
             std::mem::swap(&mut polygon, &mut other);
         }
-        let g = gradient_along(&(field.gradient[k] * E), &n_C)?;
+        let g = gradient_along(&(field.elements[k].gradient * E), &n_C)?;
         let nhat_C = n_C * self.sign;
         let orientation = Orientation {
             nhat_G: nhat_C,
@@ -772,13 +784,13 @@ impl<'a> TetsInTets<'a> {
         // The pressures `a·x + b` in A's frame.
         let (E_A, E_B) = (self.a.modulus, self.b.modulus);
         let pa = Linear {
-            a: field_a.gradient[s] * E_A,
-            b: field_a.offset[s] * E_A,
+            a: field_a.elements[s].gradient * E_A,
+            b: field_a.elements[s].offset * E_A,
         };
-        let grad_b = X.R * field_b.gradient[t] * E_B;
+        let grad_b = X.R * field_b.elements[t].gradient * E_B;
         let pb = Linear {
             a: grad_b,
-            b: field_b.offset[t] * E_B - grad_b.dot(&X.p),
+            b: field_b.elements[t].offset * E_B - grad_b.dot(&X.p),
         };
         // p_A − p_B = 0: (a_A − a_B)·x = b_B − b_A.
         let plane = HalfSpace {
@@ -908,6 +920,7 @@ impl InFrame<'_> {
 /// [`area_centroid`] of a triangle or a quadrilateral (f64), from one or two triangles: the
 /// area centroid does not depend on the triangulation. The same decision (whether the polygon
 /// turns clockwise about `nhat`).
+#[inline(always)]
 fn small_area_centroid(
     polygon: &[Vector3<f64>],
     nhat: &Vector3<f64>,
@@ -931,7 +944,7 @@ fn small_area_centroid(
     if area == 0.0 {
         return (area, a);
     }
-    let centroid = moment / (3.0 * area);
+    let centroid = moment * (1.0 / (3.0 * area));
     (if clockwise { -area } else { area }, centroid)
 }
 

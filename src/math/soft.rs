@@ -21,13 +21,16 @@ pub struct SoftNorm<T: Scalar> {
 }
 
 /// Soft norm `‖x‖_s` with gradient and Hessian, ICF eqs. (45)-(47).
+#[inline(always)]
 pub fn soft_norm<T: Scalar>(x: &Vector2<T>, eps: T) -> SoftNorm<T> {
     let root = (x.norm_squared() + eps * eps).sqrt();
-    let unit = x / root;
+    // One division, then products.
+    let inverse = T::one() / root;
+    let unit = x * inverse;
     SoftNorm {
         value: root - eps,
         unit,
-        hessian: (Matrix2::identity() - unit * unit.transpose()) / root,
+        hessian: (Matrix2::identity() - unit * unit.transpose()) * inverse,
     }
 }
 

@@ -13,6 +13,7 @@
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
+use crate::contact::{ContactPool, ContactPotential};
 use crate::error::{Error, Result};
 use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
@@ -33,6 +34,11 @@ struct JacobianBlock {
 pub struct NewtonWorkspace {
     /// Clique of each velocity.
     clique_of: Vec<usize>,
+    /// The first velocity of each clique whose velocities are a range.
+    range_starts: Vec<Option<usize>>,
+    /// Whether there is one clique, the velocities `0..nv` in order: `jacobian_values` is
+    /// then the whole `J`, contact by contact.
+    one_clique: bool,
     /// `A_cc` per clique.
     A_blocks: Vec<DMatrix<f64>>,
     /// Jacobian blocks of all contacts, contact by contact, cliques increasing.
@@ -68,6 +74,21 @@ pub struct NewtonWorkspace {
     condition: ConditionScratch,
 }
 
+/// The velocities of a clique: a range (each tree's own velocities, in order: the common
+/// case, read as slices) or scattered indices.
+#[derive(Clone, Copy, Debug)]
+enum Span<'a> {
+    Range(usize, usize),
+    Indices(&'a [usize]),
+}
+
+/// The first velocity of a clique whose velocity indices `idx` are a range.
+fn range_start(idx: &[usize]) -> Option<usize> {
+    idx.first()
+        .copied()
+        .filter(|&s| idx.iter().copied().eq(s..s + idx.len()))
+}
+
 /// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c).
 fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVector<f64>) {
     for (l, &j) in idx.iter().enumerate() {
@@ -79,12 +100,40 @@ fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVec
 }
 
 /// `J_c x[idx]` for a 3 × n_c block stored column-major in `J`.
-fn jacobian_block_mul(J: &[f64], idx: &[usize], x: &DVector<f64>) -> Vector3<f64> {
-    let mut out = Vector3::zeros();
-    for (l, &j) in idx.iter().enumerate() {
-        out += Vector3::new(J[3 * l], J[3 * l + 1], J[3 * l + 2]) * x[j];
+fn jacobian_block_mul(J: &[f64], span: Span<'_>, x: &DVector<f64>) -> Vector3<f64> {
+    let column = |c: &[f64]| Vector3::new(c[0], c[1], c[2]);
+    let columns = J.chunks_exact(3);
+    match span {
+        Span::Range(s, n) => columns
+            .zip(&x.as_slice()[s..s + n])
+            .fold(Vector3::zeros(), |out, (c, &xj)| out + column(c) * xj),
+        Span::Indices(idx) => columns
+            .zip(idx)
+            .fold(Vector3::zeros(), |out, (c, &j)| out + column(c) * x[j]),
     }
-    out
+}
+
+/// `y[idx] += J_cᵀ γ` for a 3 × n_c block stored column-major in `J`.
+fn jacobian_block_transpose_add(
+    J: &[f64],
+    span: Span<'_>,
+    gamma: &Vector3<f64>,
+    y: &mut DVector<f64>,
+) {
+    let dot = |c: &[f64]| c[0] * gamma.x + c[1] * gamma.y + c[2] * gamma.z;
+    let columns = J.chunks_exact(3);
+    match span {
+        Span::Range(s, n) => {
+            for (c, yj) in columns.zip(&mut y.as_mut_slice()[s..s + n]) {
+                *yj += dot(c);
+            }
+        }
+        Span::Indices(idx) => {
+            for (c, &j) in columns.zip(idx) {
+                y[j] += dot(c);
+            }
+        }
+    }
 }
 
 /// `H += J_pᵀ G J_q` for 3 × n_p and 3 × n_q blocks stored column-major.
@@ -115,6 +164,9 @@ impl NewtonWorkspace {
             self.clique_of.iter().all(|&c| c != usize::MAX),
             "invariant: the cliques partition the velocities"
         );
+        self.range_starts.clear();
+        self.range_starts
+            .extend(cliques.iter().map(|idx| range_start(idx)));
         self.A_blocks.resize_with(cliques.len(), Default::default);
         for (block, idx) in self.A_blocks.iter_mut().zip(&cliques) {
             if block.nrows() != idx.len() {
@@ -135,6 +187,12 @@ impl NewtonWorkspace {
         // One tree whose velocities are `0..nv` in order (a single free body, an arm): each
         // contact's block is its whole Jacobian.
         let one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
+        self.one_clique = one_clique;
+        if one_clique {
+            // Each contact's block is its whole Jacobian: all of them copied at once, the
+            // blocks of the contacts that move anything pointing into the copy.
+            self.jacobian_values.extend_from_slice(problem.J.as_slice());
+        }
         for i in 0..nc {
             self.block_start.push(self.blocks.len());
             touched.clear();
@@ -142,9 +200,10 @@ impl NewtonWorkspace {
             let values = &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)];
             if one_clique {
                 if values.iter().any(|x| *x != 0.0) {
-                    let offset = self.jacobian_values.len();
-                    self.jacobian_values.extend_from_slice(values);
-                    self.blocks.push(JacobianBlock { clique: 0, offset });
+                    self.blocks.push(JacobianBlock {
+                        clique: 0,
+                        offset: 3 * nv * i,
+                    });
                 }
                 continue;
             }
@@ -175,6 +234,9 @@ impl NewtonWorkspace {
         self.pair_targets.clear();
         for i in 0..nc {
             self.pair_start.push(self.pair_targets.len());
+            if one_clique {
+                continue;
+            }
             let own = &self.blocks[self.block_start[i]..self.block_start[i + 1]];
             for (p, a) in own.iter().enumerate() {
                 for b in &own[p + 1..] {
@@ -215,12 +277,15 @@ impl NewtonWorkspace {
         self.has_factor = false;
     }
 
-    /// The 3 × n_c values and velocity indices of Jacobian block `b`.
-    fn jacobian_block(&self, b: &JacobianBlock) -> (&[f64], &[usize]) {
+    /// The 3 × n_c values and velocities of Jacobian block `b`.
+    fn jacobian_block(&self, b: &JacobianBlock) -> (&[f64], Span<'_>) {
         let idx = &self.H.pattern.cliques[b.clique];
         (
             &self.jacobian_values[b.offset..b.offset + 3 * idx.len()],
-            idx,
+            match self.range_starts[b.clique] {
+                Some(s) => Span::Range(s, idx.len()),
+                None => Span::Indices(idx),
+            },
         )
     }
 
@@ -229,8 +294,8 @@ impl NewtonWorkspace {
         self.blocks[self.block_start[i]..self.block_start[i + 1]]
             .iter()
             .map(|b| {
-                let (J, idx) = self.jacobian_block(b);
-                jacobian_block_mul(J, idx, x)
+                let (J, span) = self.jacobian_block(b);
+                jacobian_block_mul(J, span, x)
             })
             .sum()
     }
@@ -246,15 +311,71 @@ impl NewtonWorkspace {
     /// Contact velocities, impulses and Hessians at `self.v`; the cost ℓ(v), the gradient
     /// `A(v − v*) − Jᵀγ` and `Jᵀγ`.
     fn evaluate(&mut self, problem: &ConvexProblem<f64>) -> f64 {
+        let cost = match &problem.contacts {
+            ContactPool::Lagged(p) => self.evaluate_contacts(p, &problem.b),
+            ContactPool::Similar(p) => self.evaluate_contacts(p, &problem.b),
+            ContactPool::Sap(p) => self.evaluate_contacts(p, &problem.b),
+        };
+        self.finish_evaluation(problem, cost)
+    }
+
+    /// Contact velocities, impulses and Hessians of `potentials` (biases `b`) at `self.v`;
+    /// their summed cost. One loop per kind of potential, so that its evaluation inlines.
+    fn evaluate_contacts<P: ContactPotential<f64>>(
+        &mut self,
+        potentials: &[P],
+        b: &[Vector3<f64>],
+    ) -> f64 {
         let mut cost = 0.0;
-        for i in 0..problem.nc() {
-            self.v_c[i] = self.contact_mul(i, &self.v) + problem.b[i];
-            let e = problem.contacts.eval(i, &self.v_c[i]);
+        let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
+        generalized_impulse.fill(0.0);
+        for (i, (potential, b)) in potentials.iter().zip(b).enumerate() {
+            let v_c = self.contact_mul(i, &self.v) + b;
+            let e = potential.eval(&v_c);
             cost += e.cost;
+            self.v_c[i] = v_c;
             self.gamma[i] = e.gamma;
             self.G[i] = e.G;
         }
-        self.finish_evaluation(problem, cost)
+        self.add_transposes(&self.gamma, &mut generalized_impulse);
+        self.generalized_impulse = generalized_impulse;
+        cost
+    }
+
+    /// `y += Jᵀ γ = Σ_i J_iᵀ γ_i`.
+    fn add_transposes(&self, gamma: &[Vector3<f64>], y: &mut DVector<f64>) {
+        if !self.one_clique {
+            for (i, gamma) in gamma.iter().enumerate() {
+                for b in &self.blocks[self.block_start[i]..self.block_start[i + 1]] {
+                    let (J, span) = self.jacobian_block(b);
+                    jacobian_block_transpose_add(J, span, gamma, y);
+                }
+            }
+            return;
+        }
+        // One clique: `jacobian_values` is `J`, 3 × nv per contact. Four contacts at a time,
+        // summed before they are added, so that `y` is not a chain of additions through
+        // memory, one per contact.
+        let nv = y.len();
+        let dot = |c: &[f64], g: &Vector3<f64>| c[0] * g.x + c[1] * g.y + c[2] * g.z;
+        let block = |i: usize| &self.jacobian_values[3 * nv * i..3 * nv * (i + 1)];
+        let quads = gamma.len() - gamma.len() % 4;
+        for i in (0..quads).step_by(4) {
+            let [b0, b1, b2, b3] = [i, i + 1, i + 2, i + 3].map(block);
+            let [g0, g1, g2, g3] = [&gamma[i], &gamma[i + 1], &gamma[i + 2], &gamma[i + 3]];
+            for (l, yl) in y.iter_mut().enumerate() {
+                let c = 3 * l..3 * l + 3;
+                *yl += dot(&b0[c.clone()], g0)
+                    + dot(&b1[c.clone()], g1)
+                    + dot(&b2[c.clone()], g2)
+                    + dot(&b3[c], g3);
+            }
+        }
+        for (i, g) in gamma.iter().enumerate().skip(quads) {
+            for (c, yl) in block(i).chunks_exact(3).zip(y.iter_mut()) {
+                *yl += dot(c, g);
+            }
+        }
     }
 
     /// [`NewtonWorkspace::evaluate`] with the contacts the line search evaluated at the
@@ -263,11 +384,15 @@ impl NewtonWorkspace {
         std::mem::swap(&mut self.v_c, &mut self.trial.v_c);
         std::mem::swap(&mut self.gamma, &mut self.trial.gamma);
         std::mem::swap(&mut self.G, &mut self.trial.G);
+        let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
+        generalized_impulse.fill(0.0);
+        self.add_transposes(&self.gamma, &mut generalized_impulse);
+        self.generalized_impulse = generalized_impulse;
         self.finish_evaluation(problem, self.trial.cost)
     }
 
-    /// The cost, gradient and `Jᵀγ` at `self.v` given the contacts' impulses and their
-    /// summed cost `contact_cost`.
+    /// The cost and gradient at `self.v` given the contacts' impulses, their summed cost
+    /// `contact_cost` and `Jᵀγ`.
     fn finish_evaluation(&mut self, problem: &ConvexProblem<f64>, contact_cost: f64) -> f64 {
         let mut cost = contact_cost;
         // scratch_a = v − v*, gradient = A (v − v*).
@@ -276,17 +401,6 @@ impl NewtonWorkspace {
         let mut gradient = std::mem::take(&mut self.gradient);
         self.A_mul(&self.scratch_a, &mut gradient);
         cost += 0.5 * self.scratch_a.dot(&gradient);
-        self.generalized_impulse.fill(0.0);
-        for i in 0..problem.nc() {
-            for b in &self.blocks[self.block_start[i]..self.block_start[i + 1]] {
-                let idx = &self.H.pattern.cliques[b.clique];
-                let J = &self.jacobian_values[b.offset..b.offset + 3 * idx.len()];
-                for (l, &j) in idx.iter().enumerate() {
-                    self.generalized_impulse[j] +=
-                        Vector3::new(J[3 * l], J[3 * l + 1], J[3 * l + 2]).dot(&self.gamma[i]);
-                }
-            }
-        }
         gradient -= &self.generalized_impulse;
         self.gradient = gradient;
         cost
