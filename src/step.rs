@@ -538,11 +538,13 @@ impl<T: Scalar> FrameJacobian<T> {
     /// Adds `sign` times the point Jacobian at `p_W` (in C) to `J_C` (3 × nv) and returns
     /// what it adds to the normal velocity `(J_C v)_z`. Only the columns of the supporting
     /// joints are touched (the others are zero), so a contact costs O(depth) instead of O(nv).
+    #[inline(always)]
     fn add(&self, p_W: &Vector3<T>, sign: T, J_C: &mut MatrixViewMut3xX<'_, T>) -> T {
         let p_C = self.R_CW * (p_W - self.p_WB);
         for (k, Rv, Rw) in &self.columns {
-            let mut out = J_C.column_mut(*k);
-            out += (Rv + Rw.cross(&p_C)) * sign;
+            let column = (Rv + Rw.cross(&p_C)) * sign;
+            let mut out = J_C.fixed_view_mut::<3, 1>(0, *k);
+            out += column;
         }
         (self.V + self.Omega.cross(&p_C)).z * sign
     }

@@ -69,7 +69,10 @@ pub fn patches(contacts: &[ContactResult]) -> Vec<Patch> {
         p.moment += c.point.cross(&c.force);
         p.polygons += 1;
         *normal += c.normal_force;
-        p.max_pressure = p.max_pressure.max(c.normal_force / polygon.area);
+        let pressure = c.normal_force / polygon.area;
+        if pressure > p.max_pressure {
+            p.max_pressure = pressure;
+        }
     }
     out.into_iter()
         .map(|(mut p, normal)| {

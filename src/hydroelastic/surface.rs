@@ -893,10 +893,11 @@ impl InFrame<'_> {
         } else {
             area_centroid(vertices, nhat_G, &mut record)
         };
+        // Finite: plain comparisons.
         let scale2 = vertices
             .iter()
             .map(|v| (v - vertices[0]).norm_squared())
-            .fold(0.0, f64::max);
+            .fold(0.0, |a, b| if b > a { b } else { a });
         if !greater(area, NON_DEGENERATE_AREA * scale2) {
             return None;
         }

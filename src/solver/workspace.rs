@@ -100,6 +100,7 @@ fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVec
 }
 
 /// `J_c x[idx]` for a 3 × n_c block stored column-major in `J`.
+#[inline(always)]
 fn jacobian_block_mul(J: &[f64], span: Span<'_>, x: &DVector<f64>) -> Vector3<f64> {
     let column = |c: &[f64]| Vector3::new(c[0], c[1], c[2]);
     let columns = J.chunks_exact(3);
