@@ -330,6 +330,7 @@ pub fn clip<T: Scalar, D: Decisions>(
 
 /// [`clip`] without allocating: the clipped polygon is written to `out`, its number of
 /// vertices returned.
+#[inline(always)]
 pub fn clip_into<T: Scalar, D: Decisions>(
     polygon: &[Vector3<T>],
     plane: &HalfSpace<T>,
@@ -349,6 +350,7 @@ pub fn clip_into<T: Scalar, D: Decisions>(
 pub const MAX_VERTICES: usize = 8;
 
 /// [`clip`], handing the vertices of the clipped polygon to `push` in cyclic order.
+#[inline(always)]
 fn clip_each<T: Scalar, D: Decisions>(
     polygon: &[Vector3<T>],
     plane: &HalfSpace<T>,

@@ -130,6 +130,7 @@ pub struct RigidMesh {
 
 impl RigidMesh {
     /// The vertices of triangle `t` (geometry frame).
+    #[inline(always)]
     pub fn triangle(&self, t: usize) -> [Vector3<f64>; 3] {
         self.mesh.triangles[t].map(|i| self.mesh.vertices[i as usize])
     }

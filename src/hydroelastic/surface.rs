@@ -642,9 +642,9 @@ impl<'a> PlaneInMesh<'a> {
     /// triangle's (out of the rigid body).
     fn triangle_polygon(&self, rigid: &RigidMesh, t: u32, k: f64) -> Option<ContactPolygon<f64>> {
         let triangle = rigid.triangle(t as usize);
-        let n_G = (triangle[1] - triangle[0])
-            .cross(&(triangle[2] - triangle[0]))
-            .normalize();
+        let m = (triangle[1] - triangle[0]).cross(&(triangle[2] - triangle[0]));
+        // One division, then products.
+        let n_G = m * (1.0 / m.norm());
         // The pressure `k (d − m·x)` grows along −m: along the normal by `−k m·n`.
         let g = -k * self.plane.m.dot(&n_G);
         if !greater(g, POSITIVE_GRADIENT * k) {
