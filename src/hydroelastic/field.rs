@@ -4,6 +4,8 @@
 //! (parry3d-f64); the modulus `E` stays outside so it can be a dual number.
 #![allow(non_snake_case)]
 
+use std::sync::OnceLock;
+
 use nalgebra::{Matrix4, Vector3, Vector4};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::math::Vector as PVec;
@@ -40,14 +42,23 @@ pub struct TetField {
     pub elements: Vec<TetElement>,
     /// Bit `k` set when the face opposite vertex `k` lies on the surface (`e = 0`).
     pub boundary: Vec<u8>,
+    /// Each tetrahedron's faces, made at the first call of [`TetField::faces`].
+    faces: OnceLock<TetFaces>,
+    /// BVH over the tetrahedra.
+    pub bvh: Bvh,
+}
+
+/// The faces of a [`TetField`]'s tetrahedra: what clipping by a tetrahedron needs (a rigid
+/// triangle or another compliant mesh's slice), 129 bytes a tetrahedron, so made only for
+/// meshes that meet one ([`TetField::faces`]), not for a mesh that only meets planes.
+#[derive(Clone, Debug)]
+pub struct TetFaces {
     /// The half-spaces of each tetrahedron's faces, the tetrahedron inside ([`tet_faces`],
     /// geometry frame).
     pub faces: Vec<[HalfSpace<f64>; 4]>,
     /// The decisions [`tet_faces`] made for them: bit `k` set when face `k`'s normal was
     /// flipped.
-    pub face_flips: Vec<u8>,
-    /// BVH over the tetrahedra.
-    pub bvh: Bvh,
+    pub flips: Vec<u8>,
 }
 
 impl TetField {
@@ -58,7 +69,6 @@ impl TetField {
     pub fn new(mesh: TetMesh) -> Result<Self> {
         let n = mesh.tets.len();
         let (mut elements, mut boundary) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        let (mut faces, mut face_flips) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut boxes = Vec::with_capacity(n);
         for t in &mesh.tets {
             let x = t.map(|i| mesh.vertices[i as usize]);
@@ -79,9 +89,6 @@ impl TetField {
                     .filter(|&k| (0..4).filter(|&j| j != k).all(|j| e[j] == 0.0))
                     .fold(0u8, |m, k| m | (1 << k)),
             );
-            let mut flips = Record::default();
-            faces.push(tet_faces(&x, &mut flips));
-            face_flips.push(flips.0.first_bits());
             boxes.push(aabb(&x));
         }
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
@@ -89,9 +96,24 @@ impl TetField {
             mesh,
             elements,
             boundary,
-            faces,
-            face_flips,
+            faces: OnceLock::new(),
             bvh,
+        })
+    }
+
+    /// The faces of the tetrahedra ([`TetFaces`]), made at the first call.
+    pub fn faces(&self) -> &TetFaces {
+        self.faces.get_or_init(|| {
+            let (faces, flips) = self
+                .elements
+                .iter()
+                .map(|e| {
+                    let mut flips = Record::default();
+                    let faces = tet_faces(&e.vertices, &mut flips);
+                    (faces, flips.0.first_bits())
+                })
+                .unzip();
+            TetFaces { faces, flips }
         })
     }
 

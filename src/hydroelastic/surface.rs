@@ -723,8 +723,9 @@ impl<'a> TrianglesInTets<'a> {
         polygon[..3].copy_from_slice(&triangle);
         let mut n = 3;
         // The faces in the mesh frame, and their flips, are the mesh's.
-        record.decide_all(4, u64::from(field.face_flips[k]));
-        for face in &field.faces[k] {
+        let faces = field.faces();
+        record.decide_all(4, u64::from(faces.flips[k]));
+        for face in &faces.faces[k] {
             n = clip_into(&polygon[..n], face, &mut record, &mut other);
             if n == 0 {
                 return None;
@@ -811,8 +812,9 @@ impl<'a> TetsInTets<'a> {
         polygon[..n].copy_from_slice(&slice[..n]);
         let mut n = n;
         // B's faces, moved into A's frame, and their flips.
-        record.decide_all(4, u64::from(field_b.face_flips[t]));
-        for (k, face) in field_b.faces[t].iter().enumerate() {
+        let faces = field_b.faces();
+        record.decide_all(4, u64::from(faces.flips[t]));
+        for (k, face) in faces.faces[t].iter().enumerate() {
             // Elandt's duplicate-clip rule (see `compliant_compliant`).
             if field_b.boundary[t] & (1 << k) != 0 && field_a.boundary[s] != 0 {
                 continue;
