@@ -50,8 +50,8 @@ impl<T: Scalar> ContactPool<T> {
         self.len() == 0
     }
 
-    /// Evaluates contact `i` at `v_c`. Always inlined: the Newton loop reads its Hessian
-    /// straight from registers, not through a returned struct.
+    /// Evaluates contact `i` at `v_c`. Always inlined: the line search, called once per
+    /// contact, reads the result straight from registers, not through a returned struct.
     #[inline(always)]
     pub fn eval(&self, i: usize, v_c: &Vector3<T>) -> PotentialEval<T> {
         match self {
