@@ -7,7 +7,7 @@
 //! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, MatrixViewMut3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
 
 use crate::contact::{
     contact_frame, Approximation, ContactFeature, ContactParams, ContactPoint, ContactPool, Lagged,
@@ -491,39 +491,40 @@ fn supporting_columns<'a, T: Scalar>(
         })
 }
 
-/// The point Jacobian of a body seen in a contact frame C, for any point of the body: for each
-/// column `k` of the joints supporting it, `R_CB v_k` and `R_CB ω_k` (its body Jacobian's
-/// columns in C). A point `p_W` then has the column `R_CB v_k + R_CB ω_k × p_C` with
-/// `p_C = R_CW (p_W − p_WB)` (`R_CW R_WB (v_k + ω_k × p_B)`): the polygons of one patch share
-/// one frame and one body, so this is made once for all of them.
+/// The point Jacobian of a body seen in a contact frame C, for any point of the body, times a
+/// sign (+1 for body B, −1 for body A): for each column `k` of the joints supporting it,
+/// `±R_CB v_k` and `±R_CB ω_k` (its body Jacobian's columns in C). A point `p_W` then has the
+/// column `±(R_CB v_k + R_CB ω_k × p_C)` with `p_C = R_CW (p_W − p_WB)`
+/// (`R_CW R_WB (v_k + ω_k × p_B)`): the polygons of one patch share one frame and one body, so
+/// this is made once for all of them.
 struct FrameJacobian<T: Scalar> {
     /// `R_CW` it was made for.
     R_CW: Matrix3<T>,
     /// The body's origin `p_WB` (m, world).
     p_WB: Vector3<T>,
-    /// `(k, R_CB v_k, R_CB ω_k)` per supporting joint column.
+    /// `(k, ±R_CB v_k, ±R_CB ω_k)` per supporting joint column.
     columns: Vec<(usize, Vector3<T>, Vector3<T>)>,
-    /// The body's velocity in C at the step's start velocities: `Σ_k R_CB v_k v[k]` and
-    /// `Σ_k R_CB ω_k v[k]`, so a point's is `V + Ω × p_C`.
+    /// The body's velocity in C at the step's start velocities, times the sign:
+    /// `±Σ_k R_CB v_k v[k]` and `±Σ_k R_CB ω_k v[k]`, so a point's is `V + Ω × p_C`.
     V: Vector3<T>,
     Omega: Vector3<T>,
 }
 
 impl<T: Scalar> FrameJacobian<T> {
-    /// Made again for `body` in the frame `R_CW`, keeping its allocation: no columns for the
-    /// world and prescribed bodies.
+    /// Made again for `body` in the frame `R_CW` with `sign`, keeping its allocation: no
+    /// columns for the world and prescribed bodies.
     fn remake(
         &mut self,
         model: &MultibodyModel<T>,
         data: &MultibodyData<T>,
-        body: BodyId,
+        (body, sign): (BodyId, T),
         R_CW: &Matrix3<T>,
         v: &DVector<T>,
     ) {
         self.columns.clear();
         self.R_CW = *R_CW;
         if let BodyId::Body(i) = body {
-            let R_CB = R_CW * data.X_WB[i].R;
+            let R_CB = R_CW * data.X_WB[i].R * sign;
             self.p_WB = data.X_WB[i].p;
             self.columns.extend(
                 supporting_columns(model, data, i).map(|(k, w, v)| (k, R_CB * v, R_CB * w)),
@@ -535,18 +536,26 @@ impl<T: Scalar> FrameJacobian<T> {
         );
     }
 
-    /// Adds `sign` times the point Jacobian at `p_W` (in C) to `J_C` (3 × nv) and returns
-    /// what it adds to the normal velocity `(J_C v)_z`. Only the columns of the supporting
-    /// joints are touched (the others are zero), so a contact costs O(depth) instead of O(nv).
+    /// Writes the signed point Jacobian at `p_W` (in C) into `J_C` (3 × nv, column-major):
+    /// added to it when `ADD`, over it otherwise (the first body of a contact, its other
+    /// columns zero). Returns what it adds to the normal velocity `(J_C v)_z`. Only the
+    /// columns of the supporting joints are touched (the others are zero), so a contact costs
+    /// O(depth) instead of O(nv).
     #[inline(always)]
-    fn add(&self, p_W: &Vector3<T>, sign: T, J_C: &mut MatrixViewMut3xX<'_, T>) -> T {
+    fn write<const ADD: bool>(&self, p_W: &Vector3<T>, J_C: &mut [T]) -> T {
         let p_C = self.R_CW * (p_W - self.p_WB);
         for (k, Rv, Rw) in &self.columns {
-            let column = (Rv + Rw.cross(&p_C)) * sign;
-            let mut out = J_C.fixed_view_mut::<3, 1>(0, *k);
-            out += column;
+            let column = Rv + Rw.cross(&p_C);
+            let out = &mut J_C[3 * k..3 * k + 3];
+            if ADD {
+                out.iter_mut()
+                    .zip(column.iter())
+                    .for_each(|(o, c)| *o += *c);
+            } else {
+                out.copy_from_slice(column.as_slice());
+            }
         }
-        (self.V + self.Omega.cross(&p_C)).z * sign
+        (self.V + self.Omega.cross(&p_C)).z
     }
 }
 
@@ -613,9 +622,9 @@ impl<T: Scalar> SharedFrame<T> {
         self.R_WC = contact_frame(nhat_W);
         let R_CW = self.R_WC.transpose();
         self.jacobian_a
-            .remake(input.model, data, bodies.0, &R_CW, input.v);
+            .remake(input.model, data, (bodies.0, -T::one()), &R_CW, input.v);
         self.jacobian_b
-            .remake(input.model, data, bodies.1, &R_CW, input.v);
+            .remake(input.model, data, (bodies.1, T::one()), &R_CW, input.v);
         let prescribed = |body| matches!(body, BodyId::Prescribed(_));
         self.prescribed = prescribed(bodies.0) || prescribed(bodies.1);
         self.params = input.pairs.pair(a, b);
@@ -801,7 +810,6 @@ fn assemble_problem_keeping<T: Scalar>(
         .iter_mut()
         .enumerate()
         .map(|(i, c)| {
-            let mut J = J_all.columns_mut(i * nv, nv);
             let pair = (c.geometry_a, c.geometry_b);
             let same = |f: &SharedFrame<T>| f.geometries == pair && f.nhat_W == c.nhat_W;
             let frame = match shared.as_mut() {
@@ -815,13 +823,10 @@ fn assemble_problem_keeping<T: Scalar>(
             let p_WC = contact_point(frame.bodies.0, c.p_WPa, c.p_WPb);
             let R_WC = frame.R_WC;
             let R_CW = R_WC.transpose();
-            let mut v_n = T::zero();
-            for (jacobian, sign) in [
-                (&frame.jacobian_b, T::one()),
-                (&frame.jacobian_a, -T::one()),
-            ] {
-                v_n += jacobian.add(&p_WC, sign, &mut J);
-            }
+            let J_C = &mut J_all.as_mut_slice()[3 * nv * i..3 * nv * (i + 1)];
+            // B's columns over zeros, then A's added (a tree shares its root's columns).
+            let v_n = frame.jacobian_b.write::<false>(&p_WC, J_C)
+                + frame.jacobian_a.write::<true>(&p_WC, J_C);
             let (b, v_n0) = if frame.prescribed {
                 let (ga, gb) = frame.bodies;
                 let rel = |t: f64| {
@@ -848,7 +853,7 @@ fn assemble_problem_keeping<T: Scalar>(
                 R_WC,
                 phi0: c.phi,
                 J: match jacobians {
-                    ContactJacobians::Kept => J.into_owned(),
+                    ContactJacobians::Kept => Matrix3xX::from_column_slice(J_C),
                     ContactJacobians::Moved => Matrix3xX::zeros(0),
                 },
                 b,

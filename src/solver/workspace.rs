@@ -4,7 +4,8 @@
 //!
 //! [`NewtonWorkspace::prepare`] reads a step's [`ConvexProblem`]: the cliques of `A` (one per
 //! tree), each contact Jacobian `J_i` cut into its nonzero clique columns `J_ic`
-//! (3 × n_c), and the coupled clique pairs, which fix the [`BlockPattern`] of
+//! (3 × n_c; read in place, uncut, for a single tree), and the coupled clique pairs, which
+//! fix the [`BlockPattern`] of
 //! `H = A + Σ_i J_iᵀ G_i J_i`. [`NewtonWorkspace::iterate`] then runs the Newton loop of
 //! [`crate::solver::newton`] on blocks only: `J_i v = Σ_c J_ic v_c`,
 //! `H_cc = A_cc + Σ_i J_icᵀ G_i J_ic`, `H_ab = Σ_i J_iaᵀ G_i J_ib`. Once a contact pattern has
@@ -25,7 +26,8 @@ use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverSta
 #[derive(Clone, Copy, Debug)]
 struct JacobianBlock {
     clique: usize,
-    /// Start of its 3 × n_c values (column-major) in `NewtonWorkspace::jacobian_values`.
+    /// Start of its 3 × n_c values (column-major) in the Jacobian values
+    /// ([`NewtonWorkspace::jacobians`]).
     offset: usize,
 }
 
@@ -36,15 +38,17 @@ pub struct NewtonWorkspace {
     clique_of: Vec<usize>,
     /// The first velocity of each clique whose velocities are a range.
     range_starts: Vec<Option<usize>>,
-    /// Whether there is one clique, the velocities `0..nv` in order: `jacobian_values` is
-    /// then the whole `J`, contact by contact.
+    /// Whether there is one clique, the velocities `0..nv` in order: each contact's block is
+    /// then its whole Jacobian, read from the problem's `J` in place of `jacobian_values`.
     one_clique: bool,
     /// `A_cc` per clique.
     A_blocks: Vec<DMatrix<f64>>,
-    /// Jacobian blocks of all contacts, contact by contact, cliques increasing.
+    /// Jacobian blocks of all contacts, contact by contact, cliques increasing (none for one
+    /// clique).
     blocks: Vec<JacobianBlock>,
     /// Contact `i` owns `blocks[block_start[i]..block_start[i + 1]]`.
     block_start: Vec<usize>,
+    /// The clique blocks of the contact Jacobians (empty for one clique).
     jacobian_values: Vec<f64>,
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
     pair_targets: Vec<usize>,
@@ -179,77 +183,19 @@ impl NewtonWorkspace {
                 }
             }
         }
-        self.blocks.clear();
-        self.block_start.clear();
-        self.jacobian_values.clear();
-        self.pair_start.clear();
-        let mut pairs = Vec::new();
-        let mut touched = Vec::new();
         // One tree whose velocities are `0..nv` in order (a single free body, an arm): each
-        // contact's block is its whole Jacobian.
-        let one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
-        self.one_clique = one_clique;
-        if one_clique {
-            // Each contact's block is its whole Jacobian: all of them copied at once, the
-            // blocks of the contacts that move anything pointing into the copy.
-            self.jacobian_values.extend_from_slice(problem.J.as_slice());
-        }
-        for i in 0..nc {
-            self.block_start.push(self.blocks.len());
-            touched.clear();
-            // Column-major 3 × nv: column j is values[3j..3j + 3].
-            let values = &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)];
-            if one_clique {
-                if values.iter().any(|x| *x != 0.0) {
-                    self.blocks.push(JacobianBlock {
-                        clique: 0,
-                        offset: 3 * nv * i,
-                    });
-                }
-                continue;
-            }
-            for (j, column) in values.chunks_exact(3).enumerate() {
-                let c = self.clique_of[j];
-                if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
-                    touched.push(c);
-                }
-            }
-            touched.sort_unstable();
-            touched.dedup();
-            for &c in &touched {
-                let offset = self.jacobian_values.len();
-                for &j in &cliques[c] {
-                    self.jacobian_values
-                        .extend_from_slice(&values[3 * j..3 * j + 3]);
-                }
-                self.blocks.push(JacobianBlock { clique: c, offset });
-            }
-            for (p, &a) in touched.iter().enumerate() {
-                pairs.extend(touched[p + 1..].iter().map(|&b| (a, b)));
-            }
-        }
-        self.block_start.push(self.blocks.len());
-        pairs.sort_unstable();
-        pairs.dedup();
+        // contact's block is its whole Jacobian, read in place from `J`, and there are no
+        // block lists.
+        self.one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
+        let pairs = if self.one_clique {
+            Vec::new()
+        } else {
+            self.cut_blocks(problem, &cliques)
+        };
         let pattern = BlockPattern { cliques, pairs };
-        self.pair_targets.clear();
-        for i in 0..nc {
-            self.pair_start.push(self.pair_targets.len());
-            if one_clique {
-                continue;
-            }
-            let own = &self.blocks[self.block_start[i]..self.block_start[i + 1]];
-            for (p, a) in own.iter().enumerate() {
-                for b in &own[p + 1..] {
-                    self.pair_targets.push(
-                        pattern
-                            .pair_index(a.clique, b.clique)
-                            .expect("invariant: pairs collected above"),
-                    );
-                }
-            }
+        if !self.one_clique {
+            self.find_pair_targets(&pattern, nc);
         }
-        self.pair_start.push(self.pair_targets.len());
         self.H.reset_pattern(&pattern);
         for buffer in [
             &mut self.D,
@@ -278,11 +224,86 @@ impl NewtonWorkspace {
         self.has_factor = false;
     }
 
-    /// The 3 × n_c values and velocities of Jacobian block `b`.
-    fn jacobian_block(&self, b: &JacobianBlock) -> (&[f64], Span<'_>) {
+    /// Cuts each contact's Jacobian into its nonzero clique blocks (copied into
+    /// `jacobian_values`); returns the coupled clique pairs, sorted.
+    fn cut_blocks(
+        &mut self,
+        problem: &ConvexProblem<f64>,
+        cliques: &[Vec<usize>],
+    ) -> Vec<(usize, usize)> {
+        let (nv, nc) = (problem.nv(), problem.nc());
+        self.blocks.clear();
+        self.block_start.clear();
+        self.jacobian_values.clear();
+        let mut pairs = Vec::new();
+        let mut touched = Vec::new();
+        for i in 0..nc {
+            self.block_start.push(self.blocks.len());
+            touched.clear();
+            // Column-major 3 × nv: column j is values[3j..3j + 3].
+            let values = &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)];
+            for (j, column) in values.chunks_exact(3).enumerate() {
+                let c = self.clique_of[j];
+                if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
+                    touched.push(c);
+                }
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            for &c in &touched {
+                let offset = self.jacobian_values.len();
+                for &j in &cliques[c] {
+                    self.jacobian_values
+                        .extend_from_slice(&values[3 * j..3 * j + 3]);
+                }
+                self.blocks.push(JacobianBlock { clique: c, offset });
+            }
+            for (p, &a) in touched.iter().enumerate() {
+                pairs.extend(touched[p + 1..].iter().map(|&b| (a, b)));
+            }
+        }
+        self.block_start.push(self.blocks.len());
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
+    fn find_pair_targets(&mut self, pattern: &BlockPattern, nc: usize) {
+        self.pair_targets.clear();
+        self.pair_start.clear();
+        for i in 0..nc {
+            self.pair_start.push(self.pair_targets.len());
+            let own = &self.blocks[self.block_start[i]..self.block_start[i + 1]];
+            for (p, a) in own.iter().enumerate() {
+                for b in &own[p + 1..] {
+                    self.pair_targets.push(
+                        pattern
+                            .pair_index(a.clique, b.clique)
+                            .expect("invariant: pairs collected above"),
+                    );
+                }
+            }
+        }
+        self.pair_start.push(self.pair_targets.len());
+    }
+
+    /// The values of the Jacobian blocks of `problem` (prepared): the problem's own `J` for
+    /// one clique, the blocks cut from it otherwise.
+    fn jacobians<'a>(&'a self, problem: &'a ConvexProblem<f64>) -> &'a [f64] {
+        if self.one_clique {
+            problem.J.as_slice()
+        } else {
+            &self.jacobian_values
+        }
+    }
+
+    /// The 3 × n_c values (in `J`, [`NewtonWorkspace::jacobians`]) and velocities of
+    /// Jacobian block `b`.
+    fn jacobian_block<'a>(&'a self, J: &'a [f64], b: &JacobianBlock) -> (&'a [f64], Span<'a>) {
         let idx = &self.H.pattern.cliques[b.clique];
         (
-            &self.jacobian_values[b.offset..b.offset + 3 * idx.len()],
+            &J[b.offset..b.offset + 3 * idx.len()],
             match self.range_starts[b.clique] {
                 Some(s) => Span::Range(s, idx.len()),
                 None => Span::Indices(idx),
@@ -290,12 +311,16 @@ impl NewtonWorkspace {
         )
     }
 
-    /// `J_i x` (without the bias).
-    fn contact_mul(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
+    /// `J_i x` (without the bias), the blocks' values in `J`.
+    fn contact_mul(&self, J: &[f64], i: usize, x: &DVector<f64>) -> Vector3<f64> {
+        if self.one_clique {
+            let nv = x.len();
+            return jacobian_block_mul(&J[3 * nv * i..3 * nv * (i + 1)], Span::Range(0, nv), x);
+        }
         self.blocks[self.block_start[i]..self.block_start[i + 1]]
             .iter()
             .map(|b| {
-                let (J, span) = self.jacobian_block(b);
+                let (J, span) = self.jacobian_block(J, b);
                 jacobian_block_mul(J, span, x)
             })
             .sum()
@@ -313,53 +338,61 @@ impl NewtonWorkspace {
     /// `A(v − v*) − Jᵀγ` and `Jᵀγ`.
     fn evaluate(&mut self, problem: &ConvexProblem<f64>) -> f64 {
         let cost = match &problem.contacts {
-            ContactPool::Lagged(p) => self.evaluate_contacts(p, &problem.b),
-            ContactPool::Similar(p) => self.evaluate_contacts(p, &problem.b),
-            ContactPool::Sap(p) => self.evaluate_contacts(p, &problem.b),
+            ContactPool::Lagged(p) => self.evaluate_contacts(problem, p),
+            ContactPool::Similar(p) => self.evaluate_contacts(problem, p),
+            ContactPool::Sap(p) => self.evaluate_contacts(problem, p),
         };
         self.finish_evaluation(problem, cost)
     }
 
-    /// Contact velocities, impulses and Hessians of `potentials` (biases `b`) at `self.v`;
-    /// their summed cost. One loop per kind of potential, so that its evaluation inlines.
+    /// Contact velocities, impulses and Hessians of `potentials` (those of `problem`) at
+    /// `self.v`; their summed cost. One loop per kind of potential, so that its evaluation
+    /// inlines.
     fn evaluate_contacts<P: ContactPotential<f64>>(
         &mut self,
+        problem: &ConvexProblem<f64>,
         potentials: &[P],
-        b: &[Vector3<f64>],
     ) -> f64 {
         let mut cost = 0.0;
         let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
         generalized_impulse.fill(0.0);
-        for (i, (potential, b)) in potentials.iter().zip(b).enumerate() {
-            let v_c = self.contact_mul(i, &self.v) + b;
+        let blocks = std::mem::take(&mut self.jacobian_values);
+        let J = if self.one_clique {
+            problem.J.as_slice()
+        } else {
+            &blocks
+        };
+        for (i, (potential, b)) in potentials.iter().zip(&problem.b).enumerate() {
+            let v_c = self.contact_mul(J, i, &self.v) + b;
             let e = potential.eval(&v_c);
             cost += e.cost;
             self.v_c[i] = v_c;
             self.gamma[i] = e.gamma;
             self.G[i] = e.G;
         }
-        self.add_transposes(&self.gamma, &mut generalized_impulse);
+        self.add_transposes(J, &self.gamma, &mut generalized_impulse);
+        self.jacobian_values = blocks;
         self.generalized_impulse = generalized_impulse;
         cost
     }
 
-    /// `y += Jᵀ γ = Σ_i J_iᵀ γ_i`.
-    fn add_transposes(&self, gamma: &[Vector3<f64>], y: &mut DVector<f64>) {
+    /// `y += Jᵀ γ = Σ_i J_iᵀ γ_i`, the blocks' values in `J`.
+    fn add_transposes(&self, J: &[f64], gamma: &[Vector3<f64>], y: &mut DVector<f64>) {
         if !self.one_clique {
             for (i, gamma) in gamma.iter().enumerate() {
                 for b in &self.blocks[self.block_start[i]..self.block_start[i + 1]] {
-                    let (J, span) = self.jacobian_block(b);
+                    let (J, span) = self.jacobian_block(J, b);
                     jacobian_block_transpose_add(J, span, gamma, y);
                 }
             }
             return;
         }
-        // One clique: `jacobian_values` is `J`, 3 × nv per contact. Four contacts at a time,
+        // One clique: `J` is the problem's, 3 × nv per contact. Four contacts at a time,
         // summed before they are added, so that `y` is not a chain of additions through
         // memory, one per contact.
         let nv = y.len();
         let dot = |c: &[f64], g: &Vector3<f64>| c[0] * g.x + c[1] * g.y + c[2] * g.z;
-        let block = |i: usize| &self.jacobian_values[3 * nv * i..3 * nv * (i + 1)];
+        let block = |i: usize| &J[3 * nv * i..3 * nv * (i + 1)];
         let quads = gamma.len() - gamma.len() % 4;
         for i in (0..quads).step_by(4) {
             let [b0, b1, b2, b3] = [i, i + 1, i + 2, i + 3].map(block);
@@ -387,7 +420,11 @@ impl NewtonWorkspace {
         std::mem::swap(&mut self.G, &mut self.trial.G);
         let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
         generalized_impulse.fill(0.0);
-        self.add_transposes(&self.gamma, &mut generalized_impulse);
+        self.add_transposes(
+            self.jacobians(problem),
+            &self.gamma,
+            &mut generalized_impulse,
+        );
         self.generalized_impulse = generalized_impulse;
         self.finish_evaluation(problem, self.trial.cost)
     }
@@ -407,13 +444,28 @@ impl NewtonWorkspace {
         cost
     }
 
-    /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks.
-    fn assemble_hessian(&mut self) {
+    /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks, `J` that of `problem`.
+    fn assemble_hessian(&mut self, problem: &ConvexProblem<f64>) {
+        let blocks = std::mem::take(&mut self.jacobian_values);
+        let J = if self.one_clique {
+            problem.J.as_slice()
+        } else {
+            &blocks
+        };
         for (H, A) in self.H.diagonal.iter_mut().zip(&self.A_blocks) {
             H.copy_from(A);
         }
         for H in &mut self.H.off_diagonal {
             H.fill(0.0);
+        }
+        if self.one_clique {
+            let nv = problem.nv();
+            for (i, G) in self.G.iter().enumerate() {
+                let Ji = &J[3 * nv * i..3 * nv * (i + 1)];
+                add_jt_g_j(&mut self.H.diagonal[0], Ji, G, Ji);
+            }
+            self.jacobian_values = blocks;
+            return;
         }
         for i in 0..self.G.len() {
             let own = self.block_start[i]..self.block_start[i + 1];
@@ -421,18 +473,19 @@ impl NewtonWorkspace {
             for p in own.clone() {
                 let bp = self.blocks[p];
                 let n_p = self.H.pattern.cliques[bp.clique].len();
-                let Jp = &self.jacobian_values[bp.offset..bp.offset + 3 * n_p];
+                let Jp = &J[bp.offset..bp.offset + 3 * n_p];
                 add_jt_g_j(&mut self.H.diagonal[bp.clique], Jp, &self.G[i], Jp);
                 for q in p + 1..own.end {
                     let bq = self.blocks[q];
                     let n_q = self.H.pattern.cliques[bq.clique].len();
-                    let Jq = &self.jacobian_values[bq.offset..bq.offset + 3 * n_q];
+                    let Jq = &J[bq.offset..bq.offset + 3 * n_q];
                     let off = self.pair_targets[target];
                     add_jt_g_j(&mut self.H.off_diagonal[off], Jp, &self.G[i], Jq);
                     target += 1;
                 }
             }
         }
+        self.jacobian_values = blocks;
     }
 
     /// Factors the assembled `H` at the current `v`.
@@ -514,7 +567,7 @@ impl NewtonWorkspace {
             if let Some(criterion) = converged {
                 stats.criterion = criterion;
                 if params.factor_at_solution {
-                    self.assemble_hessian();
+                    self.assemble_hessian(problem);
                     self.factor_hessian(params)?;
                 }
                 if self.has_factor && params.condition_estimate {
@@ -530,13 +583,13 @@ impl NewtonWorkspace {
                 return Err(Error::NotConverged { stats });
             }
             previous_cost = cost;
-            self.assemble_hessian();
+            self.assemble_hessian(problem);
             self.factor_hessian(params)?;
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
             self.factor.solve_in_place(&mut self.dv);
             for i in 0..problem.nc() {
-                self.dv_c[i] = self.contact_mul(i, &self.dv);
+                self.dv_c[i] = self.contact_mul(self.jacobians(problem), i, &self.dv);
             }
             // scratch_a = A Δv, scratch_b = v − v*.
             let mut Adv = std::mem::take(&mut self.scratch_a);
