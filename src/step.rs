@@ -952,7 +952,8 @@ pub fn make_pool<T: Scalar>(
             .collect();
         delassus_estimates(A, cliques, J, &touched)?
     } else {
-        vec![T::zero(); contacts.len()]
+        // Not read by Lagged or Similar.
+        Vec::new()
     };
     Ok(match approximation {
         Approximation::Lagged => ContactPool::Lagged(

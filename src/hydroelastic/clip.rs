@@ -15,33 +15,46 @@ use nalgebra::Vector3;
 
 use crate::scalar::{lit, Scalar};
 
-/// The topology decisions of one polygon's clipping, in the order they were made (bit `k` is
-/// decision `k`). No heap: a polygon makes at most 31 decisions (a slice's 4, a tetrahedron's
-/// 4 face orientations, one per input vertex of four clips of at most 4, 5, 6 and 7 vertices,
-/// as a convex polygon gains at most one vertex per clip, and the orientation of the area),
-/// fewer than the 64 bits.
+/// The topology decisions of one polygon's clipping, in the order they were made (decision
+/// `k` is bit `k`). No heap: a polygon makes at most 31 decisions (a slice's 4, a
+/// tetrahedron's 4 face orientations, one per input vertex of four clips of at most 4, 5, 6
+/// and 7 vertices, as a convex polygon gains at most one vertex per clip, and the orientation
+/// of the area), which fit in [`ClipTopology::CAPACITY`] bits.
+///
+/// One word: the decisions in its low half, their number in its high half. The topology is
+/// copied with every polygon contact through the step, and a word written whole is read back
+/// whole (two words written one by one and read as one wait for both writes to retire).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ClipTopology {
-    bits: u64,
-    /// A whole word, not a byte: with no padding the topology (copied with every polygon
-    /// contact through the step) moves as two aligned words.
-    len: u64,
-}
+pub struct ClipTopology(u64);
 
 impl ClipTopology {
+    /// The most decisions a topology records.
+    pub const CAPACITY: u8 = 32;
+
+    /// The decisions (bit `k` is decision `k`).
+    fn bits(self) -> u64 {
+        self.0 & low_bits(Self::CAPACITY)
+    }
+
+    /// The number of decisions asked for (past [`ClipTopology::CAPACITY`], more than were
+    /// recorded).
+    fn count(self) -> u64 {
+        self.0 >> Self::CAPACITY
+    }
+
     /// Number of decisions recorded.
     pub fn len(&self) -> usize {
-        usize::try_from(self.len).unwrap_or(usize::MAX)
+        usize::try_from(self.count()).unwrap_or(usize::MAX)
     }
 
     /// True when no decision was recorded.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.count() == 0
     }
 
     /// The first 8 decisions (bit `k` is decision `k`).
     pub fn first_bits(&self) -> u8 {
-        (self.bits & 0xff) as u8
+        (self.0 & 0xff) as u8
     }
 }
 
@@ -73,15 +86,19 @@ pub struct Record(pub ClipTopology);
 impl Decisions for Record {
     #[inline]
     fn decide_all(&mut self, n: u8, on_real_parts: u64) -> u64 {
-        let t = &mut self.0;
-        // Past 64 decisions (not reached, see `ClipTopology`) the record stops being
+        let (bits, count) = (self.0.bits(), self.0.count());
+        let capacity = u64::from(ClipTopology::CAPACITY);
+        let total = count + u64::from(n);
+        // Past the capacity (not reached, see `ClipTopology`) the record stops being
         // replayable: `Replay::finished` fails.
-        if t.len + u64::from(n) <= 64 {
-            t.bits |= (on_real_parts & low_bits(n))
-                .checked_shl(u32::try_from(t.len).unwrap_or(u32::MAX))
-                .unwrap_or(0);
-        }
-        t.len = t.len.saturating_add(n.into());
+        debug_assert!(total <= capacity, "a clipping made {total} decisions");
+        let bits = if total <= capacity {
+            bits | (on_real_parts & low_bits(n)) << count
+        } else {
+            bits
+        };
+        // The count saturates in the high half.
+        self.0 = ClipTopology(bits | total.min(u64::from(u32::MAX)) << ClipTopology::CAPACITY);
         on_real_parts
     }
 
@@ -112,7 +129,7 @@ impl Replay {
     /// Whether exactly the recorded decisions were asked for: the clipping replayed is the
     /// one recorded.
     pub fn finished(&self) -> bool {
-        self.matched && u64::from(self.next) == self.topology.len
+        self.matched && u64::from(self.next) == self.topology.count()
     }
 }
 
@@ -120,15 +137,11 @@ impl Decisions for Replay {
     #[inline]
     fn decide_all(&mut self, n: u8, on_real_parts: u64) -> u64 {
         let end = u64::from(self.next) + u64::from(n);
-        if end > self.topology.len.min(64) {
+        if end > self.topology.count().min(ClipTopology::CAPACITY.into()) {
             self.matched = false;
             return on_real_parts;
         }
-        let recorded = self
-            .topology
-            .bits
-            .checked_shr(self.next.into())
-            .unwrap_or(0);
+        let recorded = self.topology.bits() >> self.next;
         self.next += n;
         recorded & low_bits(n)
     }
