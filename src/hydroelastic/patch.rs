@@ -34,20 +34,31 @@ pub struct Patch {
 
 /// The patches of the polygon contacts among `contacts`, one per geometry pair, in order of
 /// first appearance.
+///
+/// A pair's polygons come one after the other in a step's results: each run of them is summed
+/// in local variables (not through the patch in memory, where every polygon's sums would wait
+/// on the previous polygon's), then added to its pair's patch.
 pub fn patches(contacts: &[ContactResult]) -> Vec<Patch> {
     let mut out: Vec<(Patch, f64)> = Vec::new();
-    for c in contacts {
-        let Some(polygon) = &c.polygon else {
+    for run in contacts.chunk_by(|a, b| a.geometries == b.geometries) {
+        let mut polygons = run
+            .iter()
+            .filter_map(|c| c.polygon.as_ref().map(|p| (c, p)))
+            .peekable();
+        let Some((first, _)) = polygons.peek() else {
             continue;
         };
-        let index = match out.iter().position(|(p, _)| p.geometries == c.geometries) {
+        let index = match out
+            .iter()
+            .position(|(p, _)| p.geometries == first.geometries)
+        {
             Some(i) => i,
             None => {
                 out.push((
                     Patch {
-                        body_a: c.body_a,
-                        body_b: c.body_b,
-                        geometries: c.geometries,
+                        body_a: first.body_a,
+                        body_b: first.body_b,
+                        geometries: first.geometries,
                         area: 0.0,
                         centroid: Vector3::zeros(),
                         force: Vector3::zeros(),
@@ -61,17 +72,32 @@ pub fn patches(contacts: &[ContactResult]) -> Vec<Patch> {
                 out.len() - 1
             }
         };
-        let (p, normal) = &mut out[index];
-        p.area += polygon.area;
-        p.centroid += c.point * polygon.area;
-        p.force += c.force;
-        // Moment about the origin for now, shifted to the centroid below.
-        p.moment += c.point.cross(&c.force);
-        p.polygons += 1;
-        *normal += c.normal_force;
-        let pressure = c.normal_force / polygon.area;
-        if pressure > p.max_pressure {
-            p.max_pressure = pressure;
+        let (mut area, mut normal, mut max_pressure) = (0.0, 0.0, 0.0);
+        let (mut centroid, mut force, mut moment) =
+            (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
+        let mut count = 0;
+        for (c, polygon) in polygons {
+            area += polygon.area;
+            centroid += c.point * polygon.area;
+            force += c.force;
+            // Moment about the origin for now, shifted to the centroid below.
+            moment += c.point.cross(&c.force);
+            count += 1;
+            normal += c.normal_force;
+            let pressure = c.normal_force / polygon.area;
+            if pressure > max_pressure {
+                max_pressure = pressure;
+            }
+        }
+        let (p, pair_normal) = &mut out[index];
+        p.area += area;
+        p.centroid += centroid;
+        p.force += force;
+        p.moment += moment;
+        p.polygons += count;
+        *pair_normal += normal;
+        if max_pressure > p.max_pressure {
+            p.max_pressure = max_pressure;
         }
     }
     out.into_iter()

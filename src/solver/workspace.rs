@@ -312,6 +312,7 @@ impl NewtonWorkspace {
     }
 
     /// `J_i x` (without the bias), the blocks' values in `J`.
+    #[inline(always)]
     fn contact_mul(&self, J: &[f64], i: usize, x: &DVector<f64>) -> Vector3<f64> {
         if self.one_clique {
             let nv = x.len();
