@@ -91,7 +91,6 @@ impl Decisions for Record {
         let total = count + u64::from(n);
         // Past the capacity (not reached, see `ClipTopology`) the record stops being
         // replayable: `Replay::finished` fails.
-        debug_assert!(total <= capacity, "a clipping made {total} decisions");
         let bits = if total <= capacity {
             bits | (on_real_parts & low_bits(n)) << count
         } else {
@@ -448,6 +447,37 @@ mod tests {
 
     fn unit_tet() -> [Vector3<f64>; 4] {
         [Vector3::zeros(), Vector3::x(), Vector3::y(), Vector3::z()]
+    }
+
+    #[test]
+    fn a_topology_replays_up_to_its_capacity_and_no_further() {
+        // Decisions in groups as clipping asks for them: 4 at once, then one by one.
+        let decisions = |n: u8| {
+            let pattern = |k: u8| 0b1011_0110_1101u64.rotate_left(u32::from(k));
+            let mut asked = vec![(4, pattern(0))];
+            asked.extend((4..n).map(|k| (1, pattern(k))));
+            asked
+        };
+        for n in [5, 31, 32, 33, 40] {
+            let mut record = Record::default();
+            let asked: Vec<(u8, u64)> = decisions(n);
+            let made: Vec<u64> = asked
+                .iter()
+                .map(|&(group, bits)| record.decide_all(group, bits) & low_bits(group))
+                .collect();
+            let total: usize = asked.iter().map(|&(group, _)| usize::from(group)).sum();
+            assert_eq!(record.0.len(), total);
+            let mut replay = Replay::new(record.0);
+            let replayed: Vec<u64> = asked
+                .iter()
+                .map(|&(group, _)| replay.decide_all(group, 0))
+                .collect();
+            let fits = total <= usize::from(ClipTopology::CAPACITY);
+            assert_eq!(replay.finished(), fits, "{total} decisions");
+            if fits {
+                assert_eq!(replayed, made, "{total} decisions");
+            }
+        }
     }
 
     #[test]
