@@ -578,10 +578,11 @@ fn plane_and_mesh(
 struct PlaneInMesh<'a> {
     /// The plane's half-space (below the plane) in the mesh frame.
     plane: HalfSpace<f64>,
-    /// The plane's normal in the world.
-    n_W: Vector3<f64>,
     /// +1 when the plane's geometry is A (normals from A into B), −1 otherwise.
     sign: f64,
+    /// The normal of every tetrahedron's polygon from A into B, in the mesh frame and the
+    /// world: the plane's, times the sign.
+    polygon_normals: (Vector3<f64>, Vector3<f64>),
     mesh: &'a Placed<'a, f64>,
     /// Whether the polygons keep their vertex lists.
     with_vertices: bool,
@@ -599,13 +600,14 @@ impl<'a> PlaneInMesh<'a> {
         let X_GW = mesh.X_WG.inverse();
         let n_W = X_WH.R.column(2).into_owned();
         let m = X_GW.R * n_W;
+        let sign = if plane_is_a { 1.0 } else { -1.0 };
         PlaneInMesh {
             plane: HalfSpace {
                 d: m.dot(&X_GW.transform_point(&X_WH.p)),
                 m,
             },
-            n_W,
-            sign: if plane_is_a { 1.0 } else { -1.0 },
+            sign,
+            polygon_normals: (m * sign, n_W * sign),
             mesh,
             with_vertices,
         }
@@ -628,8 +630,8 @@ impl<'a> PlaneInMesh<'a> {
         let mut record = Record::default();
         let (vertices, n) = slice_tet_fixed(&field.tet(t), &self.plane, &mut record);
         let orientation = Orientation {
-            nhat_G: self.plane.m * self.sign,
-            nhat_W: self.n_W * self.sign,
+            nhat_G: self.polygon_normals.0,
+            nhat_W: self.polygon_normals.1,
             gradient: g,
         };
         let pressure = |c: &Vector3<f64>| E * field.extent(t, c);
