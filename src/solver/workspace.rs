@@ -93,6 +93,20 @@ fn range_start(idx: &[usize]) -> Option<usize> {
         .filter(|&s| idx.iter().copied().eq(s..s + idx.len()))
 }
 
+/// The values the Jacobian blocks' offsets point into: the problem's own `J` for one clique
+/// (each contact's block its whole Jacobian), the `blocks` cut from it otherwise.
+fn jacobian_values<'a>(
+    one_clique: bool,
+    problem: &'a ConvexProblem<f64>,
+    blocks: &'a [f64],
+) -> &'a [f64] {
+    if one_clique {
+        problem.J.as_slice()
+    } else {
+        blocks
+    }
+}
+
 /// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c).
 fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVector<f64>) {
     for (l, &j) in idx.iter().enumerate() {
@@ -187,6 +201,11 @@ impl NewtonWorkspace {
         // contact's block is its whole Jacobian, read in place from `J`, and there are no
         // block lists.
         self.one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
+        self.blocks.clear();
+        self.block_start.clear();
+        self.jacobian_values.clear();
+        self.pair_targets.clear();
+        self.pair_start.clear();
         let pairs = if self.one_clique {
             Vec::new()
         } else {
@@ -232,9 +251,6 @@ impl NewtonWorkspace {
         cliques: &[Vec<usize>],
     ) -> Vec<(usize, usize)> {
         let (nv, nc) = (problem.nv(), problem.nc());
-        self.blocks.clear();
-        self.block_start.clear();
-        self.jacobian_values.clear();
         let mut pairs = Vec::new();
         let mut touched = Vec::new();
         for i in 0..nc {
@@ -270,8 +286,6 @@ impl NewtonWorkspace {
 
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
     fn find_pair_targets(&mut self, pattern: &BlockPattern, nc: usize) {
-        self.pair_targets.clear();
-        self.pair_start.clear();
         for i in 0..nc {
             self.pair_start.push(self.pair_targets.len());
             let own = &self.blocks[self.block_start[i]..self.block_start[i + 1]];
@@ -291,11 +305,7 @@ impl NewtonWorkspace {
     /// The values of the Jacobian blocks of `problem` (prepared): the problem's own `J` for
     /// one clique, the blocks cut from it otherwise.
     fn jacobians<'a>(&'a self, problem: &'a ConvexProblem<f64>) -> &'a [f64] {
-        if self.one_clique {
-            problem.J.as_slice()
-        } else {
-            &self.jacobian_values
-        }
+        jacobian_values(self.one_clique, problem, &self.jacobian_values)
     }
 
     /// The 3 × n_c values (in `J`, [`NewtonWorkspace::jacobians`]) and velocities of
@@ -358,11 +368,7 @@ impl NewtonWorkspace {
         let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
         generalized_impulse.fill(0.0);
         let blocks = std::mem::take(&mut self.jacobian_values);
-        let J = if self.one_clique {
-            problem.J.as_slice()
-        } else {
-            &blocks
-        };
+        let J = jacobian_values(self.one_clique, problem, &blocks);
         for (i, (potential, b)) in potentials.iter().zip(&problem.b).enumerate() {
             let v_c = self.contact_mul(J, i, &self.v) + b;
             let e = potential.eval(&v_c);
@@ -448,11 +454,7 @@ impl NewtonWorkspace {
     /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks, `J` that of `problem`.
     fn assemble_hessian(&mut self, problem: &ConvexProblem<f64>) {
         let blocks = std::mem::take(&mut self.jacobian_values);
-        let J = if self.one_clique {
-            problem.J.as_slice()
-        } else {
-            &blocks
-        };
+        let J = jacobian_values(self.one_clique, problem, &blocks);
         for (H, A) in self.H.diagonal.iter_mut().zip(&self.A_blocks) {
             H.copy_from(A);
         }
