@@ -236,16 +236,12 @@ impl Simulator {
     /// # Errors
     /// Size mismatches, non-finite states, an unsupported geometry pair.
     pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
-        self.assemble_keeping(state, u, ContactJacobians::Kept)
+        self.assemble_contacts(state, u)
+            .map(Assembled::into_step_problem)
     }
 
-    /// [`Simulator::assemble`], the contacts keeping their Jacobians or not.
-    fn assemble_keeping(
-        &mut self,
-        state: &State,
-        u: &DVector<f64>,
-        jacobians: ContactJacobians,
-    ) -> Result<StepProblem<f64>> {
+    /// [`Simulator::assemble`], the contacts kept as [`Assembled`].
+    fn assemble_contacts(&mut self, state: &State, u: &DVector<f64>) -> Result<Assembled<f64>> {
         if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
             return Err(Error::invalid(
                 "state",
@@ -279,7 +275,7 @@ impl Simulator {
             })?;
             Ok(witnesses)
         };
-        assemble_problem_keeping(&input, &mut self.data, witnesses, jacobians)
+        assemble_contacts(&input, &mut self.data, witnesses)
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
@@ -324,8 +320,11 @@ impl Simulator {
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
         let dt = self.settings.dt;
-        let StepProblem { problem, contacts } =
-            self.assemble_keeping(state, u, ContactJacobians::Moved)?;
+        let Assembled {
+            problem,
+            contacts,
+            frames,
+        } = self.assemble_contacts(state, u)?;
         let params = self.settings.solver;
         let stats = self.solve(&problem, &state.v, &params)?;
         let v = self.newton.v();
@@ -343,14 +342,15 @@ impl Simulator {
             .enumerate()
             .map(|(i, c)| {
                 let (gamma, v_c) = (self.newton.gamma()[i], self.newton.v_c()[i]);
+                let frame = &frames[c.frame];
                 ContactResult {
-                    body_a: c.body_a,
-                    body_b: c.body_b,
-                    geometries: (c.geometry_a, c.geometry_b),
+                    body_a: frame.bodies.0,
+                    body_b: frame.bodies.1,
+                    geometries: frame.geometries,
                     point: c.p_WC,
-                    normal: c.R_WC.column(2).into_owned(),
+                    normal: frame.R_WC.column(2).into_owned(),
                     impulse: gamma,
-                    force: c.R_WC * (gamma * inv_dt),
+                    force: frame.R_WC * (gamma * inv_dt),
                     normal_force: gamma.z * inv_dt,
                     tangential_force: gamma.xy().norm() * inv_dt,
                     slip: v_c.xy().norm(),
@@ -609,6 +609,16 @@ impl<T: Scalar> SharedFrame<T> {
         frame
     }
 
+    /// What its contacts share, kept in an [`Assembled`] step.
+    fn assembled(&self) -> AssembledFrame<T> {
+        AssembledFrame {
+            geometries: self.geometries,
+            bodies: self.bodies,
+            R_WC: self.R_WC,
+            params: self.params,
+        }
+    }
+
     /// Made again for the geometries `(a, b)` and the normal `nhat_W`, keeping its
     /// allocations (one contact after another of a point-contact scene each has its own).
     fn remake(
@@ -772,33 +782,107 @@ pub fn assemble_problem<T: Scalar>(
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
 ) -> Result<StepProblem<T>> {
-    assemble_problem_keeping(input, data, witnesses, ContactJacobians::Kept)
+    assemble_contacts(input, data, witnesses).map(Assembled::into_step_problem)
 }
 
-/// Where the contact Jacobians of an assembled step live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ContactJacobians {
-    /// In the problem and, copied, in each [`ContactPoint`] (for the derivatives).
-    Kept,
-    /// Only in the problem; each [`ContactPoint::J`] is left empty (3 × 0). The forward step
-    /// needs no more, and saves an allocation and a copy per contact (one per polygon of a
-    /// pressure-field pair).
-    Moved,
+/// A step's convex problem with its contacts, each kept as what it does not share with the
+/// other contacts of its frame: a pressure-field pair's polygons, a contact each, share one
+/// frame, bodies and parameters, which are kept once. The forward step reads its results from
+/// this; [`Assembled::into_step_problem`] makes the full [`ContactPoint`]s.
+struct Assembled<T: Scalar> {
+    problem: ConvexProblem<T>,
+    /// The contacts, in the order of the problem's pool.
+    contacts: Vec<AssembledContact<T>>,
+    /// The frames the contacts refer to.
+    frames: Vec<AssembledFrame<T>>,
 }
 
-/// [`assemble_problem`], the contacts keeping their Jacobians or not.
-fn assemble_problem_keeping<T: Scalar>(
+/// One contact of an [`Assembled`] step.
+struct AssembledContact<T: Scalar> {
+    /// Its frame in [`Assembled::frames`].
+    frame: usize,
+    /// Contact point, world frame (m), see [`contact_point`].
+    p_WC: Vector3<T>,
+    /// Signed distance at the start of the step φ0 (m).
+    phi0: T,
+    /// Normal velocity at the start of the step `v_n0` (m/s).
+    v_n0: T,
+    /// Its stiffness (N/m): the pair's, or a polygon's `k = A·g`.
+    stiffness: T,
+    /// The active feature pair, or the polygon.
+    feature: ContactFeature,
+}
+
+/// What the contacts of one frame of an [`Assembled`] step share.
+struct AssembledFrame<T: Scalar> {
+    /// Geometries A and B.
+    geometries: (usize, usize),
+    /// Their bodies.
+    bodies: (BodyId, BodyId),
+    /// The contact frame ([`contact_frame`]).
+    R_WC: Matrix3<T>,
+    /// The pair's contact parameters.
+    params: ContactParams<T>,
+}
+
+impl<T: Scalar> Assembled<T> {
+    /// The parameters of `contact`: its frame's, with its own stiffness.
+    fn params(frames: &[AssembledFrame<T>], contact: &AssembledContact<T>) -> ContactParams<T> {
+        ContactParams {
+            stiffness: contact.stiffness,
+            ..frames[contact.frame].params
+        }
+    }
+
+    /// The step problem, each contact a [`ContactPoint`] with a copy of its Jacobian.
+    fn into_step_problem(self) -> StepProblem<T> {
+        let Assembled {
+            problem,
+            contacts,
+            frames,
+        } = self;
+        let nv = problem.nv();
+        let contacts = contacts
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let frame = &frames[c.frame];
+                ContactPoint {
+                    geometry_a: frame.geometries.0,
+                    geometry_b: frame.geometries.1,
+                    body_a: frame.bodies.0,
+                    body_b: frame.bodies.1,
+                    p_WC: c.p_WC,
+                    R_WC: frame.R_WC,
+                    phi0: c.phi0,
+                    J: Matrix3xX::from_column_slice(
+                        &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)],
+                    ),
+                    b: problem.b[i],
+                    v_n0: c.v_n0,
+                    params: Self::params(&frames, &c),
+                    feature: c.feature,
+                }
+            })
+            .collect();
+        StepProblem { problem, contacts }
+    }
+}
+
+/// [`assemble_problem`], the contacts kept as [`Assembled`].
+fn assemble_contacts<T: Scalar>(
     input: &StepInput<'_, T>,
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
-    jacobians: ContactJacobians,
-) -> Result<StepProblem<T>> {
+) -> Result<Assembled<T>> {
     let model = input.model;
     let dt: T = lit(input.dt);
     let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
     let nv = model.nv();
     let mut witnesses = witnesses(model, data)?;
     let mut J_all = Matrix3xX::zeros(nv * witnesses.len());
+    let mut b = Vec::with_capacity(witnesses.len());
+    let mut frames: Vec<AssembledFrame<T>> = Vec::new();
     // The polygons of a pressure-field pair against a plane share its normal, so one frame; in
     // f64 only, where equal normals are equal in everything (dual normals equal in their real
     // parts can differ in their derivatives: the polygons of two compliant spheres head-on).
@@ -806,7 +890,7 @@ fn assemble_problem_keeping<T: Scalar>(
     let mut shared: Option<SharedFrame<T>> = None;
     // By reference (the feature taken out): moving each witness out copies it whole. Mapped
     // and collected, each contact is written in place.
-    let contacts: Vec<ContactPoint<T>> = witnesses
+    let contacts: Vec<AssembledContact<T>> = witnesses
         .iter_mut()
         .enumerate()
         .map(|(i, c)| {
@@ -816,49 +900,39 @@ fn assemble_problem_keeping<T: Scalar>(
                 Some(f) if share_frames && same(f) => f,
                 Some(f) => {
                     f.remake(input, data, pair, &c.nhat_W);
+                    frames.push(f.assembled());
                     f
                 }
-                None => shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W)),
+                None => {
+                    let f = shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W));
+                    frames.push(f.assembled());
+                    f
+                }
             };
             let p_WC = contact_point(frame.bodies.0, c.p_WPa, c.p_WPb);
-            let R_WC = frame.R_WC;
-            let R_CW = R_WC.transpose();
             let J_C = &mut J_all.as_mut_slice()[3 * nv * i..3 * nv * (i + 1)];
             // B's columns over zeros, then A's added (a tree shares its root's columns).
             let v_n = frame.jacobian_b.write::<false>(&p_WC, J_C)
                 + frame.jacobian_a.write::<true>(&p_WC, J_C);
-            let (b, v_n0) = if frame.prescribed {
+            let v_n0 = if frame.prescribed {
+                let R_CW = frame.R_WC.transpose();
                 let (ga, gb) = frame.bodies;
                 let rel = |t: f64| {
                     prescribed_point_velocity(model, gb, &p_WC, t)
                         - prescribed_point_velocity(model, ga, &p_WC, t)
                 };
-                (
-                    R_CW * rel(input.t + input.dt),
-                    v_n + (R_CW * rel(input.t)).z,
-                )
+                b.push(R_CW * rel(input.t + input.dt));
+                v_n + (R_CW * rel(input.t)).z
             } else {
-                (Vector3::zeros(), v_n)
+                b.push(Vector3::zeros());
+                v_n
             };
-            let mut params = frame.params;
-            if let Some(k) = c.stiffness {
-                params.stiffness = k;
-            }
-            ContactPoint {
-                geometry_a: c.geometry_a,
-                geometry_b: c.geometry_b,
-                body_a: frame.bodies.0,
-                body_b: frame.bodies.1,
+            AssembledContact {
+                frame: frames.len() - 1,
                 p_WC,
-                R_WC,
                 phi0: c.phi,
-                J: match jacobians {
-                    ContactJacobians::Kept => Matrix3xX::from_column_slice(J_C),
-                    ContactJacobians::Moved => Matrix3xX::zeros(0),
-                },
-                b,
                 v_n0,
-                params,
+                stiffness: c.stiffness.unwrap_or(frame.params.stiffness),
                 feature: std::mem::replace(
                     &mut c.feature,
                     ContactFeature::Polygon(PolygonContact::default()),
@@ -870,23 +944,25 @@ fn assemble_problem_keeping<T: Scalar>(
     let pool = make_pool(
         input.approximation,
         &contacts,
+        &frames,
         &J_all,
         &A,
         &cliques,
         &body_clique,
         dt,
     )?;
-    Ok(StepProblem {
+    Ok(Assembled {
         problem: ConvexProblem {
             A,
             cliques,
             v_star,
             v0: input.v.clone(),
             J: J_all,
-            b: contacts.iter().map(|c| c.b).collect(),
+            b,
             contacts: pool,
         },
         contacts,
+        frames,
     })
 }
 
@@ -915,15 +991,17 @@ pub fn delassus_estimates<T: Scalar>(
         .collect())
 }
 
-/// Builds the potentials of `contacts`, whose Jacobians are `J` (side by side, as
-/// [`ConvexProblem::J`]), for the chosen approximation (ICF Sec. VI); `body_clique[i]` is the
-/// clique of tree body `i` ([`MultibodyModel::clique_structure`]).
+/// Builds the potentials of `contacts` (their frames in `frames`), whose Jacobians are `J`
+/// (side by side, as [`ConvexProblem::J`]), for the chosen approximation (ICF Sec. VI);
+/// `body_clique[i]` is the clique of tree body `i` ([`MultibodyModel::clique_structure`]).
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
-pub fn make_pool<T: Scalar>(
+#[allow(clippy::too_many_arguments)]
+fn make_pool<T: Scalar>(
     approximation: Approximation,
-    contacts: &[ContactPoint<T>],
+    contacts: &[AssembledContact<T>],
+    frames: &[AssembledFrame<T>],
     J: &Matrix3xX<T>,
     A: &DMatrix<T>,
     cliques: &[Vec<usize>],
@@ -939,7 +1017,8 @@ pub fn make_pool<T: Scalar>(
         let touched: Vec<Vec<usize>> = contacts
             .iter()
             .map(|c| {
-                let mut t: Vec<usize> = [c.body_a, c.body_b]
+                let (a, b) = frames[c.frame].bodies;
+                let mut t: Vec<usize> = [a, b]
                     .iter()
                     .filter_map(|b| match b {
                         BodyId::Body(i) => body_clique[*i],
@@ -955,31 +1034,32 @@ pub fn make_pool<T: Scalar>(
         // Not read by Lagged or Similar.
         Vec::new()
     };
+    let params = |c: &AssembledContact<T>| Assembled::params(frames, c);
     Ok(match approximation {
         Approximation::Lagged => ContactPool::Lagged(
             contacts
                 .iter()
-                .map(|c| Lagged::new(&c.params, -c.phi0, c.v_n0, dt))
+                .map(|c| Lagged::new(&params(c), -c.phi0, c.v_n0, dt))
                 .collect(),
         ),
         Approximation::RegularizedLagged => ContactPool::Lagged(
             contacts
                 .iter()
                 .zip(&w)
-                .map(|(c, &w)| Lagged::regularized(&c.params, -c.phi0, c.v_n0, dt, w))
+                .map(|(c, &w)| Lagged::regularized(&params(c), -c.phi0, c.v_n0, dt, w))
                 .collect(),
         ),
         Approximation::Similar => ContactPool::Similar(
             contacts
                 .iter()
-                .map(|c| Similar::new(&c.params, -c.phi0, dt))
+                .map(|c| Similar::new(&params(c), -c.phi0, dt))
                 .collect(),
         ),
         Approximation::Sap => ContactPool::Sap(
             contacts
                 .iter()
                 .zip(&w)
-                .map(|(c, &w)| Sap::new(&c.params, -c.phi0, dt, w))
+                .map(|(c, &w)| Sap::new(&params(c), -c.phi0, dt, w))
                 .collect(),
         ),
     })
