@@ -19,7 +19,8 @@ use crate::geometry::Geometry;
 use crate::hydroelastic::patch::patches;
 use crate::hydroelastic::query::{modulus, FoundPolygon};
 use crate::hydroelastic::{
-    find_polygons, replayed_polygon, ContactPolygon, Patch, Placed, PolygonContact,
+    find_polygons_coherent, replayed_polygon, ContactPolygon, Patch, Placed, PolygonContact,
+    SurfaceCache,
 };
 use crate::math::block::BlockDiagonalCholesky;
 use crate::math::Pose;
@@ -157,6 +158,9 @@ pub struct Simulator {
     /// Step settings.
     pub settings: StepSettings,
     collision: CollisionScene,
+    /// The elements near the plane of each plane–mesh pressure-field pair, kept from one
+    /// step to the next ([`SurfaceCache`]).
+    surfaces: SurfaceCache,
     data: MultibodyData<f64>,
     newton: NewtonWorkspace,
 }
@@ -201,6 +205,7 @@ impl Simulator {
             model,
             settings,
             collision: CollisionScene::new(geometries)?,
+            surfaces: SurfaceCache::default(),
             data,
             newton: NewtonWorkspace::default(),
         })
@@ -227,7 +232,10 @@ impl Simulator {
         if let Some(c) = &geometry.contact {
             c.validate()?;
         }
-        self.collision.replace(index, geometry)
+        self.collision.replace(index, geometry)?;
+        // Its lists of elements were of the old mesh.
+        self.surfaces = SurfaceCache::default();
+        Ok(())
     }
 
     /// Assembles the convex problem of the step from `state` with actuation `u` (nu):
@@ -262,6 +270,7 @@ impl Simulator {
             u,
         };
         let (collision, margin) = (&self.collision, self.settings.margin);
+        let surfaces = &mut self.surfaces;
         // Room for as many contacts as the last solve had: a pressure-field pair adds a
         // contact per polygon, about as many from one step to the next.
         let last_contacts = self.newton.v_c().len();
@@ -270,7 +279,7 @@ impl Simulator {
             let points = find_contacts(collision, &X_WG, margin)?;
             let mut witnesses = Vec::with_capacity(points.len().max(last_contacts));
             witnesses.extend(points.iter().map(ContactWitness::from));
-            find_polygons(collision, &X_WG, |p| {
+            find_polygons_coherent(collision, &X_WG, surfaces, |p| {
                 witnesses.push(ContactWitness::from(p))
             })?;
             Ok(witnesses)

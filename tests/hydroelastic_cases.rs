@@ -53,6 +53,38 @@ mod compliant_ball_rest {
 
     const RADIUS: f64 = 0.05;
 
+    /// The step keeps the elements near the ground from one step to the next
+    /// (`stiction::hydroelastic::coherence`): a ball remeshed mid-rollout steps exactly as in a
+    /// simulator that never held the old mesh, with no element of the old mesh's list left.
+    #[test]
+    fn a_remeshed_ball_steps_as_in_a_fresh_simulator() {
+        let mut p = problem("compliant-ball-rest", Approximation::Lagged, 1e-3);
+        let state = state_after(&mut p, 0.2);
+        let ball = geometry(&p, "ball");
+        let mut remeshed = p.simulator.geometries()[ball].clone();
+        if let Some(Hydroelastic::Compliant {
+            resolution_hint, ..
+        }) = remeshed.hydroelastic.as_mut()
+        {
+            *resolution_hint = RADIUS / 4.0;
+        }
+        p.simulator
+            .replace_geometry(ball, remeshed.clone())
+            .unwrap();
+        let mut fresh = problem("compliant-ball-rest", Approximation::Lagged, 1e-3);
+        fresh.simulator.replace_geometry(ball, remeshed).unwrap();
+        let u = nalgebra::DVector::zeros(p.simulator.model.nu());
+        let (mut s, mut s_fresh) = (state.clone(), state);
+        for k in 0..3 {
+            let (next, report) = p.simulator.step(&s, &u).unwrap();
+            let (next_fresh, report_fresh) = fresh.simulator.step(&s_fresh, &u).unwrap();
+            assert!(report.patches[0].polygons > 20, "step {k}");
+            assert_eq!(report, report_fresh, "step {k}");
+            assert_eq!(next, next_fresh, "step {k}");
+            (s, s_fresh) = (next, next_fresh);
+        }
+    }
+
     /// At rest the patch carries the weight, and its radius is the sphere–plane intersection's
     /// `sqrt(2Rδ)` for the ball's penetration δ = R − z.
     #[test]

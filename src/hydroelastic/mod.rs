@@ -22,9 +22,11 @@
 //! `mesh.rs` (surface and tetrahedral meshes of primitives), `field.rs` (the pressure field
 //! and BVHs of a geometry), `clip.rs` (slicing and clipping in any scalar, recording or
 //! replaying the topology), `surface.rs` (broad phase and the polygon of an element pair),
-//! `query.rs` (all polygons of a scene), `patch.rs` (per-pair results of a step).
+//! `coherence.rs` (a plane's elements kept from one step to the next), `query.rs` (all
+//! polygons of a scene), `patch.rs` (per-pair results of a step).
 
 pub mod clip;
+pub mod coherence;
 pub mod field;
 pub mod mesh;
 pub mod patch;
@@ -36,7 +38,7 @@ pub use clip::ClipTopology;
 pub use field::HydroGeometry;
 pub use patch::Patch;
 pub use properties::Hydroelastic;
-pub use query::{find_polygons, PolygonContact};
+pub use query::{find_polygons, find_polygons_coherent, PolygonContact, SurfaceCache};
 pub use surface::{
     contact_surface, element_polygon, replayed_polygon, ContactPolygon, Placed, PolygonFeature,
 };

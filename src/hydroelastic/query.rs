@@ -5,7 +5,8 @@
 use crate::error::Result;
 use crate::geometry::query::{can_collide, pair_order, CollisionScene};
 use crate::hydroelastic::clip::ClipTopology;
-use crate::hydroelastic::surface::{for_each_polygon, ContactPolygon, Placed, PolygonFeature};
+use crate::hydroelastic::coherence::PlaneCandidates;
+use crate::hydroelastic::surface::{for_each_polygon_with, ContactPolygon, Placed, PolygonFeature};
 use crate::math::Pose;
 
 /// What the query found for one polygon, kept with its contact point (f64): which elements
@@ -64,7 +65,24 @@ pub fn find_polygons(
     X_WG: &[Pose<f64>],
     found: impl FnMut(FoundPolygon),
 ) -> Result<()> {
-    find_polygons_with_moduli(scene, X_WG, |i| modulus(scene, i), found)
+    polygons_of_pairs(scene, X_WG, |i| modulus(scene, i), None, found)
+}
+
+/// [`find_polygons`] with the elements near the plane of each plane–mesh pair taken from
+/// `cache`, kept from the last query ([`PlaneCandidates`]): the same polygons in the same
+/// order, without traversing the mesh's BVH while the mesh stays near where it was.
+///
+/// `cache` belongs to this scene: a geometry replaced since it was filled needs a new one.
+///
+/// # Errors
+/// As [`find_polygons`].
+pub fn find_polygons_coherent(
+    scene: &CollisionScene,
+    X_WG: &[Pose<f64>],
+    cache: &mut SurfaceCache,
+    found: impl FnMut(FoundPolygon),
+) -> Result<()> {
+    polygons_of_pairs(scene, X_WG, |i| modulus(scene, i), Some(cache), found)
 }
 
 /// [`find_polygons`] with the modulus (Pa) of each compliant geometry `i` given by
@@ -76,6 +94,44 @@ pub fn find_polygons_with_moduli(
     scene: &CollisionScene,
     X_WG: &[Pose<f64>],
     modulus: impl Fn(usize) -> f64,
+    found: impl FnMut(FoundPolygon),
+) -> Result<()> {
+    polygons_of_pairs(scene, X_WG, modulus, None, found)
+}
+
+/// What the pressure-field query of a scene keeps from one step to the next: the elements
+/// near the plane of each plane–mesh pair ([`PlaneCandidates`]).
+#[derive(Clone, Debug, Default)]
+pub struct SurfaceCache {
+    pairs: Vec<((usize, usize), PlaneCandidates)>,
+}
+
+impl SurfaceCache {
+    /// The list of the pair of geometries `(a, b)`, empty at first.
+    fn pair(&mut self, a: usize, b: usize) -> &mut PlaneCandidates {
+        let i = match self.pairs.iter().position(|(pair, _)| *pair == (a, b)) {
+            Some(i) => i,
+            None => {
+                self.pairs.push(((a, b), PlaneCandidates::default()));
+                self.pairs.len() - 1
+            }
+        };
+        &mut self.pairs[i].1
+    }
+
+    /// How many pair queries took their elements from the lists instead of the BVHs.
+    pub fn reuses(&self) -> usize {
+        self.pairs.iter().map(|(_, c)| c.reuses()).sum()
+    }
+}
+
+/// The polygons of every pressure-field pair, the modulus of geometry `i` `modulus(i)`, the
+/// elements of plane–mesh pairs from `cache` when given.
+fn polygons_of_pairs(
+    scene: &CollisionScene,
+    X_WG: &[Pose<f64>],
+    modulus: impl Fn(usize) -> f64,
+    mut cache: Option<&mut SurfaceCache>,
     mut found: impl FnMut(FoundPolygon),
 ) -> Result<()> {
     let geometries = scene.geometries();
@@ -97,7 +153,8 @@ pub fn find_polygons_with_moduli(
             let (Some(pa), Some(pb)) = (side(a), side(b)) else {
                 continue;
             };
-            for_each_polygon(&pa, &pb, false, |polygon| {
+            let candidates = cache.as_deref_mut().map(|c| c.pair(a, b));
+            for_each_polygon_with(&pa, &pb, false, candidates, |polygon| {
                 found(FoundPolygon {
                     geometry_a: a,
                     geometry_b: b,

@@ -20,13 +20,14 @@
 
 use nalgebra::Vector3;
 use parry3d_f64::bounding_volume::Aabb;
-use parry3d_f64::partitioning::BvhNode;
+use parry3d_f64::partitioning::{Bvh, BvhNode};
 
 use crate::error::{Error, Result};
 use crate::hydroelastic::clip::{
     area_centroid, clip, clip_into, slice_tet, slice_tet_fixed, tet_faces, ClipTopology, Decisions,
     HalfSpace, Record, Replay, MAX_VERTICES,
 };
+use crate::hydroelastic::coherence::PlaneCandidates;
 use crate::hydroelastic::field::{aabb, HydroGeometry, RigidMesh, TetField};
 use crate::math::Pose;
 use crate::scalar::{lit, Scalar};
@@ -365,13 +366,13 @@ pub fn candidate_pairs(a: &Placed<'_, f64>, b: &Placed<'_, f64>) -> Result<Vec<P
     let mut out: Vec<PolygonFeature> = match (a.geometry, b.geometry) {
         (H::RigidPlane | H::CompliantLayer { .. }, H::RigidMesh(_) | H::CompliantMesh(_)) => {
             let crossing = matches!(a.geometry, H::RigidPlane);
-            against_plane(b, &a.X_WG, crossing)
+            against_plane(mesh_bvh(b), &plane_in_mesh(&a.X_WG, b), crossing, 0.0)
                 .map(|e| pair(0, e))
                 .collect()
         }
         (H::RigidMesh(_) | H::CompliantMesh(_), H::RigidPlane | H::CompliantLayer { .. }) => {
             let crossing = matches!(b.geometry, H::RigidPlane);
-            against_plane(a, &b.X_WG, crossing)
+            against_plane(mesh_bvh(a), &plane_in_mesh(&b.X_WG, a), crossing, 0.0)
                 .map(|e| pair(e, 0))
                 .collect()
         }
@@ -392,22 +393,40 @@ pub fn candidate_pairs(a: &Placed<'_, f64>, b: &Placed<'_, f64>) -> Result<Vec<P
     Ok(out)
 }
 
-/// Elements of the mesh `side` crossing the plane of the half-space with pose `X_WH`
-/// (`crossing`), or reaching below it.
-fn against_plane<'a>(
-    side: &'a Placed<'a, f64>,
-    X_WH: &Pose<f64>,
+/// The half-space below the plane of the half-space geometry with pose `X_WH`, in the frame
+/// of `mesh`: `s(x) = m·x − d` with `m` the plane's unit normal there.
+pub(crate) fn plane_in_mesh(X_WH: &Pose<f64>, mesh: &Placed<'_, f64>) -> HalfSpace<f64> {
+    let X_GW = mesh.X_WG.inverse();
+    let m = X_GW.R * X_WH.R.column(2);
+    HalfSpace {
+        d: m.dot(&X_GW.transform_point(&X_WH.p)),
+        m,
+    }
+}
+
+/// Elements of the BVH `bvh` whose boxes pass [`plane_test`], in the BVH's fixed order
+/// (depth first, left before right).
+pub(crate) fn against_plane<'a>(
+    bvh: &'a Bvh,
+    plane: &HalfSpace<f64>,
     crossing: bool,
+    margin: f64,
 ) -> impl Iterator<Item = u32> + 'a {
-    let bvh = side.geometry.bvh().expect("invariant: a mesh side");
-    // The plane in the mesh frame: s(x) = n·x − d.
-    let X_GW = side.X_WG.inverse();
-    let n = X_GW.R * X_WH.R.column(2);
-    let d = n.dot(&X_GW.transform_point(&X_WH.p));
+    bvh.leaves(plane_test(plane, crossing, margin))
+}
+
+/// Whether a box crosses the slab `|s(x)| ≤ margin` about the plane of `plane` (`crossing`),
+/// or reaches below `s(x) = margin`; `margin` 0 for the plane itself.
+pub(crate) fn plane_test(
+    plane: &HalfSpace<f64>,
+    crossing: bool,
+    margin: f64,
+) -> impl Fn(&BvhNode) -> bool + Copy {
+    let HalfSpace { m: n, d } = *plane;
     // `s` is least at the box's corner that takes, on each axis, the lower bound where the
     // normal is positive, and greatest at the opposite corner.
     let positive = [n.x >= 0.0, n.y >= 0.0, n.z >= 0.0];
-    bvh.leaves(move |node: &BvhNode| {
+    move |node: &BvhNode| {
         let (lo, hi) = (node.mins(), node.maxs());
         let pick = |k: usize, low: f64, high: f64| {
             if positive[k] {
@@ -422,8 +441,13 @@ fn against_plane<'a>(
             pick(2, lo.z, hi.z),
         );
         let least = n.x * x0 + n.y * y0 + n.z * z0 - d;
-        least <= 0.0 && (!crossing || n.x * x1 + n.y * y1 + n.z * z1 - d >= 0.0)
-    })
+        least <= margin && (!crossing || n.x * x1 + n.y * y1 + n.z * z1 - d >= -margin)
+    }
+}
+
+/// The BVH of a mesh side.
+fn mesh_bvh<'a>(side: &Placed<'a, f64>) -> &'a Bvh {
+    side.geometry.bvh().expect("invariant: a mesh side")
 }
 
 /// Element pairs of two meshes whose boxes overlap: B's elements near A's root box, each
@@ -482,6 +506,22 @@ pub fn for_each_polygon(
     a: &Placed<'_, f64>,
     b: &Placed<'_, f64>,
     with_vertices: bool,
+    found: impl FnMut(ContactPolygon<f64>),
+) -> Result<()> {
+    for_each_polygon_with(a, b, with_vertices, None, found)
+}
+
+/// [`for_each_polygon`] with the elements of a plane and a mesh taken from `candidates`,
+/// kept from the last query of this pair ([`PlaneCandidates`]); the same polygons in the
+/// same order. Other pairs do not use it.
+///
+/// # Errors
+/// As [`candidate_pairs`].
+pub fn for_each_polygon_with(
+    a: &Placed<'_, f64>,
+    b: &Placed<'_, f64>,
+    with_vertices: bool,
+    candidates: Option<&mut PlaneCandidates>,
     mut found: impl FnMut(ContactPolygon<f64>),
 ) -> Result<()> {
     use HydroGeometry as H;
@@ -498,11 +538,11 @@ pub fn for_each_polygon(
     let polygon: Box<dyn Fn(PolygonFeature) -> Option<ContactPolygon<f64>> + '_> =
         match (a.geometry, b.geometry) {
             (H::RigidPlane | H::CompliantLayer { .. }, H::CompliantMesh(_) | H::RigidMesh(_)) => {
-                plane_and_mesh(a, b, true, with_vertices, deliver);
+                plane_and_mesh(a, b, true, with_vertices, candidates, deliver);
                 return Ok(());
             }
             (H::CompliantMesh(_) | H::RigidMesh(_), H::RigidPlane | H::CompliantLayer { .. }) => {
-                plane_and_mesh(b, a, false, with_vertices, deliver);
+                plane_and_mesh(b, a, false, with_vertices, candidates, deliver);
                 return Ok(());
             }
             (H::RigidMesh(rigid), H::CompliantMesh(field)) => {
@@ -532,6 +572,7 @@ fn plane_and_mesh(
     mesh: &Placed<'_, f64>,
     plane_is_a: bool,
     with_vertices: bool,
+    candidates: Option<&mut PlaneCandidates>,
     mut deliver: impl FnMut(PolygonFeature, Option<ContactPolygon<f64>>),
 ) {
     use HydroGeometry as H;
@@ -556,16 +597,22 @@ fn plane_and_mesh(
         deliver(feature(e), polygon);
     };
     let crossing = matches!(plane.geometry, H::RigidPlane);
-    let elements = against_plane(mesh, &plane.X_WG, crossing);
-    if let H::RigidMesh(_) = mesh.geometry {
-        // Sorted: a face's triangles are consecutive, so its polygons, which share a normal,
-        // come one after the other and share the step's contact frame.
+    // Sorted for a rigid mesh: a face's triangles are consecutive, so its polygons, which
+    // share a normal, come one after the other and share the step's contact frame. Every
+    // polygon of a compliant mesh has the plane's normal: the BVH's order (a fixed order of
+    // the elements) needs no sorting.
+    let sorted = matches!(mesh.geometry, H::RigidMesh(_));
+    let bvh = mesh_bvh(mesh);
+    if let Some(candidates) = candidates {
+        candidates.for_each(bvh, &in_mesh.plane, crossing, sorted, emit);
+        return;
+    }
+    let elements = against_plane(bvh, &in_mesh.plane, crossing, 0.0);
+    if sorted {
         let mut sorted: Vec<u32> = elements.collect();
         sorted.sort_unstable();
         sorted.into_iter().for_each(&mut emit);
     } else {
-        // Every polygon has the plane's normal: the BVH's order (a fixed order of the
-        // elements) needs no sorting.
         elements.for_each(&mut emit);
     }
 }
@@ -597,17 +644,13 @@ impl<'a> PlaneInMesh<'a> {
         plane_is_a: bool,
         with_vertices: bool,
     ) -> Self {
-        let X_GW = mesh.X_WG.inverse();
+        let plane = plane_in_mesh(X_WH, mesh);
         let n_W = X_WH.R.column(2).into_owned();
-        let m = X_GW.R * n_W;
         let sign = if plane_is_a { 1.0 } else { -1.0 };
         PlaneInMesh {
-            plane: HalfSpace {
-                d: m.dot(&X_GW.transform_point(&X_WH.p)),
-                m,
-            },
+            plane,
             sign,
-            polygon_normals: (m * sign, n_W * sign),
+            polygon_normals: (plane.m * sign, n_W * sign),
             mesh,
             with_vertices,
         }
