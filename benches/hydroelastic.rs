@@ -5,7 +5,11 @@
 //! resting (or pressed) state; then, from that same state:
 //! - `surface`: the contact polygons of the pair as the step computes them, without vertex
 //!   lists ([`stiction::hydroelastic::surface::for_each_polygon`]);
-//! - `step.hydroelastic`: one forward step with pressure-field contact;
+//! - `step.hydroelastic`: one forward step with pressure-field contact, repeated from the same
+//!   state as a resting body's steps are, so the elements near the ground are those of the
+//!   last step ([`stiction::hydroelastic::coherence`]);
+//! - `step.hydroelastic.turning` (the ball): steps alternately from the state and from the
+//!   ball settled from a start turned by 0.3 rad, so every step traverses the mesh's BVH anew;
 //! - `step.point`: one forward step of the same scene with the hydroelastic properties removed
 //!   (point contact: one contact for the ball, the box's corners for the box).
 //!
@@ -31,7 +35,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 #[path = "common/thread_time.rs"]
 mod thread_time;
-use nalgebra::DVector;
+use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 use thread_time::ThreadTime;
 
 use stiction::hydroelastic::surface::for_each_polygon;
@@ -92,6 +96,27 @@ fn prepare(name: &'static str, file: &str, until: f64, hint: Option<f64>) -> Sce
     }
 }
 
+/// The ball's `state` (a free joint: position, then the quaternion `w, x, y, z`) turned by
+/// `angle` (rad) about its body x axis, its velocities the same in the world: the same sphere,
+/// meeting the ground elsewhere in its mesh.
+fn turned_ball(state: &State, angle: f64) -> State {
+    let mut turned = state.clone();
+    let q = &state.q;
+    let orientation = UnitQuaternion::from_quaternion(Quaternion::new(q[3], q[4], q[5], q[6]));
+    let turn = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), angle);
+    let now = orientation * turn;
+    turned.q[3] = now.w;
+    turned.q[4] = now.i;
+    turned.q[5] = now.j;
+    turned.q[6] = now.k;
+    // The body-frame angular velocity ω_B' = R_turnᵀ ω_B keeps ω in the world.
+    let omega = turn.inverse() * Vector3::new(state.v[0], state.v[1], state.v[2]);
+    turned.v[0] = omega.x;
+    turned.v[1] = omega.y;
+    turned.v[2] = omega.z;
+    turned
+}
+
 fn bench(c: &mut Criterion<ThreadTime>) {
     let scenes = [
         prepare("ball-rest-h-R10", "compliant-ball-rest", 0.5, None),
@@ -142,6 +167,24 @@ fn bench(c: &mut Criterion<ThreadTime>) {
         group.bench_function("step.hydroelastic", |b| {
             b.iter(|| black_box(sim.step(black_box(&scene.state), &u).expect("step")))
         });
+        if scene.name.starts_with("ball") {
+            // The same ball settled from a turned start: every step meets the plane elsewhere
+            // in the mesh, so no step reuses the last one's elements near the plane.
+            let start = turned_ball(&scene.problem.initial_state, 0.3);
+            let rec = run_controlled(sim, &scene.problem.controller, &start, 0.5, |_, _| {})
+                .expect("rollout");
+            let states = [
+                scene.state.clone(),
+                rec.states.last().expect("states").clone(),
+            ];
+            let mut k = 0;
+            group.bench_function("step.hydroelastic.turning", |b| {
+                b.iter(|| {
+                    k = 1 - k;
+                    black_box(sim.step(black_box(&states[k]), &u).expect("step"))
+                })
+            });
+        }
         for i in 0..sim.geometries().len() {
             let mut g = sim.geometries()[i].clone();
             g.hydroelastic = None;
