@@ -9,7 +9,8 @@
 //!   state as a resting body's steps are, so the elements near the ground are those of the
 //!   last step ([`stiction::hydroelastic::coherence`]);
 //! - `step.hydroelastic.turning` (the ball): steps alternately from the state and from the
-//!   ball settled from a start turned by 0.3 rad, so every step traverses the mesh's BVH anew;
+//!   ball settled (for 1 s) from a start turned by 0.3 rad, so every step meets the plane
+//!   elsewhere in the mesh and traverses its BVH anew;
 //! - `step.point`: one forward step of the same scene with the hydroelastic properties removed
 //!   (point contact: one contact for the ball, the box's corners for the box).
 //!
@@ -171,12 +172,17 @@ fn bench(c: &mut Criterion<ThreadTime>) {
             // The same ball settled from a turned start: every step meets the plane elsewhere
             // in the mesh, so no step reuses the last one's elements near the plane.
             let start = turned_ball(&scene.problem.initial_state, 0.3);
-            let rec = run_controlled(sim, &scene.problem.controller, &start, 0.5, |_, _| {})
+            let rec = run_controlled(sim, &scene.problem.controller, &start, 1.0, |_, _| {})
                 .expect("rollout");
             let states = [
                 scene.state.clone(),
                 rec.states.last().expect("states").clone(),
             ];
+            let turned = sim.step(&states[1], &u).expect("step").1;
+            println!(
+                "{} turned: {} polygons, {} Newton iterations",
+                scene.name, turned.patches[0].polygons, turned.stats.iterations
+            );
             let mut k = 0;
             group.bench_function("step.hydroelastic.turning", |b| {
                 b.iter(|| {
