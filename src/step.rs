@@ -161,6 +161,8 @@ pub struct Simulator {
     /// The elements near the plane of each plane–mesh pressure-field pair, kept from one
     /// step to the next ([`SurfaceCache`]).
     surfaces: SurfaceCache,
+    /// The contact lists of the last step, reused by the next.
+    buffers: AssemblyBuffers<f64>,
     data: MultibodyData<f64>,
     newton: NewtonWorkspace,
 }
@@ -206,6 +208,7 @@ impl Simulator {
             settings,
             collision: CollisionScene::new(geometries)?,
             surfaces: SurfaceCache::default(),
+            buffers: AssemblyBuffers::default(),
             data,
             newton: NewtonWorkspace::default(),
         })
@@ -284,7 +287,8 @@ impl Simulator {
             })?;
             Ok(witnesses)
         };
-        assemble_contacts(&input, &mut self.data, witnesses)
+        let buffers = std::mem::take(&mut self.buffers);
+        assemble_contacts(&input, &mut self.data, witnesses, buffers)
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
@@ -370,6 +374,7 @@ impl Simulator {
                 }
             })
             .collect::<Vec<_>>();
+        self.buffers = AssemblyBuffers { contacts, frames };
         let next = State {
             t: state.t + dt,
             q,
@@ -791,7 +796,8 @@ pub fn assemble_problem<T: Scalar>(
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
 ) -> Result<StepProblem<T>> {
-    assemble_contacts(input, data, witnesses).map(Assembled::into_step_problem)
+    assemble_contacts(input, data, witnesses, AssemblyBuffers::default())
+        .map(Assembled::into_step_problem)
 }
 
 /// A step's convex problem with its contacts, each kept as what it does not share with the
@@ -806,7 +812,25 @@ struct Assembled<T: Scalar> {
     frames: Vec<AssembledFrame<T>>,
 }
 
+/// The lists of an [`Assembled`] step, kept by the simulator from one step to the next, so
+/// that a step allocates them only to grow them.
+#[derive(Debug)]
+struct AssemblyBuffers<T: Scalar> {
+    contacts: Vec<AssembledContact<T>>,
+    frames: Vec<AssembledFrame<T>>,
+}
+
+impl<T: Scalar> Default for AssemblyBuffers<T> {
+    fn default() -> Self {
+        AssemblyBuffers {
+            contacts: Vec::new(),
+            frames: Vec::new(),
+        }
+    }
+}
+
 /// One contact of an [`Assembled`] step.
+#[derive(Debug)]
 struct AssembledContact<T: Scalar> {
     /// Its frame in [`Assembled::frames`].
     frame: usize,
@@ -823,6 +847,7 @@ struct AssembledContact<T: Scalar> {
 }
 
 /// What the contacts of one frame of an [`Assembled`] step share.
+#[derive(Debug)]
 struct AssembledFrame<T: Scalar> {
     /// Geometries A and B.
     geometries: (usize, usize),
@@ -883,6 +908,7 @@ fn assemble_contacts<T: Scalar>(
     input: &StepInput<'_, T>,
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
+    buffers: AssemblyBuffers<T>,
 ) -> Result<Assembled<T>> {
     let model = input.model;
     let dt: T = lit(input.dt);
@@ -891,64 +917,65 @@ fn assemble_contacts<T: Scalar>(
     let mut witnesses = witnesses(model, data)?;
     let mut J_all = Matrix3xX::zeros(nv * witnesses.len());
     let mut b = Vec::with_capacity(witnesses.len());
-    let mut frames: Vec<AssembledFrame<T>> = Vec::new();
+    let AssemblyBuffers {
+        mut contacts,
+        mut frames,
+    } = buffers;
+    contacts.clear();
+    frames.clear();
     // The polygons of a pressure-field pair against a plane share its normal, so one frame; in
     // f64 only, where equal normals are equal in everything (dual normals equal in their real
     // parts can differ in their derivatives: the polygons of two compliant spheres head-on).
     let share_frames = is_f64::<T>();
     let mut shared: Option<SharedFrame<T>> = None;
     // By reference (the feature taken out): moving each witness out copies it whole. Mapped
-    // and collected, each contact is written in place.
-    let contacts: Vec<AssembledContact<T>> = witnesses
-        .iter_mut()
-        .enumerate()
-        .map(|(i, c)| {
-            let pair = (c.geometry_a, c.geometry_b);
-            let same = |f: &SharedFrame<T>| f.geometries == pair && f.nhat_W == c.nhat_W;
-            let frame = match shared.as_mut() {
-                Some(f) if share_frames && same(f) => f,
-                Some(f) => {
-                    f.remake(input, data, pair, &c.nhat_W);
-                    frames.push(f.assembled());
-                    f
-                }
-                None => {
-                    let f = shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W));
-                    frames.push(f.assembled());
-                    f
-                }
-            };
-            let p_WC = contact_point(frame.bodies.0, c.p_WPa, c.p_WPb);
-            let J_C = &mut J_all.as_mut_slice()[3 * nv * i..3 * nv * (i + 1)];
-            // B's columns over zeros, then A's added (a tree shares its root's columns).
-            let v_n = frame.jacobian_b.write::<false>(&p_WC, J_C)
-                + frame.jacobian_a.write::<true>(&p_WC, J_C);
-            let v_n0 = if frame.prescribed {
-                let R_CW = frame.R_WC.transpose();
-                let (ga, gb) = frame.bodies;
-                let rel = |t: f64| {
-                    prescribed_point_velocity(model, gb, &p_WC, t)
-                        - prescribed_point_velocity(model, ga, &p_WC, t)
-                };
-                b.push(R_CW * rel(input.t + input.dt));
-                v_n + (R_CW * rel(input.t)).z
-            } else {
-                b.push(Vector3::zeros());
-                v_n
-            };
-            AssembledContact {
-                frame: frames.len() - 1,
-                p_WC,
-                phi0: c.phi,
-                v_n0,
-                stiffness: c.stiffness.unwrap_or(frame.params.stiffness),
-                feature: std::mem::replace(
-                    &mut c.feature,
-                    ContactFeature::Polygon(PolygonContact::default()),
-                ),
+    // and extended, each contact is written in place.
+    contacts.extend(witnesses.iter_mut().enumerate().map(|(i, c)| {
+        let pair = (c.geometry_a, c.geometry_b);
+        let same = |f: &SharedFrame<T>| f.geometries == pair && f.nhat_W == c.nhat_W;
+        let frame = match shared.as_mut() {
+            Some(f) if share_frames && same(f) => f,
+            Some(f) => {
+                f.remake(input, data, pair, &c.nhat_W);
+                frames.push(f.assembled());
+                f
             }
-        })
-        .collect();
+            None => {
+                let f = shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W));
+                frames.push(f.assembled());
+                f
+            }
+        };
+        let p_WC = contact_point(frame.bodies.0, c.p_WPa, c.p_WPb);
+        let J_C = &mut J_all.as_mut_slice()[3 * nv * i..3 * nv * (i + 1)];
+        // B's columns over zeros, then A's added (a tree shares its root's columns).
+        let v_n = frame.jacobian_b.write::<false>(&p_WC, J_C)
+            + frame.jacobian_a.write::<true>(&p_WC, J_C);
+        let v_n0 = if frame.prescribed {
+            let R_CW = frame.R_WC.transpose();
+            let (ga, gb) = frame.bodies;
+            let rel = |t: f64| {
+                prescribed_point_velocity(model, gb, &p_WC, t)
+                    - prescribed_point_velocity(model, ga, &p_WC, t)
+            };
+            b.push(R_CW * rel(input.t + input.dt));
+            v_n + (R_CW * rel(input.t)).z
+        } else {
+            b.push(Vector3::zeros());
+            v_n
+        };
+        AssembledContact {
+            frame: frames.len() - 1,
+            p_WC,
+            phi0: c.phi,
+            v_n0,
+            stiffness: c.stiffness.unwrap_or(frame.params.stiffness),
+            feature: std::mem::replace(
+                &mut c.feature,
+                ContactFeature::Polygon(PolygonContact::default()),
+            ),
+        }
+    }));
     let (cliques, body_clique) = model.clique_structure();
     let pool = make_pool(
         input.approximation,
