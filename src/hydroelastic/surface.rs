@@ -586,7 +586,7 @@ fn plane_and_mesh(
     } else {
         (mesh, plane)
     };
-    let mut emit = |e: u32| {
+    let emit = |e: u32| {
         let polygon = match (plane.geometry, mesh.geometry) {
             (H::RigidPlane, H::CompliantMesh(field)) => in_mesh.tet_polygon(field, e),
             (H::CompliantLayer { thickness }, H::RigidMesh(rigid)) => {
@@ -602,19 +602,15 @@ fn plane_and_mesh(
     // polygon of a compliant mesh has the plane's normal: the BVH's order (a fixed order of
     // the elements) needs no sorting.
     let sorted = matches!(mesh.geometry, H::RigidMesh(_));
-    let bvh = mesh_bvh(mesh);
-    if let Some(candidates) = candidates {
-        candidates.for_each(bvh, &in_mesh.plane, crossing, sorted, emit);
-        return;
-    }
-    let elements = against_plane(bvh, &in_mesh.plane, crossing, 0.0);
-    if sorted {
-        let mut sorted: Vec<u32> = elements.collect();
-        sorted.sort_unstable();
-        sorted.into_iter().for_each(&mut emit);
-    } else {
-        elements.for_each(&mut emit);
-    }
+    // Without a list kept from the last query, a new one traverses the BVH.
+    let mut fresh = PlaneCandidates::default();
+    candidates.unwrap_or(&mut fresh).for_each(
+        mesh_bvh(mesh),
+        &in_mesh.plane,
+        crossing,
+        sorted,
+        emit,
+    );
 }
 
 /// A plane against a mesh in f64, in the mesh's frame (the polygon of [`element_polygon`]
