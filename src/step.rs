@@ -577,19 +577,13 @@ impl<T: Scalar> FrameJacobian<T> {
 /// frame, the bodies' point Jacobians in it, the pair's parameters and whether a prescribed
 /// body moves them. The polygons of a pressure-field pair against a plane are all such.
 struct SharedFrame<T: Scalar> {
-    /// Geometries A and B.
-    geometries: (usize, usize),
-    /// Their bodies.
-    bodies: (BodyId, BodyId),
+    /// The geometries, bodies, frame and parameters, as an [`Assembled`] step keeps them.
+    kept: AssembledFrame<T>,
     /// The unit normal from A into B (world).
     nhat_W: Vector3<T>,
-    /// The contact frame ([`contact_frame`]).
-    R_WC: Matrix3<T>,
     /// The point Jacobians of A's and B's bodies in the frame.
     jacobian_a: FrameJacobian<T>,
     jacobian_b: FrameJacobian<T>,
-    /// The pair's contact parameters.
-    params: ContactParams<T>,
     /// Whether A or B is a prescribed body (a bias velocity).
     prescribed: bool,
 }
@@ -610,27 +604,19 @@ impl<T: Scalar> SharedFrame<T> {
             Omega: Vector3::zeros(),
         };
         let mut frame = SharedFrame {
-            geometries: pair,
-            bodies: (BodyId::World, BodyId::World),
+            kept: AssembledFrame {
+                geometries: pair,
+                bodies: (BodyId::World, BodyId::World),
+                R_WC: Matrix3::identity(),
+                params: input.pairs.default,
+            },
             nhat_W: *nhat_W,
-            R_WC: Matrix3::identity(),
             jacobian_a: empty(),
             jacobian_b: empty(),
-            params: input.pairs.default,
             prescribed: false,
         };
         frame.remake(input, data, pair, nhat_W);
         frame
-    }
-
-    /// What its contacts share, kept in an [`Assembled`] step.
-    fn assembled(&self) -> AssembledFrame<T> {
-        AssembledFrame {
-            geometries: self.geometries,
-            bodies: self.bodies,
-            R_WC: self.R_WC,
-            params: self.params,
-        }
     }
 
     /// Made again for the geometries `(a, b)` and the normal `nhat_W`, keeping its
@@ -643,16 +629,21 @@ impl<T: Scalar> SharedFrame<T> {
         nhat_W: &Vector3<T>,
     ) {
         let bodies = (input.geometries[a].body, input.geometries[b].body);
-        self.R_WC = contact_frame(nhat_W);
-        let R_CW = self.R_WC.transpose();
+        let R_WC = contact_frame(nhat_W);
+        let R_CW = R_WC.transpose();
         self.jacobian_a
             .remake(input.model, data, (bodies.0, -T::one()), &R_CW, input.v);
         self.jacobian_b
             .remake(input.model, data, (bodies.1, T::one()), &R_CW, input.v);
         let prescribed = |body| matches!(body, BodyId::Prescribed(_));
         self.prescribed = prescribed(bodies.0) || prescribed(bodies.1);
-        self.params = input.pairs.pair(a, b);
-        (self.geometries, self.bodies, self.nhat_W) = ((a, b), bodies, *nhat_W);
+        self.kept = AssembledFrame {
+            geometries: (a, b),
+            bodies,
+            R_WC,
+            params: input.pairs.pair(a, b),
+        };
+        self.nhat_W = *nhat_W;
     }
 }
 
@@ -847,7 +838,7 @@ struct AssembledContact<T: Scalar> {
 }
 
 /// What the contacts of one frame of an [`Assembled`] step share.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct AssembledFrame<T: Scalar> {
     /// Geometries A and B.
     geometries: (usize, usize),
@@ -932,28 +923,28 @@ fn assemble_contacts<T: Scalar>(
     // and extended, each contact is written in place.
     contacts.extend(witnesses.iter_mut().enumerate().map(|(i, c)| {
         let pair = (c.geometry_a, c.geometry_b);
-        let same = |f: &SharedFrame<T>| f.geometries == pair && f.nhat_W == c.nhat_W;
+        let same = |f: &SharedFrame<T>| f.kept.geometries == pair && f.nhat_W == c.nhat_W;
         let frame = match shared.as_mut() {
             Some(f) if share_frames && same(f) => f,
             Some(f) => {
                 f.remake(input, data, pair, &c.nhat_W);
-                frames.push(f.assembled());
+                frames.push(f.kept.clone());
                 f
             }
             None => {
                 let f = shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W));
-                frames.push(f.assembled());
+                frames.push(f.kept.clone());
                 f
             }
         };
-        let p_WC = contact_point(frame.bodies.0, c.p_WPa, c.p_WPb);
+        let p_WC = contact_point(frame.kept.bodies.0, c.p_WPa, c.p_WPb);
         let J_C = &mut J_all.as_mut_slice()[3 * nv * i..3 * nv * (i + 1)];
         // B's columns over zeros, then A's added (a tree shares its root's columns).
         let v_n = frame.jacobian_b.write::<false>(&p_WC, J_C)
             + frame.jacobian_a.write::<true>(&p_WC, J_C);
         let v_n0 = if frame.prescribed {
-            let R_CW = frame.R_WC.transpose();
-            let (ga, gb) = frame.bodies;
+            let R_CW = frame.kept.R_WC.transpose();
+            let (ga, gb) = frame.kept.bodies;
             let rel = |t: f64| {
                 prescribed_point_velocity(model, gb, &p_WC, t)
                     - prescribed_point_velocity(model, ga, &p_WC, t)
@@ -969,7 +960,7 @@ fn assemble_contacts<T: Scalar>(
             p_WC,
             phi0: c.phi,
             v_n0,
-            stiffness: c.stiffness.unwrap_or(frame.params.stiffness),
+            stiffness: c.stiffness.unwrap_or(frame.kept.params.stiffness),
             feature: std::mem::replace(
                 &mut c.feature,
                 ContactFeature::Polygon(PolygonContact::default()),
