@@ -118,11 +118,6 @@ impl SurfaceCache {
         };
         &mut self.pairs[i].1
     }
-
-    /// How many pair queries took their elements from the lists instead of the BVHs.
-    pub fn reuses(&self) -> usize {
-        self.pairs.iter().map(|(_, c)| c.reuses()).sum()
-    }
 }
 
 /// The polygons of every pressure-field pair, the modulus of geometry `i` `modulus(i)`, the
