@@ -10,12 +10,12 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, Vector3};
 
 use crate::contact::{
-    contact_frame, Approximation, ContactFeature, ContactParams, ContactPoint, ContactPool, Lagged,
-    Sap, Similar,
+    contact_frame, Approximation, ContactFeature, ContactParams, ContactPoint, ContactPool,
+    ContactState, NormalLawKind,
 };
 use crate::error::{Error, Result};
 use crate::geometry::query::{find_contacts, CollisionScene, GeometricContact};
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Shape};
 use crate::hydroelastic::patch::patches;
 use crate::hydroelastic::query::{modulus, FoundPolygon};
 use crate::hydroelastic::{
@@ -175,10 +175,16 @@ impl Simulator {
     /// geometry attached to a body index that does not exist.
     pub fn new(
         model: MultibodyModel<f64>,
-        geometries: Vec<Geometry>,
+        mut geometries: Vec<Geometry>,
         settings: StepSettings,
     ) -> Result<Self> {
         settings.validate()?;
+        for g in &mut geometries {
+            fill_hertz_radius(g);
+        }
+        check_pair_laws(geometries.iter())?;
+        let params = geometries.iter().filter_map(|g| g.contact.as_ref());
+        check_barrier_within_margin(params.chain([&settings.contact]), settings.margin)?;
         for g in &geometries {
             let exists = match g.body {
                 BodyId::World => true,
@@ -231,10 +237,16 @@ impl Simulator {
     /// # Errors
     /// [`Error::InvalidParameter`] for an index out of range or an invalid shape or contact
     /// parameters; the simulator is unchanged then.
-    pub fn replace_geometry(&mut self, index: usize, geometry: Geometry) -> Result<()> {
+    pub fn replace_geometry(&mut self, index: usize, mut geometry: Geometry) -> Result<()> {
+        fill_hertz_radius(&mut geometry);
         if let Some(c) = &geometry.contact {
             c.validate()?;
         }
+        if let Some(c) = &geometry.contact {
+            check_barrier_within_margin([c].into_iter(), self.settings.margin)?;
+        }
+        let geometries = self.collision.geometries().iter().enumerate();
+        check_pair_laws(geometries.map(|(i, g)| if i == index { &geometry } else { g }))?;
         self.collision.replace(index, geometry)?;
         // Its lists of elements were of the old mesh.
         self.surfaces = SurfaceCache::default();
@@ -732,6 +744,57 @@ impl<T: Scalar> ContactWitness<T> {
     }
 }
 
+/// Gives a geometry with Hertz contact and no radius of its own its shape's radius of
+/// curvature: a sphere's or a capsule's radius (flat shapes have none).
+fn fill_hertz_radius(geometry: &mut Geometry) {
+    let Some(params) = &mut geometry.contact else {
+        return;
+    };
+    if params.law != NormalLawKind::Hertz || params.hertz_radius.is_finite() {
+        return;
+    }
+    if let Shape::Sphere { radius } | Shape::Capsule { radius, .. } = geometry.shape {
+        params.hertz_radius = radius;
+    }
+}
+
+/// Refuses a barrier that acts farther than the margin: its pairs would only become contacts
+/// inside its range, and start pushing with a jump.
+fn check_barrier_within_margin<'a>(
+    mut params: impl Iterator<Item = &'a ContactParams<f64>>,
+    margin: f64,
+) -> Result<()> {
+    match params.find(|p| p.law == NormalLawKind::Barrier && p.barrier_distance > margin) {
+        Some(p) => Err(Error::invalid(
+            "barrier_distance",
+            p.barrier_distance,
+            &format!("must not exceed the contact margin ({margin} m)"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses two geometries whose own contact parameters name different normal laws (other than
+/// the default Hunt & Crossley, which yields): their pair would have none.
+fn check_pair_laws<'a>(geometries: impl Iterator<Item = &'a Geometry>) -> Result<()> {
+    let with_law: Vec<(&Geometry, &ContactParams<f64>)> = geometries
+        .filter_map(|g| g.contact.as_ref().map(|c| (g, c)))
+        .filter(|(_, c)| c.law != NormalLawKind::HuntCrossley)
+        .collect();
+    for (i, (a, pa)) in with_law.iter().enumerate() {
+        for (b, pb) in &with_law[i + 1..] {
+            ContactParams::law_of_pair(pa, pb).map_err(|e| {
+                Error::invalid(
+                    &format!("geometries `{}` and `{}` contact", a.name, b.name),
+                    "",
+                    &e.to_string(),
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// Contact parameters of a scene: the default for pairs without their own, and each
 /// geometry's own parameters.
 #[derive(Clone, Debug)]
@@ -851,11 +914,17 @@ struct AssembledFrame<T: Scalar> {
 }
 
 impl<T: Scalar> Assembled<T> {
-    /// The parameters of `contact`: its frame's, with its own stiffness.
+    /// The parameters of `contact`: its frame's, with its own stiffness; a pressure-field
+    /// polygon's law is Hunt & Crossley in `f0 = A·p0`, `k = A·g` whatever the pair's.
     fn params(frames: &[AssembledFrame<T>], contact: &AssembledContact<T>) -> ContactParams<T> {
+        let frame = &frames[contact.frame].params;
         ContactParams {
             stiffness: contact.stiffness,
-            ..frames[contact.frame].params
+            law: match contact.feature {
+                ContactFeature::Polygon(_) => NormalLawKind::HuntCrossley,
+                ContactFeature::Point(_) => frame.law,
+            },
+            ..*frame
         }
     }
 
@@ -1061,33 +1130,17 @@ fn make_pool<T: Scalar>(
         // Not read by Lagged or Similar.
         Vec::new()
     };
-    let params = |c: &AssembledContact<T>| Assembled::params(frames, c);
-    Ok(match approximation {
-        Approximation::Lagged => ContactPool::Lagged(
-            contacts
-                .iter()
-                .map(|c| Lagged::new(&params(c), -c.phi0, c.v_n0, dt))
-                .collect(),
-        ),
-        Approximation::RegularizedLagged => ContactPool::Lagged(
-            contacts
-                .iter()
-                .zip(&w)
-                .map(|(c, &w)| Lagged::regularized(&params(c), -c.phi0, c.v_n0, dt, w))
-                .collect(),
-        ),
-        Approximation::Similar => ContactPool::Similar(
-            contacts
-                .iter()
-                .map(|c| Similar::new(&params(c), -c.phi0, dt))
-                .collect(),
-        ),
-        Approximation::Sap => ContactPool::Sap(
-            contacts
-                .iter()
-                .zip(&w)
-                .map(|(c, &w)| Sap::new(&params(c), -c.phi0, dt, w))
-                .collect(),
-        ),
-    })
+    Ok(ContactPool::build(
+        approximation,
+        contacts.iter().enumerate().map(|(i, c)| {
+            let state = ContactState {
+                x0: -c.phi0,
+                v_n0: c.v_n0,
+                dt,
+                // Not read by Lagged or Similar.
+                w: w.get(i).copied().unwrap_or_else(T::zero),
+            };
+            (Assembled::params(frames, c), state)
+        }),
+    ))
 }

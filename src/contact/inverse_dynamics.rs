@@ -35,6 +35,7 @@ pub fn sap_impulse(contact: &Sap<f64>, v_c: &Vector3<f64>) -> Vector3<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::testing::hunt_crossley;
     use crate::contact::{ContactParams, ContactPotential};
 
     #[test]
@@ -43,7 +44,7 @@ mod tests {
             mu: 0.8,
             ..Default::default()
         };
-        let c = Sap::new(&p, 2e-5, 1e-3, 3.0);
+        let c = Sap::new(&hunt_crossley(&p, 2e-5, 1e-3), &p, 1e-3, 3.0);
         for &(a, b, n) in &[
             (0.1, 0.0, -0.3),
             (1e-6, -1e-6, -0.01),

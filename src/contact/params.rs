@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::contact::law::NormalLawKind;
 use crate::error::{Error, Result};
 use crate::scalar::{lit, Scalar};
 
@@ -83,6 +84,15 @@ pub struct ContactParams<T: Scalar> {
     pub stiction_tolerance: T,
     /// SAP's / regularized Lagged's dimensionless friction regularization σ (ICF eq. (44)).
     pub sigma: T,
+    /// The normal law ([`NormalLawKind`], default Hunt & Crossley). For
+    /// [`NormalLawKind::Hertz`], `stiffness` holds the effective modulus `E*` (Pa); for
+    /// [`NormalLawKind::Barrier`], κ (N/m).
+    pub law: NormalLawKind,
+    /// Hertz's effective radius of curvature `R` (m); infinite (the default) until a scene
+    /// fills it from the geometry's shape (a sphere's or capsule's radius).
+    pub hertz_radius: T,
+    /// The barrier's activation gap `d̂` (m), default 1 mm.
+    pub barrier_distance: T,
 }
 
 impl<T: Scalar> Default for ContactParams<T> {
@@ -94,16 +104,22 @@ impl<T: Scalar> Default for ContactParams<T> {
             relaxation_time: lit(1e-3),
             stiction_tolerance: lit(1e-4),
             sigma: lit(1e-3),
+            law: NormalLawKind::HuntCrossley,
+            hertz_radius: lit(f64::INFINITY),
+            barrier_distance: lit(1e-3),
         }
     }
 }
 
 impl<T: Scalar> ContactParams<T> {
-    /// Checks ranges: μ ≥ 0, k > 0, d ≥ 0, τ_d ≥ 0, v_s > 0, σ > 0, all finite.
+    /// Checks that the normal law is convex with these parameters
+    /// ([`NormalLawKind::check_convexity`]), then ranges: μ ≥ 0, k > 0, d ≥ 0, τ_d ≥ 0,
+    /// v_s > 0, σ > 0, all finite.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming the first offending parameter.
     pub fn validate(&self) -> Result<()> {
+        self.law.check_convexity(self)?;
         let checks = [
             ("friction", self.mu.re(), self.mu.re() >= 0.0),
             ("stiffness", self.stiffness.re(), self.stiffness.re() > 0.0),
@@ -146,6 +162,9 @@ impl<T: Scalar> ContactParams<T> {
             relaxation_time: lit(self.relaxation_time.re()),
             stiction_tolerance: lit(self.stiction_tolerance.re()),
             sigma: lit(self.sigma.re()),
+            law: self.law,
+            hertz_radius: lit(self.hertz_radius.re()),
+            barrier_distance: lit(self.barrier_distance.re()),
         }
     }
 
@@ -153,6 +172,10 @@ impl<T: Scalar> ContactParams<T> {
     /// `μ = 2 μ_a μ_b / (μ_a + μ_b)`, stiffness in series `k = k_a k_b / (k_a + k_b)`,
     /// dissipation weighted by compliance `d = (k_b d_a + k_a d_b) / (k_a + k_b)`, relaxation
     /// times added `τ_d = τ_a + τ_b`; stiction tolerance and σ take the smaller (tighter) value.
+    /// The normal law is the one that is not Hunt & Crossley, if any (a scene refuses pairs of
+    /// two different laws other than Hunt & Crossley, [`ContactParams::law_of_pair`]); Hertz
+    /// radii combine as curvatures, `1/R = 1/R_a + 1/R_b` (moduli, in `stiffness`, in series
+    /// as above: `1/E* = 1/E_a + 1/E_b`), and the barrier takes the larger `d̂`.
     pub fn combine(a: &Self, b: &Self) -> Self {
         let mu = if (a.mu + b.mu).re() > 0.0 {
             lit::<T>(2.0) * a.mu * b.mu / (a.mu + b.mu)
@@ -167,6 +190,31 @@ impl<T: Scalar> ContactParams<T> {
             relaxation_time: a.relaxation_time + b.relaxation_time,
             stiction_tolerance: a.stiction_tolerance.min(b.stiction_tolerance),
             sigma: a.sigma.min(b.sigma),
+            law: if a.law == NormalLawKind::HuntCrossley {
+                b.law
+            } else {
+                a.law
+            },
+            hertz_radius: T::one() / (T::one() / a.hertz_radius + T::one() / b.hertz_radius),
+            barrier_distance: a.barrier_distance.max(b.barrier_distance),
+        }
+    }
+
+    /// The law of a pair of geometries with parameters `a` and `b`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when they name two different laws, neither Hunt & Crossley
+    /// being a default that yields.
+    pub fn law_of_pair(a: &Self, b: &Self) -> Result<NormalLawKind> {
+        match (a.law, b.law) {
+            (x, y) if x == y => Ok(x),
+            (NormalLawKind::HuntCrossley, y) => Ok(y),
+            (x, NormalLawKind::HuntCrossley) => Ok(x),
+            (x, y) => Err(Error::invalid(
+                "normal_law",
+                format!("{x} and {y}"),
+                "a pair of geometries needs one normal law",
+            )),
         }
     }
 }

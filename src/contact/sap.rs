@@ -17,6 +17,7 @@
 
 use nalgebra::{Matrix2, Matrix3, Vector2, Vector3};
 
+use crate::contact::law::NormalLaw;
 use crate::contact::params::ContactParams;
 use crate::contact::potential::{ContactPotential, PotentialEval};
 use crate::scalar::{lit, Scalar};
@@ -38,16 +39,30 @@ pub struct Sap<T: Scalar> {
 }
 
 impl<T: Scalar> Sap<T> {
-    /// SAP contact with previous penetration `x0` (m), step `dt` (s) and Delassus estimate
-    /// `w` (1/kg).
-    pub fn new(params: &ContactParams<T>, x0: T, dt: T, w: T) -> Self {
-        let t_relax = dt + params.relaxation_time;
-        let compliant = T::one() / (dt * params.stiffness * t_relax);
+    /// SAP contact with the `normal` law (discretized at the contact's previous penetration
+    /// and step), step `dt` (s) and Delassus estimate `w` (1/kg). SAP's compliance is linear:
+    /// it takes the law's tangent at the start of the step ([`NormalLaw::linearized`], exact
+    /// for Hunt & Crossley), `R_n = 1/(δt k̃ (δt + τ_d))` and `v̂_n = x̃0/(δt + τ_d)`. A law
+    /// with no stiffness there (Hertz or the barrier apart) pushes with no force this step.
+    pub fn new(normal: &impl NormalLaw<T>, params: &ContactParams<T>, dt: T, w: T) -> Self {
+        let (stiffness, x0) = normal.linearized();
         let beta: T = lit(NEAR_RIGID_BETA);
         let near_rigid = beta * beta * w / (lit::<T>(4.0) * T::pi() * T::pi());
+        let R_t = params.sigma * w;
+        if stiffness.re() <= 0.0 {
+            // Region III for every finite contact velocity: no impulse, cost or Hessian.
+            return Sap {
+                mu: params.mu,
+                R_t,
+                R_n: near_rigid,
+                v_hat_n: lit(-f64::MAX),
+            };
+        }
+        let t_relax = dt + params.relaxation_time;
+        let compliant = T::one() / (dt * stiffness * t_relax);
         Sap {
             mu: params.mu,
-            R_t: params.sigma * w,
+            R_t,
             R_n: compliant.max(near_rigid),
             v_hat_n: x0 / t_relax,
         }
@@ -100,12 +115,17 @@ impl<T: Scalar> ContactPotential<T> for Sap<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::testing::check_potential;
+    use crate::contact::testing::{check_potential, hunt_crossley};
 
     #[test]
     fn sap_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
         for &(x0, w) in &[(1e-6, 2.0), (2e-4, 0.5), (-1e-4, 10.0), (0.0, 1.0)] {
-            check_potential!(x0, |p, dt| Sap::new(&p.cast(), lit(x0), dt, lit(w)));
+            check_potential!(x0, |p, dt| Sap::new(
+                &hunt_crossley(&p.cast(), lit(x0), dt),
+                &p.cast(),
+                dt,
+                lit(w)
+            ));
         }
     }
 
@@ -115,7 +135,7 @@ mod tests {
             mu: 0.7,
             ..Default::default()
         };
-        let c = Sap::new(&p, 1e-4, 1e-3, 1.0);
+        let c = Sap::new(&hunt_crossley(&p, 1e-4, 1e-3), &p, 1e-3, 1.0);
         for &(vt, vn) in &[(0.1, -0.2), (-3.0, 0.01), (1e-9, -1.0), (0.5, 0.5)] {
             let g = c.eval(&Vector3::new(vt, 0.3 * vt, vn)).gamma;
             assert!(g.z >= 0.0);
@@ -129,7 +149,7 @@ mod tests {
             stiffness: 1e15,
             ..Default::default()
         };
-        let c = Sap::new(&p, 0.0, 1e-3, 2.0);
+        let c = Sap::new(&hunt_crossley(&p, 0.0, 1e-3), &p, 1e-3, 2.0);
         assert!((c.R_n - 2.0 / (4.0 * std::f64::consts::PI.powi(2))).abs() < 1e-15);
     }
 }

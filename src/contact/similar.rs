@@ -8,35 +8,46 @@
 
 use nalgebra::{Vector2, Vector3};
 
-use crate::contact::normal_law::{HuntCrossley, NormalLaw};
+use crate::contact::law::{HuntCrossley, NormalLaw};
 use crate::contact::params::ContactParams;
 use crate::contact::potential::{ContactPotential, PotentialEval};
 use crate::math::soft_norm;
 use crate::scalar::Scalar;
 
-/// One Similar contact.
+/// One Similar contact with the normal law `L` (Hunt & Crossley unless the pair asks for
+/// another, [`crate::contact::law`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Similar<T: Scalar> {
-    /// The discretized Hunt & Crossley normal law.
-    pub normal: HuntCrossley<T>,
+pub struct Similar<T: Scalar, L = HuntCrossley<T>> {
+    /// The discretized normal law.
+    pub normal: L,
     /// Friction coefficient μ.
     pub mu: T,
     /// Soft-norm regularization ε = v_s (m/s).
     pub eps: T,
 }
 
-impl<T: Scalar> Similar<T> {
-    /// Similar contact with previous penetration `x0` (m) and step `dt` (s).
-    pub fn new(params: &ContactParams<T>, x0: T, dt: T) -> Self {
+impl<T: Scalar, L: NormalLaw<T>> Similar<T, L> {
+    /// Similar contact with the `normal` law (discretized at the contact's previous
+    /// penetration and step).
+    pub fn new(normal: L, params: &ContactParams<T>) -> Self {
         Similar {
-            normal: HuntCrossley::new(params.stiffness, params.dissipation, x0, dt),
+            normal,
             mu: params.mu,
             eps: params.stiction_tolerance,
         }
     }
+
+    /// The same contact with the law `normal`.
+    pub fn with_law<M>(&self, normal: M) -> Similar<T, M> {
+        Similar {
+            normal,
+            mu: self.mu,
+            eps: self.eps,
+        }
+    }
 }
 
-impl<T: Scalar> ContactPotential<T> for Similar<T> {
+impl<T: Scalar, L: NormalLaw<T>> ContactPotential<T> for Similar<T, L> {
     /// ICF eqs. (34)-(40).
     #[inline(always)]
     fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
@@ -59,13 +70,16 @@ impl<T: Scalar> ContactPotential<T> for Similar<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::testing::check_potential;
+    use crate::contact::testing::{check_potential, hunt_crossley};
     use crate::scalar::lit;
 
     #[test]
     fn similar_impulse_is_minus_gradient_and_hessian_matches_hyperduals() {
         for &x0 in &[1e-6, 2e-4, -1e-4, 0.0] {
-            check_potential!(x0, |p, dt| Similar::new(&p.cast(), lit(x0), dt));
+            check_potential!(x0, |p, dt| Similar::new(
+                hunt_crossley(&p.cast(), lit(x0), dt),
+                &p.cast()
+            ));
         }
     }
 
@@ -79,7 +93,7 @@ mod tests {
             ..Default::default()
         };
         let dt = 1e-3;
-        let c = Similar::new(&p, 0.0, dt);
+        let c = Similar::new(hunt_crossley(&p, 0.0, dt), &p);
         let slip = 0.1;
         let v_n_edge = p.mu * (slip - 0.0) + 0.0;
         let inside = c.eval(&Vector3::new(slip, 0.0, v_n_edge * 0.99));

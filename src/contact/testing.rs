@@ -7,8 +7,15 @@ use num_dual::HyperDual64;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use crate::contact::law::HuntCrossley;
 use crate::contact::params::ContactParams;
 use crate::contact::potential::ContactPotential;
+use crate::scalar::Scalar;
+
+/// The Hunt & Crossley law of `params` at previous penetration `x0` and step `dt`.
+pub fn hunt_crossley<T: Scalar>(params: &ContactParams<T>, x0: T, dt: T) -> HuntCrossley<T> {
+    HuntCrossley::from_params(params, x0, dt)
+}
 
 /// Relative tolerance on impulse vs gradient: both come from the same closed forms, so only
 /// round-off separates them.
@@ -33,6 +40,7 @@ fn parameter_sets() -> Vec<(ContactParams<f64>, f64)> {
                         relaxation_time: if d > 0.0 { 1e-3 } else { 0.0 },
                         stiction_tolerance: 1e-4,
                         sigma: 1e-3,
+                        ..Default::default()
                     };
                     sets.push((p, dt));
                 }

@@ -36,8 +36,8 @@ use nalgebra::{
 use num_dual::{Derivative, DualSVec64};
 
 use crate::contact::{
-    contact_frame, Approximation, ContactFeature, ContactPoint, ContactPotential, Lagged, Sap,
-    Similar,
+    contact_frame, potential, Approximation, ContactFeature, ContactPoint, ContactPotential,
+    ContactState,
 };
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
@@ -279,12 +279,13 @@ fn impulse_partials(
     let (x0, vn0, w) = (seed(-c.phi0, 0), seed(c.v_n0, 1), seed(w, 2));
     let dt = PotentialDual::from_re(dt);
     let vc = v_c.map(PotentialDual::from_re);
-    let e = match approximation {
-        Approximation::Lagged => Lagged::new(&params, x0, vn0, dt).eval(&vc),
-        Approximation::RegularizedLagged => Lagged::regularized(&params, x0, vn0, dt, w).eval(&vc),
-        Approximation::Similar => Similar::new(&params, x0, dt).eval(&vc),
-        Approximation::Sap => Sap::new(&params, x0, dt, w).eval(&vc),
+    let state = ContactState {
+        x0,
+        v_n0: vn0,
+        dt,
+        w,
     };
+    let e = potential(approximation, &params, &state).eval(&vc);
     let partials =
         Matrix3::from_fn(|r, k| e.gamma[r].eps.unwrap_generic(nalgebra::Const::<3>, U1)[k]);
     (e.gamma.map(|x| x.re), e.G.map(|x| x.re), partials)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use nalgebra::{DVector, Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
 
-use crate::contact::{Approximation, ContactParams};
+use crate::contact::{Approximation, ContactParams, NormalLawKind};
 use crate::control::Controller;
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, Shape};
@@ -350,6 +350,66 @@ impl Builder<'_> {
             true,
         )?;
         set("sigma", &mut p.sigma, spec.sigma, true)?;
+        if let Some(name) = &spec.normal_law {
+            p.law = name.parse().map_err(|_| {
+                self.err(
+                    &format!("{field}.normal_law"),
+                    "one of hunt-crossley, hertz, barrier",
+                    format!("`{name}`"),
+                )
+            })?;
+        }
+        let law = p.law;
+        let only_for = |name: &str, value: Option<f64>, wanted: NormalLawKind| -> Result<()> {
+            match value {
+                Some(x) if law != wanted => Err(self.err(
+                    &format!("{field}.{name}"),
+                    &format!("`{name}` only with normal_law = \"{wanted}\""),
+                    x,
+                )),
+                _ => Ok(()),
+            }
+        };
+        only_for(
+            "elastic_modulus",
+            spec.elastic_modulus,
+            NormalLawKind::Hertz,
+        )?;
+        only_for("hertz_radius", spec.hertz_radius, NormalLawKind::Hertz)?;
+        only_for(
+            "barrier_distance",
+            spec.barrier_distance,
+            NormalLawKind::Barrier,
+        )?;
+        if law == NormalLawKind::Hertz {
+            if let Some(k) = spec.stiffness {
+                return Err(self.err(
+                    &format!("{field}.stiffness"),
+                    "`elastic_modulus` (Pa) for normal_law = \"hertz\"",
+                    k,
+                ));
+            }
+            if spec.normal_law.is_some() && spec.elastic_modulus.is_none() {
+                return Err(self.err(
+                    &format!("{field}.elastic_modulus"),
+                    "the effective modulus E* (Pa) for normal_law = \"hertz\"",
+                    "nothing",
+                ));
+            }
+            set(
+                "elastic_modulus",
+                &mut p.stiffness,
+                spec.elastic_modulus,
+                true,
+            )?;
+            set("hertz_radius", &mut p.hertz_radius, spec.hertz_radius, true)?;
+        }
+        set(
+            "barrier_distance",
+            &mut p.barrier_distance,
+            spec.barrier_distance,
+            true,
+        )?;
         Ok(p)
     }
 

@@ -124,7 +124,7 @@ pub struct SolverSpec {
 }
 
 /// Contact parameters; every field optional.
-#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContactSpec {
     /// μ.
@@ -139,6 +139,14 @@ pub struct ContactSpec {
     pub stiction_tolerance: Option<f64>,
     /// σ.
     pub sigma: Option<f64>,
+    /// `hunt-crossley` (default), `hertz` or `barrier`.
+    pub normal_law: Option<String>,
+    /// Hertz's effective modulus E* (Pa).
+    pub elastic_modulus: Option<f64>,
+    /// Hertz's radius of curvature R (m); a sphere's or capsule's own radius by default.
+    pub hertz_radius: Option<f64>,
+    /// The barrier's activation gap d̂ (m).
+    pub barrier_distance: Option<f64>,
 }
 
 /// Prescribed motion of a body.

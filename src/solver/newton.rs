@@ -68,7 +68,7 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::{ContactParams, ContactPool, Lagged};
+    use crate::contact::{ContactParams, ContactPool, HuntCrossley, Lagged};
     use crate::error::Error;
     use nalgebra::{DMatrix, Matrix3xX};
 
@@ -89,7 +89,12 @@ mod tests {
             v0: DVector::zeros(3),
             J: Matrix3xX::identity(3),
             b: vec![Vector3::zeros()],
-            contacts: ContactPool::Lagged(vec![Lagged::new(&p, x0, 0.0, dt)]),
+            contacts: ContactPool::Lagged(vec![Lagged::new(
+                HuntCrossley::from_params(&p, x0, dt),
+                &p,
+                0.0,
+                dt,
+            )]),
         };
         let sol = solve(&problem, &DVector::zeros(3), &SolverParams::default()).unwrap();
         assert!(sol.v.norm() < 1e-9, "{:?}", sol.v);
@@ -112,7 +117,12 @@ mod tests {
             v0: DVector::zeros(3),
             J: Matrix3xX::identity(3),
             b: vec![Vector3::zeros()],
-            contacts: ContactPool::Lagged(vec![Lagged::new(&p, 1e-3, -1.0, 1e-3)]),
+            contacts: ContactPool::Lagged(vec![Lagged::new(
+                HuntCrossley::from_params(&p, 1e-3, 1e-3),
+                &p,
+                -1.0,
+                1e-3,
+            )]),
         };
         let params = SolverParams::default().with_max_iterations(1).unwrap();
         match solve(&problem, &DVector::zeros(3), &params) {

@@ -1,29 +1,9 @@
-//! Compliant normal laws `f_n(x, ẋ)` (ICF eq. (5)) and their discrete potentials.
-//!
-//! With `x = x0 + δt ẋ` and `ẋ = −v_n`, the discrete normal impulse is
-//! `n(v_n) = δt f_n(x0 − δt v_n, −v_n)` (eq. (6)) and the potential is `−N(v_n)` with
-//! `N' = n` (eq. (7)). It is convex when `∂f/∂x ≥ 0` and `∂f/∂ẋ ≥ 0` (eq. (8)).
+//! The linear Hunt & Crossley law (ICF eq. (13)) and its discrete potential in the stable
+//! `f0` form (eqs. (15)-(16)).
 
+use crate::contact::law::{NormalEval, NormalLaw};
+use crate::contact::params::ContactParams;
 use crate::scalar::{lit, Scalar};
-
-/// Value of the discrete normal potential's antiderivative and its derivatives at `v_n`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NormalEval<T: Scalar> {
-    /// Antiderivative `N(v_n)` (N·s·m/s = J).
-    pub antiderivative: T,
-    /// Impulse `n(v_n) = N'(v_n)` (N·s).
-    pub impulse: T,
-    /// `n'(v_n)` (N·s²/m), ≤ 0 for a convex potential.
-    pub impulse_derivative: T,
-}
-
-/// A compliant normal law within ICF's framework (eq. (5)).
-pub trait NormalLaw<T: Scalar> {
-    /// Force `f_n(x, ẋ)` (N) at penetration `x` (m, > 0 overlapping) and rate `ẋ` (m/s).
-    fn force(&self, x: T, xdot: T) -> T;
-    /// Discrete antiderivative, impulse and impulse derivative at normal velocity `v_n`.
-    fn discrete(&self, v_n: T) -> NormalEval<T>;
-}
 
 /// Linear Hunt & Crossley law `f_n = k x₊ (1 + d ẋ)₊` (ICF eq. (13)), discretized at step
 /// `δt` from previous penetration `x0`.
@@ -64,6 +44,11 @@ impl<T: Scalar> HuntCrossley<T> {
         }
     }
 
+    /// The law of `params` (its `stiffness` and `dissipation`).
+    pub fn from_params(params: &ContactParams<T>, x0: T, dt: T) -> Self {
+        Self::new(params.stiffness, params.dissipation, x0, dt)
+    }
+
     /// `N⁺(v_n; f0)` in the stable form of ICF eq. (15), `Δf = −δt k v_n`.
     fn antiderivative_plus(&self, v_n: T) -> T {
         let df = -self.dt * self.stiffness * v_n;
@@ -102,6 +87,17 @@ impl<T: Scalar> NormalLaw<T> for HuntCrossley<T> {
             impulse_derivative: -self.dt
                 * (self.dt * self.stiffness * damping + self.dissipation * f),
         }
+    }
+
+    #[inline(always)]
+    fn x0(&self) -> T {
+        self.x0
+    }
+
+    /// Linear already: `(k, x0)`.
+    #[inline(always)]
+    fn linearized(&self) -> (T, T) {
+        (self.stiffness, self.x0)
     }
 }
 

@@ -1,0 +1,258 @@
+//! The one contact factory: a contact's parameters and state → its potential, for the forward
+//! step ([`ContactPool::build`]) and the derivative path ([`potential`]) alike.
+//!
+//! [`potential`] discretizes the pair's normal law ([`Law::new`]) and hands it to the
+//! approximation's potential (ICF Sec. VI; SAP). The pool keeps the potentials of one step in
+//! one homogeneous vector (static dispatch in the solver's loops); a step whose contacts all
+//! use Hunt & Crossley (every shipped scene) gets the variants that store that law directly.
+//!
+//! Adding a model touches three files: its own (the potential, its unit tests through
+//! `contact/testing.rs`), this one (a [`Potential`] variant, its arm in [`potential`] and its
+//! pool variants), and [`Approximation`](crate::contact::Approximation) in `params.rs` for its
+//! name.
+
+use nalgebra::Vector3;
+
+use crate::contact::law::Law;
+use crate::contact::params::{Approximation, ContactParams};
+use crate::contact::potential::{ContactPotential, PotentialEval};
+use crate::contact::{Lagged, Sap, Similar};
+use crate::scalar::Scalar;
+
+/// What a contact's potential needs besides its pair's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactState<T: Scalar> {
+    /// Previous penetration `x0 = −φ0` (m).
+    pub x0: T,
+    /// Normal velocity at the start of the step `v_n0` (m/s), for the Lagged model.
+    pub v_n0: T,
+    /// Time step δt (s).
+    pub dt: T,
+    /// Delassus estimate `w` (1/kg), for SAP and regularized Lagged (unused otherwise).
+    pub w: T,
+}
+
+/// One contact's potential, as [`potential`] makes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Potential<T: Scalar> {
+    /// Lagged or regularized Lagged.
+    Lagged(Lagged<T, Law<T>>),
+    /// Similar.
+    Similar(Similar<T, Law<T>>),
+    /// SAP (its compliance linearized from the law at construction).
+    Sap(Sap<T>),
+}
+
+/// The potential of a contact with pair parameters `params` in `state` under `approximation`.
+#[inline(always)]
+pub fn potential<T: Scalar>(
+    approximation: Approximation,
+    params: &ContactParams<T>,
+    state: &ContactState<T>,
+) -> Potential<T> {
+    let law = Law::new(params, state.x0, state.dt);
+    match approximation {
+        Approximation::Lagged => Potential::Lagged(Lagged::new(law, params, state.v_n0, state.dt)),
+        Approximation::RegularizedLagged => Potential::Lagged(Lagged::regularized(
+            law, params, state.v_n0, state.dt, state.w,
+        )),
+        Approximation::Similar => Potential::Similar(Similar::new(law, params)),
+        Approximation::Sap => Potential::Sap(Sap::new(&law, params, state.dt, state.w)),
+    }
+}
+
+impl<T: Scalar> ContactPotential<T> for Potential<T> {
+    #[inline(always)]
+    fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
+        match self {
+            Potential::Lagged(p) => p.eval(v_c),
+            Potential::Similar(p) => p.eval(v_c),
+            Potential::Sap(p) => p.eval(v_c),
+        }
+    }
+}
+
+/// The potentials of all contacts of one step, one homogeneous pool per approximation and
+/// law family (static dispatch; the runtime choice is the enum variant).
+#[derive(Clone, Debug)]
+pub enum ContactPool<T: Scalar> {
+    /// Lagged or regularized Lagged contacts, all Hunt & Crossley.
+    Lagged(Vec<Lagged<T>>),
+    /// Similar contacts, all Hunt & Crossley.
+    Similar(Vec<Similar<T>>),
+    /// SAP contacts.
+    Sap(Vec<Sap<T>>),
+    /// Lagged or regularized Lagged contacts with any laws.
+    LaggedLaws(Vec<Lagged<T, Law<T>>>),
+    /// Similar contacts with any laws.
+    SimilarLaws(Vec<Similar<T, Law<T>>>),
+}
+
+/// Calls `$body` with `$p` bound to the pool's vector, whatever its potential type.
+macro_rules! each_pool {
+    ($pool:expr, $p:ident => $body:expr) => {
+        match $pool {
+            ContactPool::Lagged($p) => $body,
+            ContactPool::Similar($p) => $body,
+            ContactPool::Sap($p) => $body,
+            ContactPool::LaggedLaws($p) => $body,
+            ContactPool::SimilarLaws($p) => $body,
+        }
+    };
+}
+
+/// A computation over a pool's potentials with their concrete type: what the solver runs in
+/// its loops ([`ContactPool::visit`]).
+pub trait PoolVisitor<T: Scalar> {
+    /// What the computation returns.
+    type Output;
+    /// Runs on the potentials `p`.
+    fn visit<P: ContactPotential<T>>(self, p: &[P]) -> Self::Output;
+}
+
+impl<T: Scalar> ContactPool<T> {
+    /// The pool of `approximation` for the contacts `contacts` yields (their parameters and
+    /// states), each made by [`potential`].
+    pub fn build(
+        approximation: Approximation,
+        contacts: impl ExactSizeIterator<Item = (ContactParams<T>, ContactState<T>)>,
+    ) -> Self {
+        let n = contacts.len();
+        let mut pool = match approximation {
+            Approximation::Lagged | Approximation::RegularizedLagged => {
+                ContactPool::Lagged(Vec::with_capacity(n))
+            }
+            Approximation::Similar => ContactPool::Similar(Vec::with_capacity(n)),
+            Approximation::Sap => ContactPool::Sap(Vec::with_capacity(n)),
+        };
+        for (params, state) in contacts {
+            pool.push(potential(approximation, &params, &state));
+        }
+        pool
+    }
+
+    /// Appends `p`, moving the pool to the variants with any laws at its first contact whose
+    /// law is not Hunt & Crossley.
+    fn push(&mut self, p: Potential<T>) {
+        match (&mut *self, p) {
+            (ContactPool::Lagged(v), Potential::Lagged(c)) => match c.normal {
+                Law::HuntCrossley(law) => v.push(c.with_law(law)),
+                _ => {
+                    let mut any: Vec<_> = v
+                        .iter()
+                        .map(|c| c.with_law(Law::HuntCrossley(c.normal)))
+                        .collect();
+                    any.push(c);
+                    *self = ContactPool::LaggedLaws(any);
+                }
+            },
+            (ContactPool::Similar(v), Potential::Similar(c)) => match c.normal {
+                Law::HuntCrossley(law) => v.push(c.with_law(law)),
+                _ => {
+                    let mut any: Vec<_> = v
+                        .iter()
+                        .map(|c| c.with_law(Law::HuntCrossley(c.normal)))
+                        .collect();
+                    any.push(c);
+                    *self = ContactPool::SimilarLaws(any);
+                }
+            },
+            (ContactPool::Sap(v), Potential::Sap(c)) => v.push(c),
+            (ContactPool::LaggedLaws(v), Potential::Lagged(c)) => v.push(c),
+            (ContactPool::SimilarLaws(v), Potential::Similar(c)) => v.push(c),
+            // `build` makes every potential of one approximation: the pool's.
+            _ => unreachable!("a potential of another approximation than the pool's"),
+        }
+    }
+
+    /// Runs `visitor` on the potentials with their concrete type.
+    #[inline(always)]
+    pub fn visit<V: PoolVisitor<T>>(&self, visitor: V) -> V::Output {
+        each_pool!(self, p => visitor.visit(p))
+    }
+
+    /// Number of contacts `nc`.
+    pub fn len(&self) -> usize {
+        each_pool!(self, p => p.len())
+    }
+
+    /// True when there are no contacts.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Evaluates contact `i` at `v_c`. Always inlined: the line search, called once per
+    /// contact, reads the result straight from registers, not through a returned struct.
+    #[inline(always)]
+    pub fn eval(&self, i: usize, v_c: &Vector3<T>) -> PotentialEval<T> {
+        each_pool!(self, p => p[i].eval(v_c))
+    }
+
+    /// The effective stiction tolerance of contact `i` (m/s), ICF Sec. VIII: the soft-norm ε
+    /// for Lagged and Similar, `R_t μ γ_n` at `v_c` for SAP (eq. (42)).
+    #[inline(always)]
+    pub fn stiction_tolerance(&self, i: usize, v_c: &Vector3<T>) -> T {
+        match self {
+            ContactPool::Lagged(p) => p[i].eps,
+            ContactPool::Similar(p) => p[i].eps,
+            ContactPool::Sap(p) => p[i].stiction_tolerance(v_c),
+            ContactPool::LaggedLaws(p) => p[i].eps,
+            ContactPool::SimilarLaws(p) => p[i].eps,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::NormalLawKind;
+
+    fn state(x0: f64) -> ContactState<f64> {
+        ContactState {
+            x0,
+            v_n0: -0.2,
+            dt: 1e-3,
+            w: 2.0,
+        }
+    }
+
+    #[test]
+    fn pools_of_hunt_crossley_contacts_store_the_law_directly() {
+        let p = ContactParams::<f64>::default();
+        for a in Approximation::ALL {
+            let pool = ContactPool::build(a, [(p, state(1e-4)), (p, state(-1e-3))].into_iter());
+            assert_eq!(pool.len(), 2);
+            assert!(matches!(
+                pool,
+                ContactPool::Lagged(_) | ContactPool::Similar(_) | ContactPool::Sap(_)
+            ));
+            for (i, x0) in [1e-4, -1e-3].into_iter().enumerate() {
+                let v = Vector3::new(0.01, -0.02, -0.05);
+                assert_eq!(pool.eval(i, &v), potential(a, &p, &state(x0)).eval(&v));
+            }
+        }
+    }
+
+    #[test]
+    fn a_contact_with_another_law_moves_the_pool_to_any_laws_keeping_every_contact() {
+        let hc = ContactParams::<f64>::default();
+        let hertz = ContactParams {
+            law: NormalLawKind::Hertz,
+            stiffness: 1e9,
+            hertz_radius: 0.05,
+            ..hc
+        };
+        let contacts = [(hc, state(1e-4)), (hertz, state(2e-5)), (hc, state(3e-5))];
+        for a in [Approximation::Lagged, Approximation::Similar] {
+            let pool = ContactPool::build(a, contacts.into_iter());
+            assert!(matches!(
+                pool,
+                ContactPool::LaggedLaws(_) | ContactPool::SimilarLaws(_)
+            ));
+            let v = Vector3::new(0.0, 0.01, -0.01);
+            for (i, (p, s)) in contacts.iter().enumerate() {
+                assert_eq!(pool.eval(i, &v), potential(a, p, s).eval(&v));
+            }
+        }
+    }
+}
