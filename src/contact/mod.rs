@@ -7,36 +7,32 @@
 //! - [`law`]: the compliant normal laws `f_n(x, ẋ)` (eq. (5)) with their discrete impulse
 //!   (eq. (6)) and antiderivative: Hunt & Crossley (eqs. (13)-(16)), Hertz, the IPC barrier
 //!   (eqs. (11)-(12)), each checked for convexity (eq. (8)).
-//! - [`lagged`]: Lagged model (eqs. (29)-(33)) and its regularized variant (eq. (44)).
-//! - [`similar`]: Similar model (eqs. (34)-(40)).
-//! - [`sap`]: SAP's regularized cone projection (eq. (19); Castro et al., arXiv 2110.10107).
+//! - [`model`]: the models and the one factory from a contact's parameters to its potential,
+//!   used by the forward step and the derivatives, with the per-step pools: Lagged
+//!   (eqs. (29)-(33)) and its regularized variant (eq. (44)), Similar (eqs. (34)-(40)), SAP's
+//!   regularized cone projection (eq. (19); Castro et al., arXiv 2110.10107).
 //! - [`params`]: per-pair parameters μ, k, d, τ_d, v_s with defaults and combination rules.
 //! - [`potential`]: the [`ContactPotential`] trait.
-//! - [`model`]: the one factory from a contact's parameters to its potential, used by the
-//!   forward step and the derivatives, and the per-step pools of potentials.
 //! - [`point`]: contact frame, Jacobian `J_i`, bias `b_i` and parameters of one contact.
 //! - [`inverse_dynamics`]: SAP's analytic inverse dynamics, an independent check.
 //!
 //! Regularized friction uses the soft norm `‖v_t‖_s` of ICF Appendix A ([`crate::math::soft`]).
 
 pub mod inverse_dynamics;
-pub mod lagged;
 pub mod law;
 pub mod model;
 pub mod params;
 pub mod point;
 pub mod potential;
-pub mod sap;
-pub mod similar;
 
-pub use lagged::Lagged;
 pub use law::{Barrier, Hertz, HuntCrossley, Law, NormalEval, NormalLaw, NormalLawKind};
-pub use model::{potential, ContactPool, ContactState, PoolVisitor, Potential};
-pub use params::{Approximation, ContactParams};
+pub use model::{
+    potential, Approximation, ContactPool, ContactState, Lagged, PoolVisitor, Potential, Sap,
+    Similar,
+};
+pub use params::ContactParams;
 pub use point::{contact_frame, ContactFeature, ContactPoint};
 pub use potential::{ContactPotential, PotentialEval};
-pub use sap::Sap;
-pub use similar::Similar;
 
 #[cfg(test)]
 pub(crate) mod testing;

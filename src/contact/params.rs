@@ -1,67 +1,8 @@
 //! Contact parameters per geometry pair, their defaults and combination rules.
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::contact::law::NormalLawKind;
 use crate::error::{Error, Result};
 use crate::scalar::{lit, Scalar};
-
-/// Which convex approximation of contact the step uses (ICF Table I).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Approximation {
-    /// Lagged normal force in friction (ICF Sec. VI-B): consistent, no gliding. Default.
-    #[default]
-    Lagged,
-    /// Lagged with the impulse-dependent stiction tolerance of ICF eq. (44).
-    RegularizedLagged,
-    /// Similar model (ICF Sec. VI-C): strongly coupled, glides at `μ δt ‖v_t‖`.
-    Similar,
-    /// SAP (Castro et al. 2022): linear dissipation `τ_d`, glides at `μ (δt + τ_d) ‖v_t‖`.
-    Sap,
-}
-
-impl Approximation {
-    /// All approximations, in documentation order.
-    pub const ALL: [Approximation; 4] = [
-        Approximation::Lagged,
-        Approximation::RegularizedLagged,
-        Approximation::Similar,
-        Approximation::Sap,
-    ];
-
-    /// The command-line / problem-file name (`lagged`, `regularized-lagged`, `similar`, `sap`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Approximation::Lagged => "lagged",
-            Approximation::RegularizedLagged => "regularized-lagged",
-            Approximation::Similar => "similar",
-            Approximation::Sap => "sap",
-        }
-    }
-}
-
-impl fmt::Display for Approximation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Approximation {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Approximation::ALL
-            .into_iter()
-            .find(|a| a.name() == s)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "approximation",
-                    s,
-                    "expected one of lagged, regularized-lagged, similar, sap",
-                )
-            })
-    }
-}
 
 /// Parameters of one contact pair.
 ///
@@ -236,13 +177,5 @@ mod tests {
         assert!((c.stiffness - 1e6).abs() < 1e-6);
         assert!((c.dissipation - 4.0).abs() < 1e-15);
         assert!((c.relaxation_time - 2e-3).abs() < 1e-15);
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for a in Approximation::ALL {
-            assert_eq!(a.name().parse::<Approximation>().unwrap(), a);
-        }
-        assert!("anitescu".parse::<Approximation>().is_err());
     }
 }

@@ -352,8 +352,7 @@ impl NewtonWorkspace {
             ContactPool::Lagged(p) => self.evaluate_contacts(problem, p),
             ContactPool::Similar(p) => self.evaluate_contacts(problem, p),
             ContactPool::Sap(p) => self.evaluate_contacts(problem, p),
-            ContactPool::LaggedLaws(p) => self.evaluate_contacts(problem, p),
-            ContactPool::SimilarLaws(p) => self.evaluate_contacts(problem, p),
+            ContactPool::Any(p) => self.evaluate_contacts(problem, p),
         };
         self.finish_evaluation(problem, cost)
     }

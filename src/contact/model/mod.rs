@@ -11,13 +11,80 @@
 //! pool variants), and [`Approximation`](crate::contact::Approximation) in `params.rs` for its
 //! name.
 
+mod lagged;
+mod sap;
+mod similar;
+
+use std::fmt;
+use std::str::FromStr;
+
 use nalgebra::Vector3;
 
+pub use lagged::Lagged;
+pub use sap::{Sap, NEAR_RIGID_BETA};
+pub use similar::Similar;
+
 use crate::contact::law::Law;
-use crate::contact::params::{Approximation, ContactParams};
+use crate::contact::params::ContactParams;
 use crate::contact::potential::{ContactPotential, PotentialEval};
-use crate::contact::{Lagged, Sap, Similar};
+use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+
+/// Which convex approximation of contact the step uses (ICF Table I).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Approximation {
+    /// Lagged normal force in friction (ICF Sec. VI-B): consistent, no gliding. Default.
+    #[default]
+    Lagged,
+    /// Lagged with the impulse-dependent stiction tolerance of ICF eq. (44).
+    RegularizedLagged,
+    /// Similar model (ICF Sec. VI-C): strongly coupled, glides at `μ δt ‖v_t‖`.
+    Similar,
+    /// SAP (Castro et al. 2022): linear dissipation `τ_d`, glides at `μ (δt + τ_d) ‖v_t‖`.
+    Sap,
+}
+
+impl Approximation {
+    /// All approximations, in documentation order.
+    pub const ALL: [Approximation; 4] = [
+        Approximation::Lagged,
+        Approximation::RegularizedLagged,
+        Approximation::Similar,
+        Approximation::Sap,
+    ];
+
+    /// The command-line / problem-file name (`lagged`, `regularized-lagged`, `similar`, `sap`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Approximation::Lagged => "lagged",
+            Approximation::RegularizedLagged => "regularized-lagged",
+            Approximation::Similar => "similar",
+            Approximation::Sap => "sap",
+        }
+    }
+}
+
+impl fmt::Display for Approximation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Approximation {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Approximation::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "approximation",
+                    s,
+                    "expected one of lagged, regularized-lagged, similar, sap",
+                )
+            })
+    }
+}
 
 /// What a contact's potential needs besides its pair's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,6 +128,17 @@ pub fn potential<T: Scalar>(
     }
 }
 
+impl<T: Scalar> Potential<T> {
+    /// The effective stiction tolerance at `v_c` (m/s), as [`ContactPool::stiction_tolerance`].
+    pub fn stiction_tolerance(&self, v_c: &Vector3<T>) -> T {
+        match self {
+            Potential::Lagged(p) => p.eps,
+            Potential::Similar(p) => p.eps,
+            Potential::Sap(p) => p.stiction_tolerance(v_c),
+        }
+    }
+}
+
 impl<T: Scalar> ContactPotential<T> for Potential<T> {
     #[inline(always)]
     fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T> {
@@ -72,8 +150,9 @@ impl<T: Scalar> ContactPotential<T> for Potential<T> {
     }
 }
 
-/// The potentials of all contacts of one step, one homogeneous pool per approximation and
-/// law family (static dispatch; the runtime choice is the enum variant).
+/// The potentials of all contacts of one step, in one homogeneous vector per approximation
+/// with the Hunt & Crossley law (static dispatch; the runtime choice is the enum variant), or
+/// as [`Potential`]s when a contact uses another law.
 #[derive(Clone, Debug)]
 pub enum ContactPool<T: Scalar> {
     /// Lagged or regularized Lagged contacts, all Hunt & Crossley.
@@ -82,10 +161,8 @@ pub enum ContactPool<T: Scalar> {
     Similar(Vec<Similar<T>>),
     /// SAP contacts.
     Sap(Vec<Sap<T>>),
-    /// Lagged or regularized Lagged contacts with any laws.
-    LaggedLaws(Vec<Lagged<T, Law<T>>>),
-    /// Similar contacts with any laws.
-    SimilarLaws(Vec<Similar<T, Law<T>>>),
+    /// Contacts with any laws.
+    Any(Vec<Potential<T>>),
 }
 
 /// Calls `$body` with `$p` bound to the pool's vector, whatever its potential type.
@@ -95,8 +172,7 @@ macro_rules! each_pool {
             ContactPool::Lagged($p) => $body,
             ContactPool::Similar($p) => $body,
             ContactPool::Sap($p) => $body,
-            ContactPool::LaggedLaws($p) => $body,
-            ContactPool::SimilarLaws($p) => $body,
+            ContactPool::Any($p) => $body,
         }
     };
 }
@@ -131,37 +207,43 @@ impl<T: Scalar> ContactPool<T> {
         pool
     }
 
-    /// Appends `p`, moving the pool to the variants with any laws at its first contact whose
-    /// law is not Hunt & Crossley.
+    /// Appends `p`: to the pool's own vector when `p` is of its kind with the Hunt & Crossley
+    /// law, else to the pool as [`ContactPool::Any`], which it becomes then.
     fn push(&mut self, p: Potential<T>) {
         match (&mut *self, p) {
-            (ContactPool::Lagged(v), Potential::Lagged(c)) => match c.normal {
-                Law::HuntCrossley(law) => v.push(c.with_law(law)),
-                _ => {
-                    let mut any: Vec<_> = v
-                        .iter()
-                        .map(|c| c.with_law(Law::HuntCrossley(c.normal)))
-                        .collect();
-                    any.push(c);
-                    *self = ContactPool::LaggedLaws(any);
+            (ContactPool::Lagged(v), Potential::Lagged(c)) => {
+                if let Law::HuntCrossley(law) = c.normal {
+                    return v.push(c.with_law(law));
                 }
-            },
-            (ContactPool::Similar(v), Potential::Similar(c)) => match c.normal {
-                Law::HuntCrossley(law) => v.push(c.with_law(law)),
-                _ => {
-                    let mut any: Vec<_> = v
-                        .iter()
-                        .map(|c| c.with_law(Law::HuntCrossley(c.normal)))
-                        .collect();
-                    any.push(c);
-                    *self = ContactPool::SimilarLaws(any);
+            }
+            (ContactPool::Similar(v), Potential::Similar(c)) => {
+                if let Law::HuntCrossley(law) = c.normal {
+                    return v.push(c.with_law(law));
                 }
-            },
-            (ContactPool::Sap(v), Potential::Sap(c)) => v.push(c),
-            (ContactPool::LaggedLaws(v), Potential::Lagged(c)) => v.push(c),
-            (ContactPool::SimilarLaws(v), Potential::Similar(c)) => v.push(c),
-            // `build` makes every potential of one approximation: the pool's.
-            _ => unreachable!("a potential of another approximation than the pool's"),
+            }
+            (ContactPool::Sap(v), Potential::Sap(c)) => return v.push(c),
+            (ContactPool::Any(v), p) => return v.push(p),
+            _ => {}
+        }
+        let mut any = self.potentials();
+        any.push(p);
+        *self = ContactPool::Any(any);
+    }
+
+    /// The pool's contacts as [`Potential`]s.
+    fn potentials(&self) -> Vec<Potential<T>> {
+        let hunt_crossley = Law::HuntCrossley;
+        match self {
+            ContactPool::Lagged(v) => v
+                .iter()
+                .map(|c| Potential::Lagged(c.with_law(hunt_crossley(c.normal))))
+                .collect(),
+            ContactPool::Similar(v) => v
+                .iter()
+                .map(|c| Potential::Similar(c.with_law(hunt_crossley(c.normal))))
+                .collect(),
+            ContactPool::Sap(v) => v.iter().copied().map(Potential::Sap).collect(),
+            ContactPool::Any(v) => v.clone(),
         }
     }
 
@@ -196,8 +278,7 @@ impl<T: Scalar> ContactPool<T> {
             ContactPool::Lagged(p) => p[i].eps,
             ContactPool::Similar(p) => p[i].eps,
             ContactPool::Sap(p) => p[i].stiction_tolerance(v_c),
-            ContactPool::LaggedLaws(p) => p[i].eps,
-            ContactPool::SimilarLaws(p) => p[i].eps,
+            ContactPool::Any(p) => p[i].stiction_tolerance(v_c),
         }
     }
 }
@@ -205,6 +286,14 @@ impl<T: Scalar> ContactPool<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for a in Approximation::ALL {
+            assert_eq!(a.name().parse::<Approximation>().unwrap(), a);
+        }
+        assert!("anitescu".parse::<Approximation>().is_err());
+    }
     use crate::contact::NormalLawKind;
 
     fn state(x0: f64) -> ContactState<f64> {
@@ -234,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn a_contact_with_another_law_moves_the_pool_to_any_laws_keeping_every_contact() {
+    fn a_contact_with_another_law_moves_the_pool_to_any_keeping_every_contact() {
         let hc = ContactParams::<f64>::default();
         let hertz = ContactParams {
             law: NormalLawKind::Hertz,
@@ -245,10 +334,7 @@ mod tests {
         let contacts = [(hc, state(1e-4)), (hertz, state(2e-5)), (hc, state(3e-5))];
         for a in [Approximation::Lagged, Approximation::Similar] {
             let pool = ContactPool::build(a, contacts.into_iter());
-            assert!(matches!(
-                pool,
-                ContactPool::LaggedLaws(_) | ContactPool::SimilarLaws(_)
-            ));
+            assert!(matches!(pool, ContactPool::Any(_)));
             let v = Vector3::new(0.0, 0.01, -0.01);
             for (i, (p, s)) in contacts.iter().enumerate() {
                 assert_eq!(pool.eval(i, &v), potential(a, p, s).eval(&v));
