@@ -18,6 +18,7 @@ use stiction::error::Error;
 use stiction::problem::Problem;
 use stiction::simulate::run;
 use stiction::solver::linalg::SpdSolver;
+use stiction::solver::NewtonFactorRef;
 use stiction::step::State;
 
 /// IFT and the direct dual path compute the same derivative two ways: only round-off apart.
@@ -192,6 +193,15 @@ fn factor_of_another_generation_is_refused() {
     }
     let own = workspace_factor(&p.simulator, &nominal).expect("the nominal step's own factor");
     assert_eq!(Some(own.generation), nominal.factor_generation);
+    // The velocity check stays: the step's own generation claimed at other velocities.
+    let elsewhere = NewtonFactorRef {
+        v: &other_step.v,
+        ..own
+    };
+    assert!(matches!(
+        jacobians_given_factor(&p.simulator, &nominal, elsewhere, &[]),
+        Err(Error::StaleFactor { .. })
+    ));
     let jacobians = jacobians_given_factor(&p.simulator, &nominal, own, &[]).unwrap();
     let reference = step_jacobians(&mut p.simulator, state, &u, &[]).unwrap();
     assert!(
