@@ -11,9 +11,9 @@
 //! `H_cc = A_cc + Σ_i J_icᵀ G_i J_ic`, `H_ab = Σ_i J_iaᵀ G_i J_ib`. Once a contact pattern has
 //! been seen, the loop does not allocate (`tests/newton_no_alloc.rs`).
 //!
-//! The workspace is two parts, borrowed apart: [`NewtonLayout`], what `prepare` reads from the
+//! The workspace is two parts, borrowed apart: `NewtonLayout`, what `prepare` reads from the
 //! problem and the iterations only read (the cliques, the Jacobian blocks, the Hessian pattern
-//! and its pair targets, the blocks of `A`, `D`), and [`IterationData`], what the iterations
+//! and its pair targets, the blocks of `A`, `D`), and `IterationData`, what the iterations
 //! write (the iterate, its contacts and gradient, `H`, its factor and generation, the search
 //! direction, the line search's trial).
 #![allow(non_snake_case)]
