@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::ncp::NcpStats;
 use crate::problem::TextLocation;
-use crate::solver::SolverStats;
+use crate::solver::{FactorGeneration, SolverStats};
 
 /// Everything that can go wrong in stiction.
 #[non_exhaustive]
@@ -71,6 +71,18 @@ pub enum Error {
         stage: String,
         /// Statistics of the solve at that point.
         stats: SolverStats,
+    },
+    /// The factor of the Newton Hessian handed to the implicit-function-theorem derivatives
+    /// is not the one of the step they differentiate: a factor of another factorization (its
+    /// generation differs from the one the step recorded) or at other velocities.
+    #[error("stale Newton factor for the step derivatives: {reason} (factor generation {found}, the step expects {})", expected.map_or_else(|| "none".to_string(), |g| g.to_string()))]
+    StaleFactor {
+        /// The generation the step recorded for its factor; `None` when it kept none.
+        expected: Option<FactorGeneration>,
+        /// The generation of the factor handed over.
+        found: FactorGeneration,
+        /// What is wrong with it.
+        reason: &'static str,
     },
     /// A geometry pair that the narrow phase cannot handle.
     #[error("unsupported geometry pair: {a} vs {b}")]

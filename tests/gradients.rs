@@ -9,13 +9,16 @@ use common::problem;
 use nalgebra::DVector;
 use stiction::contact::Approximation;
 use stiction::derivatives::ift::{
-    current_factor, nominal_step, residual_jacobian, workspace_factor,
+    current_factor, jacobians_given_factor, nominal_step, residual_jacobian, step_jacobians,
+    workspace_factor,
 };
 use stiction::derivatives::lifted::Directions;
 use stiction::derivatives::{gradient_check, Parameter};
+use stiction::error::Error;
 use stiction::problem::Problem;
 use stiction::simulate::run;
 use stiction::solver::linalg::SpdSolver;
+use stiction::solver::NewtonFactorRef;
 use stiction::step::State;
 
 /// IFT and the direct dual path compute the same derivative two ways: only round-off apart.
@@ -134,11 +137,11 @@ fn stale_factor_is_never_used() {
     let (refactored, was_refactored) = current_factor(&nominal, solution).unwrap();
     assert!(was_refactored);
     let mut with_current = -dr.clone();
-    refactored.solve_many_in_place(&mut with_current);
+    refactored.cholesky.solve_many_in_place(&mut with_current);
     // The nominal solve leaves a current factor in the simulator's workspace: reused as is.
     let reused = workspace_factor(&p.simulator, &nominal).expect("factor at the solution");
     let mut with_reused = -dr;
-    reused.solve_many_in_place(&mut with_reused);
+    reused.cholesky.solve_many_in_place(&mut with_reused);
     assert!((&with_current - &with_reused).amax() <= 1e-12 * with_current.amax());
     // A forward step from the same state leaves the workspace with the stale factor of the
     // previous iterate: it is not handed out.
@@ -148,6 +151,67 @@ fn stale_factor_is_never_used() {
         (&with_current - &with_stale).amax() > 1e-9 * with_current.amax(),
         "the stale factor must differ for this test to prove anything"
     );
+}
+
+/// The IFT refuses, with an error, a factor of another generation than the one the nominal
+/// step recorded: the factor of another step, and the factor of another solve of the very same
+/// step, which ends at the very same velocities (the velocity check alone would pass it). The
+/// nominal step's own factor still gives the step Jacobians.
+#[test]
+fn factor_of_another_generation_is_refused() {
+    let mut p = problem("sliding-box", Approximation::Lagged, 1e-2);
+    let rollout = states(&mut p, 0.1, 3);
+    let (state, other_state) = (&rollout[1], &rollout[2]);
+    let u = DVector::zeros(0);
+    let mut params = p.simulator.settings.solver;
+    params.factor_at_solution = true;
+    let solve_apart = |p: &mut Problem, state: &State| {
+        let step = p.simulator.assemble(state, &u).unwrap();
+        stiction::solver::solve(&step.problem, &state.v, &params)
+            .unwrap()
+            .factor
+            .expect("factored at the solution")
+    };
+    let other_step = solve_apart(&mut p, other_state);
+    let same_step = solve_apart(&mut p, state);
+    let nominal = nominal_step(&mut p.simulator, state, &u).unwrap();
+    assert_eq!(
+        same_step.v, nominal.v,
+        "the same step solved apart ends at the same velocities"
+    );
+    assert_ne!(other_step.v, nominal.v);
+    for (label, factor) in [("another step", &other_step), ("another solve", &same_step)] {
+        match jacobians_given_factor(&p.simulator, &nominal, factor.view(), &[]) {
+            Err(Error::StaleFactor {
+                expected, found, ..
+            }) => {
+                assert_eq!(expected, nominal.factor_generation, "{label}");
+                assert_eq!(found, factor.generation, "{label}");
+            }
+            other => panic!("{label}: expected a stale-factor error, got {other:?}"),
+        }
+    }
+    let own = workspace_factor(&p.simulator, &nominal).expect("the nominal step's own factor");
+    assert_eq!(Some(own.generation), nominal.factor_generation);
+    // The velocity check stays: the step's own generation claimed at other velocities.
+    let elsewhere = NewtonFactorRef {
+        v: &other_step.v,
+        ..own
+    };
+    assert!(matches!(
+        jacobians_given_factor(&p.simulator, &nominal, elsewhere, &[]),
+        Err(Error::StaleFactor { .. })
+    ));
+    let jacobians = jacobians_given_factor(&p.simulator, &nominal, own, &[]).unwrap();
+    let reference = step_jacobians(&mut p.simulator, state, &u, &[]).unwrap();
+    assert!(
+        (&jacobians.state - &reference.state).amax() <= 1e-12 * reference.state.amax(),
+        "the normal path gives the step Jacobians"
+    );
+    // A nominal solve again: the earlier step's factor generation is gone from the workspace.
+    let again = nominal_step(&mut p.simulator, state, &u).unwrap();
+    assert_ne!(again.factor_generation, nominal.factor_generation);
+    assert!(workspace_factor(&p.simulator, &nominal).is_none());
 }
 
 /// A rollout gradient of a scalar loss (final horizontal position and speed) over 100 steps of

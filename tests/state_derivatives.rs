@@ -172,7 +172,7 @@ fn dual_step_jacobian(p: &mut Problem, state: &State) -> DMatrix<f64> {
         np: 0,
     };
     let mut dv = -residual_jacobian(sim, &nominal, &[], dirs).expect("dual ∂r/∂θ");
-    factor.solve_many_in_place(&mut dv);
+    factor.cholesky.solve_many_in_place(&mut dv);
     let dq = dual_position_jacobian(sim, &nominal, &dv, dirs.nv);
     let nv = dirs.nv;
     let mut full = DMatrix::zeros(2 * nv, dirs.len());

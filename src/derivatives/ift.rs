@@ -1,5 +1,10 @@
 //! Step Jacobians by the implicit function theorem, reusing the Newton factor
 //! (ICF ext. Sec. X-B): `∂v/∂θ = −H⁻¹ ∂r/∂θ`.
+//!
+//! The factor must be that of `H` at the nominal solution: the nominal step records the
+//! generation of its factor ([`NominalStep::factor_generation`]), and
+//! [`jacobians_given_factor`] refuses a factor of another generation or at other velocities
+//! ([`Error::StaleFactor`]).
 #![allow(non_snake_case)]
 
 use std::ops::Range;
@@ -12,10 +17,10 @@ use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
 use crate::derivatives::topology::{moved_directions, unmoved};
 use crate::derivatives::StepJacobians;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::multibody::{integrate_positions, JointKind};
 use crate::solver::linalg::{Factorization, SpdSolver};
-use crate::solver::{ConvexSolution, ProblemEval};
+use crate::solver::{ConvexSolution, NewtonFactor, NewtonFactorRef, ProblemEval};
 use crate::step::{Simulator, State};
 
 /// Directions per dual-number evaluation (chunked forward mode, as ForwardDiff.jl).
@@ -50,8 +55,8 @@ pub fn eps(x: &Chunk) -> SVector<f64, CHUNK> {
 
 /// Solves the f64 step at `(state, u)` in the simulator's Newton workspace
 /// ([`Simulator::solve`]), asking the solver to factor `H` at the solution and to skip the
-/// condition estimate (no statistics are read here). The factor stays in the workspace:
-/// [`workspace_factor`].
+/// condition estimate (no statistics are read here). The factor stays in the workspace
+/// ([`workspace_factor`]); the step records its generation.
 pub fn nominal_step(sim: &mut Simulator, state: &State, u: &DVector<f64>) -> Result<NominalStep> {
     let problem = sim.assemble(state, u)?;
     let mut params = sim.settings.solver;
@@ -59,6 +64,7 @@ pub fn nominal_step(sim: &mut Simulator, state: &State, u: &DVector<f64>) -> Res
     params.condition_estimate = false;
     sim.solve(&problem.problem, &state.v, &params)?;
     let v = sim.newton().v().clone();
+    let factor_generation = sim.newton().factor().map(|f| f.generation);
     let q_next = integrate_positions(&sim.model, &state.q, &v, sim.settings.dt);
     Ok(NominalStep {
         state: state.clone(),
@@ -66,40 +72,80 @@ pub fn nominal_step(sim: &mut Simulator, state: &State, u: &DVector<f64>) -> Res
         problem,
         v,
         q_next,
+        factor_generation,
     })
 }
 
-/// The simulator's factor of `H` when it belongs to `nominal.v`; `None` when the workspace has
-/// no factor or one at other velocities (a forward step since, which leaves the factor of the
-/// iterate before its last Newton update): that stale factor is never handed out. The
-/// workspace holds the simulator's last solve, so call this right after [`nominal_step`]: the
-/// check is on the velocities only, and another nominal solve ending at the very same
-/// velocities would pass it.
+/// The simulator's factor of `H` when it is the one `nominal` recorded and belongs to
+/// `nominal.v`; `None` when the workspace has no factor, one of another factorization (a solve
+/// since) or one at other velocities (a forward step since, which leaves the factor of the
+/// iterate before its last Newton update): that stale factor is never handed out.
 pub fn workspace_factor<'a>(
     sim: &'a Simulator,
     nominal: &NominalStep,
-) -> Option<&'a Factorization> {
+) -> Option<NewtonFactorRef<'a>> {
     sim.newton()
         .factor()
-        .and_then(|(f, v)| (*v == nominal.v).then_some(f))
+        .filter(|f| check_factor(nominal, f).is_ok())
 }
 
-/// `H(v)` at the nominal solution, factored once (dense).
-fn refactor(nominal: &NominalStep) -> Result<Factorization> {
+/// Checks that `factor` is the factor of `H` `nominal` expects: of the generation it recorded
+/// and at its velocities.
+///
+/// # Errors
+/// [`Error::StaleFactor`] otherwise.
+pub fn check_factor(nominal: &NominalStep, factor: &NewtonFactorRef<'_>) -> Result<()> {
+    let stale = |reason| Error::StaleFactor {
+        expected: nominal.factor_generation,
+        found: factor.generation,
+        reason,
+    };
+    if nominal.factor_generation != Some(factor.generation) {
+        return Err(stale(
+            "the factor is of another factorization than the step's (another solve or step)",
+        ));
+    }
+    if *factor.v != nominal.v {
+        return Err(stale(
+            "the factor is of H at other velocities than the step's solution",
+        ));
+    }
+    Ok(())
+}
+
+/// `H(v)` at the nominal solution, factored once (dense): a factor of a new generation.
+fn factor_at_solution(nominal: &NominalStep) -> Result<NewtonFactor> {
     let ProblemEval { hessian, .. } = nominal.problem.problem.evaluate(&nominal.v);
-    Factorization::dense(&hessian)
+    Ok(NewtonFactor::new(
+        Factorization::dense(&hessian)?,
+        nominal.v.clone(),
+    ))
+}
+
+/// `H(v)` at the nominal solution, factored once (dense), recorded in `nominal` as the factor
+/// its derivatives expect.
+///
+/// # Errors
+/// [`Error::NotPositiveDefinite`] when `H` cannot be factored.
+pub fn refactor(nominal: &mut NominalStep) -> Result<NewtonFactor> {
+    let factor = factor_at_solution(nominal)?;
+    nominal.factor_generation = Some(factor.generation);
+    Ok(factor)
 }
 
 /// The factor of `H` at the solution of a [`crate::solver::solve`]: the solver's own when it
-/// belongs to the returned `v`, otherwise `H(v)` refactored once. Returns the factor and
-/// whether it was refactored.
+/// belongs to the returned `v`, otherwise `H(v)` refactored once at `nominal`, the step of
+/// that solve. Returns the factor and whether it was refactored.
+///
+/// # Errors
+/// [`Error::NotPositiveDefinite`] when `H` cannot be factored.
 pub fn current_factor(
     nominal: &NominalStep,
     solution: ConvexSolution,
-) -> Result<(Factorization, bool)> {
+) -> Result<(NewtonFactor, bool)> {
     match solution.factor {
-        Some(f) if f.v == solution.v => Ok((f.cholesky, false)),
-        _ => Ok((refactor(nominal)?, true)),
+        Some(f) if f.v == solution.v => Ok((f, false)),
+        _ => Ok((factor_at_solution(nominal)?, true)),
     }
 }
 
@@ -255,13 +301,15 @@ pub fn position_jacobian(
 /// `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
 ///
 /// # Errors
-/// Geometry pairs whose features cannot be re-evaluated, a singular `A`.
+/// [`Error::StaleFactor`] for a factor that is not the one `nominal` recorded
+/// ([`check_factor`]); geometry pairs whose features cannot be re-evaluated, a singular `A`.
 pub fn jacobians_given_factor(
     sim: &Simulator,
     nominal: &NominalStep,
-    factor: &Factorization,
+    factor: NewtonFactorRef<'_>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
+    check_factor(nominal, &factor)?;
     let dirs = Directions {
         nv: sim.model.nv(),
         nu: sim.model.nu(),
@@ -292,7 +340,7 @@ pub fn jacobians_given_factor(
             )?);
     }
     dv.neg_mut();
-    factor.solve_many_in_place(&mut dv);
+    factor.cholesky.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
     let block = |start: usize, columns: usize| {
         let mut out = DMatrix::zeros(2 * nv, columns);
@@ -325,13 +373,13 @@ pub fn step_jacobians(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
-    let nominal = nominal_step(sim, state, u)?;
+    let mut nominal = nominal_step(sim, state, u)?;
     let refactored;
     let factor = match workspace_factor(sim, &nominal) {
         Some(f) => f,
         None => {
-            refactored = refactor(&nominal)?;
-            &refactored
+            refactored = refactor(&mut nominal)?;
+            refactored.view()
         }
     };
     jacobians_given_factor(sim, &nominal, factor, params)

@@ -18,6 +18,7 @@ use crate::hydroelastic::query::FoundPolygon;
 use crate::hydroelastic::{replayed_polygon, Placed, PolygonContact};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
+use crate::solver::FactorGeneration;
 use crate::step::{
     assemble_problem, geometry_poses, ContactWitness, Simulator, State, StepInput, StepProblem,
 };
@@ -34,6 +35,9 @@ pub struct NominalStep {
     pub v: DVector<f64>,
     /// Positions after the step (nq).
     pub q_next: DVector<f64>,
+    /// The generation of the factor of `H(v)` the derivatives expect: the nominal solve's
+    /// own, or that of a refactorization at `v`; `None` when the solve kept no factor.
+    pub factor_generation: Option<FactorGeneration>,
 }
 
 /// Layout of the directions θ = [δq (nv, tangent), δv (nv), δu (nu), parameters (np)].

@@ -15,8 +15,11 @@
 //!
 //! Files: `problem.rs` (the problem and its residual, generic), `params.rs`, `stats.rs`,
 //! `newton.rs` (the f64 entry point), `workspace.rs` (the Newton loop on clique blocks and its
-//! reusable data), `line_search.rs`, `linalg/` (the factorization seam: dense or supernodal).
+//! reusable data: the layout of a problem and the iteration data), `factor.rs` (the factor of
+//! `H` handed to the derivatives, with its generation), `line_search.rs`, `linalg/` (the
+//! factorization seam: dense or supernodal).
 
+pub mod factor;
 pub mod linalg;
 pub mod line_search;
 pub mod newton;
@@ -25,7 +28,8 @@ pub mod problem;
 pub mod stats;
 pub mod workspace;
 
-pub use newton::{solve, ConvexSolution, NewtonFactor};
+pub use factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
+pub use newton::{solve, ConvexSolution};
 pub use params::SolverParams;
 pub use problem::{ConvexProblem, ProblemEval};
 pub use stats::{ConvergenceCriterion, SolverStats};

@@ -9,8 +9,7 @@
 use nalgebra::{DVector, Vector3};
 
 use crate::error::Result;
-use crate::solver::linalg::Factorization;
-use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
+use crate::solver::{ConvexProblem, NewtonFactor, NewtonWorkspace, SolverParams, SolverStats};
 
 /// The solution of one convex problem.
 #[derive(Debug)]
@@ -23,19 +22,10 @@ pub struct ConvexSolution {
     pub gamma: Vec<Vector3<f64>>,
     /// Statistics.
     pub stats: SolverStats,
-    /// The last Cholesky factor of `H` and the velocities it was computed at; `None` when no
-    /// Newton step was taken. Stale when `factor.v ≠ v` (the last step moved `v`): the
-    /// derivative path must then refactor at `v` ([`crate::derivatives`]).
+    /// The last Cholesky factor of `H`, the velocities it was computed at and its generation;
+    /// `None` when no Newton step was taken. Stale when `factor.v ≠ v` (the last step moved
+    /// `v`): the derivative path must then refactor at `v` ([`crate::derivatives`]).
     pub factor: Option<NewtonFactor>,
-}
-
-/// A Cholesky factor of the Newton Hessian `H(v)` with the `v` it belongs to.
-#[derive(Debug)]
-pub struct NewtonFactor {
-    /// The factorization of `H(v)` (dense or sparse).
-    pub cholesky: Factorization,
-    /// The velocities `H` was evaluated at (nv).
-    pub v: DVector<f64>,
 }
 
 /// Solves `min ℓ(v)` from the initial guess `v_guess` (nv), with a fresh
@@ -59,9 +49,7 @@ pub fn solve(
         v_c: workspace.v_c().to_vec(),
         gamma: workspace.gamma().to_vec(),
         stats,
-        factor: workspace
-            .take_factor()
-            .map(|(cholesky, v)| NewtonFactor { cholesky, v }),
+        factor: workspace.take_factor(),
     })
 }
 

@@ -10,12 +10,19 @@
 //! [`crate::solver::newton`] on blocks only: `J_i v = Σ_c J_ic v_c`,
 //! `H_cc = A_cc + Σ_i J_icᵀ G_i J_ic`, `H_ab = Σ_i J_iaᵀ G_i J_ib`. Once a contact pattern has
 //! been seen, the loop does not allocate (`tests/newton_no_alloc.rs`).
+//!
+//! The workspace is two parts, borrowed apart: `NewtonLayout`, what `prepare` reads from the
+//! problem and the iterations only read (the cliques, the Jacobian blocks, the Hessian pattern
+//! and its pair targets, the blocks of `A`, `D`), and `IterationData`, what the iterations
+//! write (the iterate, its contacts and gradient, `H`, its factor and generation, the search
+//! direction, the line search's trial).
 #![allow(non_snake_case)]
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
 use crate::contact::{ContactPool, ContactPotential};
 use crate::error::{Error, Result};
+use crate::solver::factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
 use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
@@ -27,14 +34,24 @@ use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverSta
 struct JacobianBlock {
     clique: usize,
     /// Start of its 3 × n_c values (column-major) in the Jacobian values
-    /// ([`NewtonWorkspace::jacobians`]).
+    /// ([`NewtonLayout::jacobians`]).
     offset: usize,
 }
 
-/// The Newton solver's reusable data; see the module docs.
+/// The Newton solver's reusable data, in two parts borrowed apart: the layout read from the
+/// problem once per step, and what each iteration writes; see the module docs.
 #[derive(Debug, Default)]
 pub struct NewtonWorkspace {
-    /// Clique of each velocity.
+    layout: NewtonLayout,
+    data: IterationData,
+}
+
+/// What [`NewtonWorkspace::prepare`] reads from a problem, fixed through its iterations: the
+/// clique structure, the Jacobian blocks and the Hessian pattern (fixed per contact pattern),
+/// the clique blocks of `A` and the scaling `D`.
+#[derive(Debug, Default)]
+struct NewtonLayout {
+    /// Clique of each velocity (nv).
     clique_of: Vec<usize>,
     /// The first velocity of each clique whose velocities are a range.
     range_starts: Vec<Option<usize>>,
@@ -54,21 +71,34 @@ pub struct NewtonWorkspace {
     pair_targets: Vec<usize>,
     /// Contact `i` owns `pair_targets[pair_start[i]..pair_start[i + 1]]`.
     pair_start: Vec<usize>,
-    /// `H` in clique blocks.
-    H: BlockHessian,
-    /// The factorization of `H` at [`NewtonWorkspace::factor_v`].
-    factor: Factorization,
-    factor_v: DVector<f64>,
-    has_factor: bool,
+    /// The block pattern of `H`: the cliques and the coupled clique pairs.
+    pattern: BlockPattern,
     /// `D = diag(A)^{-1/2}` (nv).
     D: DVector<f64>,
+}
+
+/// What the Newton iterations write: the iterate and its evaluation, the Hessian and its
+/// factorization, the search direction and the line search's trial.
+#[derive(Debug, Default)]
+struct IterationData {
+    /// `H` in clique blocks (the pattern of [`NewtonLayout::pattern`]).
+    H: BlockHessian,
+    /// The factorization of `H` at `factor_v`, valid when `generation` is set.
+    factor: Factorization,
+    factor_v: DVector<f64>,
+    /// The generation of `factor`; `None` when there is no valid factor.
+    generation: Option<FactorGeneration>,
     /// The iterate v (nv).
     v: DVector<f64>,
+    /// `∇ℓ(v) = A(v − v*) − Jᵀγ` (nv).
     gradient: DVector<f64>,
+    /// `Jᵀγ` (nv).
     generalized_impulse: DVector<f64>,
+    /// The Newton direction Δv (nv).
     dv: DVector<f64>,
     scratch_a: DVector<f64>,
     scratch_b: DVector<f64>,
+    /// Contact velocities, their changes along Δv, impulses and Hessians (nc each).
     v_c: Vec<Vector3<f64>>,
     dv_c: Vec<Vector3<f64>>,
     gamma: Vec<Vector3<f64>>,
@@ -91,20 +121,6 @@ fn range_start(idx: &[usize]) -> Option<usize> {
     idx.first()
         .copied()
         .filter(|&s| idx.iter().copied().eq(s..s + idx.len()))
-}
-
-/// The values the Jacobian blocks' offsets point into: the problem's own `J` for one clique
-/// (each contact's block its whole Jacobian), the `blocks` cut from it otherwise.
-fn jacobian_values<'a>(
-    one_clique: bool,
-    problem: &'a ConvexProblem<f64>,
-    blocks: &'a [f64],
-) -> &'a [f64] {
-    if one_clique {
-        problem.J.as_slice()
-    } else {
-        blocks
-    }
 }
 
 /// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c).
@@ -170,6 +186,69 @@ impl NewtonWorkspace {
     /// Reads the structure of `problem`: cliques of `A`, clique blocks of the contact
     /// Jacobians, the Hessian's block pattern. Allocates only for a new pattern or sizes.
     pub fn prepare(&mut self, problem: &ConvexProblem<f64>) {
+        self.layout.prepare(problem);
+        self.data
+            .resize(&self.layout.pattern, problem.nv(), problem.nc());
+    }
+
+    /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
+    /// of [`crate::solver::newton`]). Leaves the solution in the workspace.
+    ///
+    /// # Errors
+    /// As [`crate::solver::solve`].
+    pub fn iterate(
+        &mut self,
+        problem: &ConvexProblem<f64>,
+        v_guess: &DVector<f64>,
+        params: &SolverParams,
+    ) -> Result<SolverStats> {
+        self.data.iterate(&self.layout, problem, v_guess, params)
+    }
+
+    /// The velocities of the last [`NewtonWorkspace::iterate`] (nv).
+    pub fn v(&self) -> &DVector<f64> {
+        &self.data.v
+    }
+
+    /// Contact velocities at [`NewtonWorkspace::v`] (m/s, contact frames).
+    pub fn v_c(&self) -> &[Vector3<f64>] {
+        &self.data.v_c
+    }
+
+    /// Impulses at [`NewtonWorkspace::v`] (N·s, contact frames).
+    pub fn gamma(&self) -> &[Vector3<f64>] {
+        &self.data.gamma
+    }
+
+    /// The block pattern of the last prepared problem's Hessian.
+    pub fn pattern(&self) -> &BlockPattern {
+        &self.layout.pattern
+    }
+
+    /// The last factorization with the velocities it belongs to and its generation, if
+    /// Newton factored.
+    pub fn factor(&self) -> Option<NewtonFactorRef<'_>> {
+        self.data.generation.map(|generation| NewtonFactorRef {
+            cholesky: &self.data.factor,
+            v: &self.data.factor_v,
+            generation,
+        })
+    }
+
+    /// Moves the last factorization out, with its velocities and generation.
+    pub fn take_factor(&mut self) -> Option<NewtonFactor> {
+        let generation = self.data.generation.take()?;
+        Some(NewtonFactor {
+            cholesky: std::mem::take(&mut self.data.factor),
+            v: std::mem::take(&mut self.data.factor_v),
+            generation,
+        })
+    }
+}
+
+impl NewtonLayout {
+    /// Reads the layout of `problem`, reusing the storage of the last one.
+    fn prepare(&mut self, problem: &ConvexProblem<f64>) {
         let (nv, nc) = (problem.nv(), problem.nc());
         let cliques = problem.cliques.clone();
         self.clique_of.clear();
@@ -211,36 +290,16 @@ impl NewtonWorkspace {
         } else {
             self.cut_blocks(problem, &cliques)
         };
-        let pattern = BlockPattern { cliques, pairs };
+        self.pattern = BlockPattern { cliques, pairs };
         if !self.one_clique {
-            self.find_pair_targets(&pattern, nc);
+            self.find_pair_targets(nc);
         }
-        self.H.reset_pattern(&pattern);
-        for buffer in [
-            &mut self.D,
-            &mut self.v,
-            &mut self.gradient,
-            &mut self.generalized_impulse,
-            &mut self.dv,
-            &mut self.scratch_a,
-            &mut self.scratch_b,
-            &mut self.factor_v,
-        ] {
-            if buffer.len() != nv {
-                *buffer = DVector::zeros(nv);
-            }
+        if self.D.len() != nv {
+            self.D = DVector::zeros(nv);
         }
         for i in 0..nv {
             self.D[i] = 1.0 / problem.A[(i, i)].sqrt();
         }
-        self.v_c.resize(nc, Vector3::zeros());
-        self.dv_c.resize(nc, Vector3::zeros());
-        self.gamma.resize(nc, Vector3::zeros());
-        self.G.resize(nc, Matrix3::zeros());
-        self.trial.v_c.resize(nc, Vector3::zeros());
-        self.trial.gamma.resize(nc, Vector3::zeros());
-        self.trial.G.resize(nc, Matrix3::zeros());
-        self.has_factor = false;
     }
 
     /// Cuts each contact's Jacobian into its nonzero clique blocks (copied into
@@ -285,14 +344,14 @@ impl NewtonWorkspace {
     }
 
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
-    fn find_pair_targets(&mut self, pattern: &BlockPattern, nc: usize) {
+    fn find_pair_targets(&mut self, nc: usize) {
         for i in 0..nc {
             self.pair_start.push(self.pair_targets.len());
             let own = &self.blocks[self.block_start[i]..self.block_start[i + 1]];
             for (p, a) in own.iter().enumerate() {
                 for b in &own[p + 1..] {
                     self.pair_targets.push(
-                        pattern
+                        self.pattern
                             .pair_index(a.clique, b.clique)
                             .expect("invariant: pairs collected above"),
                     );
@@ -302,16 +361,20 @@ impl NewtonWorkspace {
         self.pair_start.push(self.pair_targets.len());
     }
 
-    /// The values of the Jacobian blocks of `problem` (prepared): the problem's own `J` for
-    /// one clique, the blocks cut from it otherwise.
+    /// The values the Jacobian blocks' offsets point into: the problem's own `J` for one
+    /// clique (each contact's block its whole Jacobian), the blocks cut from it otherwise.
     fn jacobians<'a>(&'a self, problem: &'a ConvexProblem<f64>) -> &'a [f64] {
-        jacobian_values(self.one_clique, problem, &self.jacobian_values)
+        if self.one_clique {
+            problem.J.as_slice()
+        } else {
+            &self.jacobian_values
+        }
     }
 
-    /// The 3 × n_c values (in `J`, [`NewtonWorkspace::jacobians`]) and velocities of
+    /// The 3 × n_c values (in `J`, [`NewtonLayout::jacobians`]) and velocities of
     /// Jacobian block `b`.
     fn jacobian_block<'a>(&'a self, J: &'a [f64], b: &JacobianBlock) -> (&'a [f64], Span<'a>) {
-        let idx = &self.H.pattern.cliques[b.clique];
+        let idx = &self.pattern.cliques[b.clique];
         (
             &J[b.offset..b.offset + 3 * idx.len()],
             match self.range_starts[b.clique] {
@@ -340,48 +403,9 @@ impl NewtonWorkspace {
     /// `y = A x` over the clique blocks.
     fn A_mul(&self, x: &DVector<f64>, y: &mut DVector<f64>) {
         y.fill(0.0);
-        for (M, idx) in self.A_blocks.iter().zip(&self.H.pattern.cliques) {
+        for (M, idx) in self.A_blocks.iter().zip(&self.pattern.cliques) {
             block_mul_add(M, idx, x, y);
         }
-    }
-
-    /// Contact velocities, impulses and Hessians at `self.v`; the cost ℓ(v), the gradient
-    /// `A(v − v*) − Jᵀγ` and `Jᵀγ`.
-    fn evaluate(&mut self, problem: &ConvexProblem<f64>) -> f64 {
-        let cost = match &problem.contacts {
-            ContactPool::Lagged(p) => self.evaluate_contacts(problem, p),
-            ContactPool::Similar(p) => self.evaluate_contacts(problem, p),
-            ContactPool::Sap(p) => self.evaluate_contacts(problem, p),
-            ContactPool::Any(p) => self.evaluate_contacts(problem, p),
-        };
-        self.finish_evaluation(problem, cost)
-    }
-
-    /// Contact velocities, impulses and Hessians of `potentials` (those of `problem`) at
-    /// `self.v`; their summed cost. One loop per kind of potential, so that its evaluation
-    /// inlines.
-    fn evaluate_contacts<P: ContactPotential<f64>>(
-        &mut self,
-        problem: &ConvexProblem<f64>,
-        potentials: &[P],
-    ) -> f64 {
-        let mut cost = 0.0;
-        let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
-        generalized_impulse.fill(0.0);
-        let blocks = std::mem::take(&mut self.jacobian_values);
-        let J = jacobian_values(self.one_clique, problem, &blocks);
-        for (i, (potential, b)) in potentials.iter().zip(&problem.b).enumerate() {
-            let v_c = self.contact_mul(J, i, &self.v) + b;
-            let e = potential.eval(&v_c);
-            cost += e.cost;
-            self.v_c[i] = v_c;
-            self.gamma[i] = e.gamma;
-            self.G[i] = e.G;
-        }
-        self.add_transposes(J, &self.gamma, &mut generalized_impulse);
-        self.jacobian_values = blocks;
-        self.generalized_impulse = generalized_impulse;
-        cost
     }
 
     /// `y += Jᵀ γ = Σ_i J_iᵀ γ_i`, the blocks' values in `J`.
@@ -420,94 +444,161 @@ impl NewtonWorkspace {
         }
     }
 
-    /// [`NewtonWorkspace::evaluate`] with the contacts the line search evaluated at the
-    /// accepted step, `v_c = v_c,prev + α Δv_c` (equal to `J v + b` up to round-off).
-    fn evaluate_from_trial(&mut self, problem: &ConvexProblem<f64>) -> f64 {
-        std::mem::swap(&mut self.v_c, &mut self.trial.v_c);
-        std::mem::swap(&mut self.gamma, &mut self.trial.gamma);
-        std::mem::swap(&mut self.G, &mut self.trial.G);
-        let mut generalized_impulse = std::mem::take(&mut self.generalized_impulse);
-        generalized_impulse.fill(0.0);
-        self.add_transposes(
-            self.jacobians(problem),
-            &self.gamma,
-            &mut generalized_impulse,
-        );
-        self.generalized_impulse = generalized_impulse;
-        self.finish_evaluation(problem, self.trial.cost)
-    }
-
-    /// The cost and gradient at `self.v` given the contacts' impulses, their summed cost
-    /// `contact_cost` and `Jᵀγ`.
-    fn finish_evaluation(&mut self, problem: &ConvexProblem<f64>, contact_cost: f64) -> f64 {
-        let mut cost = contact_cost;
-        // scratch_a = v − v*, gradient = A (v − v*).
-        self.scratch_a.copy_from(&self.v);
-        self.scratch_a -= &problem.v_star;
-        let mut gradient = std::mem::take(&mut self.gradient);
-        self.A_mul(&self.scratch_a, &mut gradient);
-        cost += 0.5 * self.scratch_a.dot(&gradient);
-        gradient -= &self.generalized_impulse;
-        self.gradient = gradient;
-        cost
-    }
-
-    /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks, `J` that of `problem`.
-    fn assemble_hessian(&mut self, problem: &ConvexProblem<f64>) {
-        let blocks = std::mem::take(&mut self.jacobian_values);
-        let J = jacobian_values(self.one_clique, problem, &blocks);
-        for (H, A) in self.H.diagonal.iter_mut().zip(&self.A_blocks) {
-            H.copy_from(A);
+    /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks of `H`, `J` that of
+    /// `problem` and `G` its contacts' Hessians (nc).
+    fn assemble_hessian(
+        &self,
+        problem: &ConvexProblem<f64>,
+        G: &[Matrix3<f64>],
+        H: &mut BlockHessian,
+    ) {
+        let J = self.jacobians(problem);
+        for (H_cc, A_cc) in H.diagonal.iter_mut().zip(&self.A_blocks) {
+            H_cc.copy_from(A_cc);
         }
-        for H in &mut self.H.off_diagonal {
-            H.fill(0.0);
+        for H_ab in &mut H.off_diagonal {
+            H_ab.fill(0.0);
         }
         if self.one_clique {
             let nv = problem.nv();
-            for (i, G) in self.G.iter().enumerate() {
+            for (i, G_i) in G.iter().enumerate() {
                 let Ji = &J[3 * nv * i..3 * nv * (i + 1)];
-                add_jt_g_j(&mut self.H.diagonal[0], Ji, G, Ji);
+                add_jt_g_j(&mut H.diagonal[0], Ji, G_i, Ji);
             }
-            self.jacobian_values = blocks;
             return;
         }
-        for i in 0..self.G.len() {
+        for (i, G_i) in G.iter().enumerate() {
             let own = self.block_start[i]..self.block_start[i + 1];
             let mut target = self.pair_start[i];
             for p in own.clone() {
                 let bp = self.blocks[p];
-                let n_p = self.H.pattern.cliques[bp.clique].len();
+                let n_p = self.pattern.cliques[bp.clique].len();
                 let Jp = &J[bp.offset..bp.offset + 3 * n_p];
-                add_jt_g_j(&mut self.H.diagonal[bp.clique], Jp, &self.G[i], Jp);
+                add_jt_g_j(&mut H.diagonal[bp.clique], Jp, G_i, Jp);
                 for q in p + 1..own.end {
                     let bq = self.blocks[q];
-                    let n_q = self.H.pattern.cliques[bq.clique].len();
+                    let n_q = self.pattern.cliques[bq.clique].len();
                     let Jq = &J[bq.offset..bq.offset + 3 * n_q];
                     let off = self.pair_targets[target];
-                    add_jt_g_j(&mut self.H.off_diagonal[off], Jp, &self.G[i], Jq);
+                    add_jt_g_j(&mut H.off_diagonal[off], Jp, G_i, Jq);
                     target += 1;
                 }
             }
         }
-        self.jacobian_values = blocks;
+    }
+}
+
+impl IterationData {
+    /// Sizes the buffers for `nv` velocities and `nc` contacts and `H` for `pattern`; drops
+    /// the factor of the last problem.
+    fn resize(&mut self, pattern: &BlockPattern, nv: usize, nc: usize) {
+        self.H.reset_pattern(pattern);
+        for buffer in [
+            &mut self.v,
+            &mut self.gradient,
+            &mut self.generalized_impulse,
+            &mut self.dv,
+            &mut self.scratch_a,
+            &mut self.scratch_b,
+            &mut self.factor_v,
+        ] {
+            if buffer.len() != nv {
+                *buffer = DVector::zeros(nv);
+            }
+        }
+        self.v_c.resize(nc, Vector3::zeros());
+        self.dv_c.resize(nc, Vector3::zeros());
+        self.gamma.resize(nc, Vector3::zeros());
+        self.G.resize(nc, Matrix3::zeros());
+        self.trial.v_c.resize(nc, Vector3::zeros());
+        self.trial.gamma.resize(nc, Vector3::zeros());
+        self.trial.G.resize(nc, Matrix3::zeros());
+        self.generation = None;
     }
 
-    /// Factors the assembled `H` at the current `v`.
+    /// Contact velocities, impulses and Hessians at `self.v`; the cost ℓ(v), the gradient
+    /// `A(v − v*) − Jᵀγ` and `Jᵀγ`.
+    fn evaluate(&mut self, layout: &NewtonLayout, problem: &ConvexProblem<f64>) -> f64 {
+        let cost = match &problem.contacts {
+            ContactPool::Lagged(p) => self.evaluate_contacts(layout, problem, p),
+            ContactPool::Similar(p) => self.evaluate_contacts(layout, problem, p),
+            ContactPool::Sap(p) => self.evaluate_contacts(layout, problem, p),
+            ContactPool::Any(p) => self.evaluate_contacts(layout, problem, p),
+        };
+        self.finish_evaluation(layout, problem, cost)
+    }
+
+    /// Contact velocities, impulses and Hessians of `potentials` (those of `problem`) at
+    /// `self.v`; their summed cost. One loop per kind of potential, so that its evaluation
+    /// inlines.
+    fn evaluate_contacts<P: ContactPotential<f64>>(
+        &mut self,
+        layout: &NewtonLayout,
+        problem: &ConvexProblem<f64>,
+        potentials: &[P],
+    ) -> f64 {
+        let mut cost = 0.0;
+        self.generalized_impulse.fill(0.0);
+        let J = layout.jacobians(problem);
+        for (i, (potential, b)) in potentials.iter().zip(&problem.b).enumerate() {
+            let v_c = layout.contact_mul(J, i, &self.v) + b;
+            let e = potential.eval(&v_c);
+            cost += e.cost;
+            self.v_c[i] = v_c;
+            self.gamma[i] = e.gamma;
+            self.G[i] = e.G;
+        }
+        layout.add_transposes(J, &self.gamma, &mut self.generalized_impulse);
+        cost
+    }
+
+    /// [`IterationData::evaluate`] with the contacts the line search evaluated at the
+    /// accepted step, `v_c = v_c,prev + α Δv_c` (equal to `J v + b` up to round-off).
+    fn evaluate_from_trial(&mut self, layout: &NewtonLayout, problem: &ConvexProblem<f64>) -> f64 {
+        // The trial's lists become the current ones; the current ones, the next trial's.
+        std::mem::swap(&mut self.v_c, &mut self.trial.v_c);
+        std::mem::swap(&mut self.gamma, &mut self.trial.gamma);
+        std::mem::swap(&mut self.G, &mut self.trial.G);
+        self.generalized_impulse.fill(0.0);
+        layout.add_transposes(
+            layout.jacobians(problem),
+            &self.gamma,
+            &mut self.generalized_impulse,
+        );
+        self.finish_evaluation(layout, problem, self.trial.cost)
+    }
+
+    /// The cost and gradient at `self.v` given the contacts' impulses, their summed cost
+    /// `contact_cost` and `Jᵀγ`.
+    fn finish_evaluation(
+        &mut self,
+        layout: &NewtonLayout,
+        problem: &ConvexProblem<f64>,
+        contact_cost: f64,
+    ) -> f64 {
+        let mut cost = contact_cost;
+        // scratch_a = v − v*, gradient = A (v − v*).
+        self.scratch_a.copy_from(&self.v);
+        self.scratch_a -= &problem.v_star;
+        layout.A_mul(&self.scratch_a, &mut self.gradient);
+        cost += 0.5 * self.scratch_a.dot(&self.gradient);
+        self.gradient -= &self.generalized_impulse;
+        cost
+    }
+
+    /// Factors the assembled `H` at the current `v`: a new generation.
     fn factor_hessian(&mut self, params: &SolverParams) -> Result<()> {
-        self.has_factor = false;
+        self.generation = None;
         self.factor.factor_with(params.linear_solver, &self.H)?;
         self.factor_v.copy_from(&self.v);
-        self.has_factor = true;
+        self.generation = Some(FactorGeneration::next());
         Ok(())
     }
 
-    /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
-    /// of [`crate::solver::newton`]). Leaves the solution in the workspace.
-    ///
-    /// # Errors
-    /// As [`crate::solver::solve`].
-    pub fn iterate(
+    /// [`NewtonWorkspace::iterate`] on the prepared `layout`.
+    fn iterate(
         &mut self,
+        layout: &NewtonLayout,
         problem: &ConvexProblem<f64>,
         v_guess: &DVector<f64>,
         params: &SolverParams,
@@ -522,15 +613,14 @@ impl NewtonWorkspace {
         let mut from_trial = false;
         loop {
             let cost = if from_trial {
-                self.evaluate_from_trial(problem)
+                self.evaluate_from_trial(layout, problem)
             } else {
-                self.evaluate(problem)
+                self.evaluate(layout, problem)
             };
             // scratch_b = A (v − v0): the momentum change of the step.
             self.scratch_a.copy_from(&self.v);
             self.scratch_a -= &problem.v0;
-            let mut p = std::mem::take(&mut self.scratch_b);
-            self.A_mul(&self.scratch_a, &mut p);
+            layout.A_mul(&self.scratch_a, &mut self.scratch_b);
             let scaled_norm = |x: &DVector<f64>, D: &DVector<f64>| {
                 x.iter()
                     .zip(D.iter())
@@ -539,11 +629,11 @@ impl NewtonWorkspace {
                     .sqrt()
             };
             stats.cost = cost;
-            stats.residual = scaled_norm(&self.gradient, &self.D);
+            stats.residual = scaled_norm(&self.gradient, &layout.D);
             stats.tolerance = params.absolute_tolerance
                 + params.relative_tolerance
-                    * scaled_norm(&p, &self.D).max(scaled_norm(&self.generalized_impulse, &self.D));
-            self.scratch_b = p;
+                    * scaled_norm(&self.scratch_b, &layout.D)
+                        .max(scaled_norm(&self.generalized_impulse, &layout.D));
             let optimal = stats.residual <= stats.tolerance;
             if from_trial && !optimal {
                 // Only optimality is judged on the line search's evaluation (equal to the
@@ -571,10 +661,10 @@ impl NewtonWorkspace {
             if let Some(criterion) = converged {
                 stats.criterion = criterion;
                 if params.factor_at_solution {
-                    self.assemble_hessian(problem);
+                    layout.assemble_hessian(problem, &self.G, &mut self.H);
                     self.factor_hessian(params)?;
                 }
-                if self.has_factor && params.condition_estimate {
+                if self.generation.is_some() && params.condition_estimate {
                     stats.condition = Some(condition_estimate(
                         &self.H,
                         &self.factor,
@@ -587,22 +677,22 @@ impl NewtonWorkspace {
                 return Err(Error::NotConverged { stats });
             }
             previous_cost = cost;
-            self.assemble_hessian(problem);
+            layout.assemble_hessian(problem, &self.G, &mut self.H);
             self.factor_hessian(params)?;
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
             self.factor.solve_in_place(&mut self.dv);
-            for i in 0..problem.nc() {
-                self.dv_c[i] = self.contact_mul(self.jacobians(problem), i, &self.dv);
+            let J = layout.jacobians(problem);
+            for (i, dv_c) in self.dv_c.iter_mut().enumerate() {
+                *dv_c = layout.contact_mul(J, i, &self.dv);
             }
             // scratch_a = A Δv, scratch_b = v − v*.
-            let mut Adv = std::mem::take(&mut self.scratch_a);
-            self.A_mul(&self.dv, &mut Adv);
+            layout.A_mul(&self.dv, &mut self.scratch_a);
             self.scratch_b.copy_from(&self.v);
             self.scratch_b -= &problem.v_star;
             let mut ls = LineSearchProblem {
-                a2: self.dv.dot(&Adv),
-                a1: Adv.dot(&self.scratch_b),
+                a2: self.dv.dot(&self.scratch_a),
+                a1: self.scratch_a.dot(&self.scratch_b),
                 v_c: &self.v_c,
                 dv_c: &self.dv_c,
                 contacts: &problem.contacts,
@@ -614,7 +704,6 @@ impl NewtonWorkspace {
                 params.alpha_max,
                 params.max_line_search_iterations,
             );
-            self.scratch_a = Adv;
             let Some((alpha, ls_iterations)) = search else {
                 return Err(Error::NotConverged { stats });
             };
@@ -623,42 +712,5 @@ impl NewtonWorkspace {
             self.v.axpy(alpha, &self.dv, 1.0);
             from_trial = self.trial.alpha == alpha;
         }
-    }
-
-    /// The velocities of the last [`NewtonWorkspace::iterate`] (nv).
-    pub fn v(&self) -> &DVector<f64> {
-        &self.v
-    }
-
-    /// Contact velocities at [`NewtonWorkspace::v`] (m/s, contact frames).
-    pub fn v_c(&self) -> &[Vector3<f64>] {
-        &self.v_c
-    }
-
-    /// Impulses at [`NewtonWorkspace::v`] (N·s, contact frames).
-    pub fn gamma(&self) -> &[Vector3<f64>] {
-        &self.gamma
-    }
-
-    /// The block pattern of the last prepared problem's Hessian.
-    pub fn pattern(&self) -> &BlockPattern {
-        &self.H.pattern
-    }
-
-    /// The last factorization and the velocities it belongs to, if Newton factored.
-    pub fn factor(&self) -> Option<(&Factorization, &DVector<f64>)> {
-        self.has_factor.then_some((&self.factor, &self.factor_v))
-    }
-
-    /// Moves the last factorization and its velocities out.
-    pub fn take_factor(&mut self) -> Option<(Factorization, DVector<f64>)> {
-        if !self.has_factor {
-            return None;
-        }
-        self.has_factor = false;
-        Some((
-            std::mem::take(&mut self.factor),
-            std::mem::take(&mut self.factor_v),
-        ))
     }
 }

@@ -1,0 +1,134 @@
+//! What an assembled step keeps (DESIGN steps 1-2): the convex problem and its contacts, each
+//! contact kept as what it does not share with the other contacts of its frame (a
+//! pressure-field pair's polygons share one frame, bodies and parameters). The forward step
+//! reads its reports from this and keeps its lists for the next step ([`AssemblyBuffers`]);
+//! [`StepProblem`] is the public form, each contact a full [`ContactPoint`].
+#![allow(non_snake_case)]
+
+use nalgebra::{Matrix3, Matrix3xX, Vector3};
+
+use crate::contact::{ContactFeature, ContactParams, ContactPoint, NormalLawKind};
+use crate::multibody::model::BodyId;
+use crate::scalar::Scalar;
+use crate::solver::ConvexProblem;
+
+/// The assembled convex problem of a step with its contacts, before solving.
+#[derive(Clone, Debug)]
+pub struct StepProblem<T: Scalar> {
+    /// The convex problem.
+    pub problem: ConvexProblem<T>,
+    /// The contacts, in the order of the problem's pool.
+    pub contacts: Vec<ContactPoint<T>>,
+}
+
+/// A step's convex problem with its contacts, each kept as what it does not share with the
+/// other contacts of its frame: a pressure-field pair's polygons, a contact each, share one
+/// frame, bodies and parameters, which are kept once. The forward step reads its results from
+/// this; [`Assembled::into_step_problem`] makes the full [`ContactPoint`]s.
+pub(super) struct Assembled<T: Scalar> {
+    pub(super) problem: ConvexProblem<T>,
+    /// The contacts, in the order of the problem's pool.
+    pub(super) contacts: Vec<AssembledContact<T>>,
+    /// The frames the contacts refer to.
+    pub(super) frames: Vec<AssembledFrame<T>>,
+}
+
+/// The lists of an [`Assembled`] step, kept by the simulator from one step to the next, so
+/// that a step allocates them only to grow them.
+#[derive(Debug)]
+pub(super) struct AssemblyBuffers<T: Scalar> {
+    pub(super) contacts: Vec<AssembledContact<T>>,
+    pub(super) frames: Vec<AssembledFrame<T>>,
+}
+
+impl<T: Scalar> Default for AssemblyBuffers<T> {
+    fn default() -> Self {
+        AssemblyBuffers {
+            contacts: Vec::new(),
+            frames: Vec::new(),
+        }
+    }
+}
+
+/// One contact of an [`Assembled`] step.
+#[derive(Debug)]
+pub(super) struct AssembledContact<T: Scalar> {
+    /// Its frame in [`Assembled::frames`].
+    pub(super) frame: usize,
+    /// Contact point, world frame (m), see [`contact_point`](crate::step::contact_point).
+    pub(super) p_WC: Vector3<T>,
+    /// Signed distance at the start of the step φ0 (m).
+    pub(super) phi0: T,
+    /// Normal velocity at the start of the step `v_n0` (m/s).
+    pub(super) v_n0: T,
+    /// Its stiffness (N/m): the pair's, or a polygon's `k = A·g`.
+    pub(super) stiffness: T,
+    /// The active feature pair, or the polygon.
+    pub(super) feature: ContactFeature,
+}
+
+/// What the contacts of one frame of an [`Assembled`] step share.
+#[derive(Clone, Debug)]
+pub(super) struct AssembledFrame<T: Scalar> {
+    /// Geometries A and B.
+    pub(super) geometries: (usize, usize),
+    /// Their bodies.
+    pub(super) bodies: (BodyId, BodyId),
+    /// The contact frame ([`contact_frame`](crate::contact::contact_frame)).
+    pub(super) R_WC: Matrix3<T>,
+    /// The pair's contact parameters.
+    pub(super) params: ContactParams<T>,
+}
+
+impl<T: Scalar> Assembled<T> {
+    /// The parameters of `contact`: its frame's, with its own stiffness; a pressure-field
+    /// polygon's law is Hunt & Crossley in `f0 = A·p0`, `k = A·g` whatever the pair's.
+    pub(super) fn params(
+        frames: &[AssembledFrame<T>],
+        contact: &AssembledContact<T>,
+    ) -> ContactParams<T> {
+        let frame = &frames[contact.frame].params;
+        ContactParams {
+            stiffness: contact.stiffness,
+            law: match contact.feature {
+                ContactFeature::Polygon(_) => NormalLawKind::HuntCrossley,
+                ContactFeature::Point(_) => frame.law,
+            },
+            ..*frame
+        }
+    }
+
+    /// The step problem, each contact a [`ContactPoint`] with a copy of its Jacobian.
+    pub(super) fn into_step_problem(self) -> StepProblem<T> {
+        let Assembled {
+            problem,
+            contacts,
+            frames,
+        } = self;
+        let nv = problem.nv();
+        let contacts = contacts
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let frame = &frames[c.frame];
+                ContactPoint {
+                    geometry_a: frame.geometries.0,
+                    geometry_b: frame.geometries.1,
+                    body_a: frame.bodies.0,
+                    body_b: frame.bodies.1,
+                    p_WC: c.p_WC,
+                    R_WC: frame.R_WC,
+                    phi0: c.phi0,
+                    J: Matrix3xX::from_column_slice(
+                        &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)],
+                    ),
+                    b: problem.b[i],
+                    v_n0: c.v_n0,
+                    params: Self::params(&frames, &c),
+                    feature: c.feature,
+                }
+            })
+            .collect();
+        StepProblem { problem, contacts }
+    }
+}

@@ -1,0 +1,391 @@
+//! The time step (ICF eqs. (1)-(4); DESIGN "The step"):
+//!
+//! 1. free motion `A (v* − v0) = δt k(q0, v0, u)`, `A = M(q0) + δt D`;
+//! 2. one geometric query at `q0`: every pair with `φ0 < δ_margin` becomes a contact with frame
+//!    C, `x0 = −φ0` and Jacobian `J_i` (`v_c,i = J_i v + b_i`);
+//! 3. the convex solve `v = argmin ½‖v − v*‖²_A + Σ ℓ_i(J_i v + b_i)`;
+//! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
+//!
+//! Files, one job each:
+//! - `mod.rs`: the settings, the state and the [`Simulator`], which runs steps 1-4;
+//! - `assemble.rs`: the assembly of the convex problem (steps 1-2), generic in the scalar;
+//! - `assembled.rs`: what an assembled step keeps of its contacts, and [`StepProblem`];
+//! - `jacobian.rs`: the contact Jacobian writes and the contact point;
+//! - `delassus.rs`: the Delassus estimates of SAP and the regularized Lagged model;
+//! - `pool.rs`: the contact potentials of the chosen approximation (through
+//!   [`crate::contact::model`], the one factory);
+//! - `laws.rs`: the checks of the geometries' normal laws when a simulator is made;
+//! - `report.rs`: what a step reports per contact and per pressure-field patch.
+#![allow(non_snake_case)]
+
+mod assemble;
+mod assembled;
+mod delassus;
+mod jacobian;
+mod laws;
+mod pool;
+mod report;
+
+pub use assemble::{assemble_problem, geometry_poses, ContactWitness, PairParameters, StepInput};
+pub use assembled::StepProblem;
+pub use delassus::delassus_estimates;
+pub use jacobian::contact_point;
+pub use report::{ContactResult, StepReport};
+
+use nalgebra::{DVector, Vector3};
+
+use crate::contact::{Approximation, ContactParams};
+use crate::error::{Error, Result};
+use crate::geometry::query::{find_contacts, CollisionScene};
+use crate::geometry::Geometry;
+use crate::hydroelastic::query::modulus;
+use crate::hydroelastic::{find_polygons_coherent, replayed_polygon, Placed, SurfaceCache};
+use crate::multibody::integrate_positions;
+use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
+use crate::multibody::model::{BodyId, MultibodyModel};
+use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
+use assemble::assemble_contacts;
+use assembled::{Assembled, AssemblyBuffers};
+use report::step_report;
+
+/// Default contact margin δ_margin (m): pairs closer than this become (speculative) contacts.
+pub const DEFAULT_MARGIN: f64 = 0.01;
+
+/// Settings of the time stepper.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepSettings {
+    /// Time step δt (s).
+    pub dt: f64,
+    /// Contact approximation (default Lagged).
+    pub approximation: Approximation,
+    /// Contact margin δ_margin (m), default [`DEFAULT_MARGIN`].
+    pub margin: f64,
+    /// Newton solver parameters.
+    pub solver: SolverParams,
+    /// Contact parameters of pairs whose geometries have none of their own.
+    pub contact: ContactParams<f64>,
+}
+
+impl Default for StepSettings {
+    fn default() -> Self {
+        StepSettings {
+            dt: 1e-3,
+            approximation: Approximation::Lagged,
+            margin: DEFAULT_MARGIN,
+            solver: SolverParams::default(),
+            contact: ContactParams::default(),
+        }
+    }
+}
+
+impl StepSettings {
+    /// Checks δt > 0, margin ≥ 0 (both finite) and the default contact parameters.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`].
+    pub fn validate(&self) -> Result<()> {
+        if !(self.dt > 0.0 && self.dt.is_finite()) {
+            return Err(Error::invalid(
+                "dt",
+                self.dt,
+                "time step must be positive and finite (s)",
+            ));
+        }
+        if !(self.margin >= 0.0 && self.margin.is_finite()) {
+            return Err(Error::invalid(
+                "margin",
+                self.margin,
+                "margin must be ≥ 0 and finite (m)",
+            ));
+        }
+        self.contact.validate()
+    }
+}
+
+/// The state of the system at time `t`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// Time (s).
+    pub t: f64,
+    /// Generalized positions (nq).
+    pub q: DVector<f64>,
+    /// Generalized velocities (nv).
+    pub v: DVector<f64>,
+}
+
+/// A scene ready to step: the model, its collision geometry and the step settings.
+#[derive(Debug)]
+pub struct Simulator {
+    /// The multibody model.
+    pub model: MultibodyModel<f64>,
+    /// Step settings.
+    pub settings: StepSettings,
+    collision: CollisionScene,
+    /// The elements near the plane of each plane–mesh pressure-field pair, kept from one
+    /// step to the next ([`SurfaceCache`]).
+    surfaces: SurfaceCache,
+    /// The contact lists of the last step, reused by the next.
+    buffers: AssemblyBuffers<f64>,
+    data: MultibodyData<f64>,
+    newton: NewtonWorkspace,
+}
+
+impl Simulator {
+    /// A simulator for `model` with `geometries`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for invalid settings, shapes or contact parameters, or a
+    /// geometry attached to a body index that does not exist.
+    pub fn new(
+        model: MultibodyModel<f64>,
+        mut geometries: Vec<Geometry>,
+        settings: StepSettings,
+    ) -> Result<Self> {
+        settings.validate()?;
+        for g in &mut geometries {
+            laws::fill_hertz_radius(g);
+        }
+        laws::check_pair_laws(geometries.iter())?;
+        let params = geometries.iter().filter_map(|g| g.contact.as_ref());
+        laws::check_barrier_within_margin(params.chain([&settings.contact]), settings.margin)?;
+        for g in &geometries {
+            let exists = match g.body {
+                BodyId::World => true,
+                BodyId::Body(i) => i < model.bodies.len(),
+                BodyId::Prescribed(i) => i < model.prescribed.len(),
+            };
+            if !exists {
+                return Err(Error::invalid(
+                    &format!("geometry `{}` body", g.name),
+                    format!("{:?}", g.body),
+                    "no such body",
+                ));
+            }
+            if let Some(c) = &g.contact {
+                c.validate().map_err(|e| {
+                    Error::invalid(
+                        &format!("geometry `{}` contact", g.name),
+                        "",
+                        &e.to_string(),
+                    )
+                })?;
+            }
+        }
+        let data = MultibodyData::new(&model);
+        Ok(Simulator {
+            model,
+            settings,
+            collision: CollisionScene::new(geometries)?,
+            surfaces: SurfaceCache::default(),
+            buffers: AssemblyBuffers::default(),
+            data,
+            newton: NewtonWorkspace::default(),
+        })
+    }
+
+    /// The geometries.
+    pub fn geometries(&self) -> &[Geometry] {
+        self.collision.geometries()
+    }
+
+    /// The geometries with their parry shapes and hydroelastic representations.
+    pub fn collision(&self) -> &CollisionScene {
+        &self.collision
+    }
+
+    /// Replaces geometry `index` (shape, placement or contact parameters), rebuilding only its
+    /// own representations ([`CollisionScene::replace`]: a new modulus or new contact
+    /// parameters keep its pressure-field mesh).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an index out of range or an invalid shape or contact
+    /// parameters; the simulator is unchanged then.
+    pub fn replace_geometry(&mut self, index: usize, mut geometry: Geometry) -> Result<()> {
+        laws::fill_hertz_radius(&mut geometry);
+        if let Some(c) = &geometry.contact {
+            c.validate()?;
+            laws::check_barrier_within_margin([c].into_iter(), self.settings.margin)?;
+        }
+        let geometries = self.collision.geometries().iter().enumerate();
+        laws::check_pair_laws(geometries.map(|(i, g)| if i == index { &geometry } else { g }))?;
+        self.collision.replace(index, geometry)?;
+        // Its lists of elements were of the old mesh.
+        self.surfaces = SurfaceCache::default();
+        Ok(())
+    }
+
+    /// Assembles the convex problem of the step from `state` with actuation `u` (nu):
+    /// free motion, one geometric query, contact points and potentials (steps 1-2).
+    ///
+    /// # Errors
+    /// Size mismatches, non-finite states, an unsupported geometry pair.
+    pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
+        self.assemble_contacts(state, u)
+            .map(Assembled::into_step_problem)
+    }
+
+    /// [`Simulator::assemble`], the contacts kept as [`Assembled`].
+    fn assemble_contacts(&mut self, state: &State, u: &DVector<f64>) -> Result<Assembled<f64>> {
+        if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
+            return Err(Error::invalid(
+                "state",
+                "non-finite",
+                "positions, velocities and time must be finite",
+            ));
+        }
+        let pairs = self.pair_parameters();
+        let input = StepInput {
+            model: &self.model,
+            geometries: self.collision.geometries(),
+            pairs: &pairs,
+            approximation: self.settings.approximation,
+            t: state.t,
+            dt: self.settings.dt,
+            q: &state.q,
+            v: &state.v,
+            u,
+        };
+        let (collision, margin) = (&self.collision, self.settings.margin);
+        let surfaces = &mut self.surfaces;
+        // Room for as many contacts as the last solve had: a pressure-field pair adds a
+        // contact per polygon, about as many from one step to the next.
+        let last_contacts = self.newton.v_c().len();
+        let witnesses = |model: &MultibodyModel<f64>, data: &MultibodyData<f64>| {
+            let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
+            let points = find_contacts(collision, &X_WG, margin)?;
+            let mut witnesses = Vec::with_capacity(points.len().max(last_contacts));
+            witnesses.extend(points.iter().map(ContactWitness::from));
+            find_polygons_coherent(collision, &X_WG, surfaces, |p| {
+                witnesses.push(ContactWitness::from(p))
+            })?;
+            Ok(witnesses)
+        };
+        let buffers = std::mem::take(&mut self.buffers);
+        assemble_contacts(&input, &mut self.data, witnesses, buffers)
+    }
+
+    /// The pair parameters of this scene: the default and each geometry's own.
+    pub fn pair_parameters(&self) -> PairParameters<f64> {
+        PairParameters {
+            default: self.settings.contact,
+            geometry: self
+                .collision
+                .geometries()
+                .iter()
+                .map(|g| g.contact)
+                .collect(),
+        }
+    }
+
+    /// Solves `problem` from `v_guess` with `params` in the simulator's own Newton workspace,
+    /// which keeps the solution and the last factor of `H` ([`Simulator::newton`]) until the
+    /// next solve: no allocation once the contact pattern has been seen.
+    ///
+    /// # Errors
+    /// As [`crate::solver::solve`].
+    pub fn solve(
+        &mut self,
+        problem: &ConvexProblem<f64>,
+        v_guess: &DVector<f64>,
+        params: &SolverParams,
+    ) -> Result<SolverStats> {
+        self.newton.prepare(problem);
+        self.newton.iterate(problem, v_guess, params)
+    }
+
+    /// The Newton workspace of the last [`Simulator::solve`] or [`Simulator::step`]: its
+    /// velocities, impulses and factor.
+    pub fn newton(&self) -> &NewtonWorkspace {
+        &self.newton
+    }
+
+    /// Advances `state` by one step with actuation `u` (nu).
+    ///
+    /// # Errors
+    /// Everything [`Simulator::assemble`] and [`crate::solver::solve`] can return; the state is not
+    /// advanced on error.
+    pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
+        let dt = self.settings.dt;
+        let assembled = self.assemble_contacts(state, u)?;
+        let params = self.settings.solver;
+        let stats = self.solve(&assembled.problem, &state.v, &params)?;
+        let v = self.newton.v();
+        let q = integrate_positions(&self.model, &state.q, v, dt);
+        if !q.iter().all(|x| x.is_finite()) {
+            return Err(Error::NonFinite {
+                stage: "position update".into(),
+                stats,
+            });
+        }
+        let report = step_report(
+            &assembled,
+            self.newton.gamma(),
+            self.newton.v_c(),
+            dt,
+            stats,
+        );
+        let Assembled {
+            contacts, frames, ..
+        } = assembled;
+        self.buffers = AssemblyBuffers { contacts, frames };
+        let next = State {
+            t: state.t + dt,
+            q,
+            v: v.clone(),
+        };
+        Ok((next, report))
+    }
+
+    /// The vertices (world, m, in cyclic order) of the polygon of each pressure-field contact
+    /// among `contacts`, the results of a step from `state`; an empty list for a point
+    /// contact. Each polygon is clipped again at `state` with its recorded element pair and
+    /// topology ([`crate::hydroelastic::replayed_polygon`]): the step itself keeps no vertex
+    /// lists.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `state` does not fit the model or a polygon does not
+    /// replay at `state` (`contacts` from another state or scene).
+    pub fn polygon_vertices(
+        &self,
+        state: &State,
+        contacts: &[ContactResult],
+    ) -> Result<Vec<Vec<Vector3<f64>>>> {
+        if state.q.len() != self.model.nq() || state.v.len() != self.model.nv() {
+            return Err(Error::invalid(
+                "state",
+                format!("nq = {}, nv = {}", state.q.len(), state.v.len()),
+                "the model's numbers of positions and velocities",
+            ));
+        }
+        let mut data = MultibodyData::new(&self.model);
+        forward_kinematics(&self.model, &mut data, &state.q, &state.v);
+        let X_WG = geometry_poses(&self.model, &data, self.collision.geometries(), state.t);
+        let side = |i: usize| {
+            self.collision.hydro(i).map(|geometry| Placed {
+                geometry,
+                X_WG: X_WG[i],
+                modulus: modulus(&self.collision, i),
+            })
+        };
+        contacts
+            .iter()
+            .map(|c| {
+                let Some(polygon) = &c.polygon else {
+                    return Ok(Vec::new());
+                };
+                let (a, b) = c.geometries;
+                side(a)
+                    .zip(side(b))
+                    .and_then(|(a, b)| replayed_polygon(&a, &b, polygon.elements, polygon.topology))
+                    .map(|p| p.vertices)
+                    .ok_or_else(|| {
+                        Error::invalid(
+                            "contacts",
+                            format!("polygon {:?} of geometries {a} and {b}", polygon.elements),
+                            "a polygon of a step from this state",
+                        )
+                    })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,71 @@
+//! The contact potentials of a step (ICF Sec. VI): one pool per approximation, each contact's
+//! potential made from its pair parameters, its previous penetration `x0 = −φ0`, its normal
+//! velocity `v_n0` and, for SAP and the regularized Lagged model, its Delassus estimate.
+#![allow(non_snake_case)]
+
+use nalgebra::{DMatrix, Matrix3xX};
+
+use crate::contact::{Approximation, ContactPool, ContactState};
+use crate::error::Result;
+use crate::multibody::model::BodyId;
+use crate::scalar::Scalar;
+use crate::step::assembled::{Assembled, AssembledContact, AssembledFrame};
+use crate::step::delassus::delassus_estimates;
+
+/// Builds the potentials of `contacts` (their frames in `frames`), whose Jacobians are `J`
+/// (side by side, as [`ConvexProblem::J`](crate::solver::ConvexProblem::J)), for the chosen approximation (ICF Sec. VI);
+/// `body_clique[i]` is the clique of tree body `i` ([`MultibodyModel::clique_structure`](crate::multibody::model::MultibodyModel::clique_structure)).
+///
+/// # Errors
+/// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn make_pool<T: Scalar>(
+    approximation: Approximation,
+    contacts: &[AssembledContact<T>],
+    frames: &[AssembledFrame<T>],
+    J: &Matrix3xX<T>,
+    A: &DMatrix<T>,
+    cliques: &[Vec<usize>],
+    body_clique: &[Option<usize>],
+    dt: T,
+) -> Result<ContactPool<T>> {
+    let needs_w = matches!(
+        approximation,
+        Approximation::Sap | Approximation::RegularizedLagged
+    );
+    let w = if needs_w {
+        // The cliques each contact's Jacobian touches.
+        let touched: Vec<Vec<usize>> = contacts
+            .iter()
+            .map(|c| {
+                let (a, b) = frames[c.frame].bodies;
+                let mut t: Vec<usize> = [a, b]
+                    .iter()
+                    .filter_map(|b| match b {
+                        BodyId::Body(i) => body_clique[*i],
+                        _ => None,
+                    })
+                    .collect();
+                t.dedup();
+                t
+            })
+            .collect();
+        delassus_estimates(A, cliques, J, &touched)?
+    } else {
+        // Not read by Lagged or Similar.
+        Vec::new()
+    };
+    Ok(ContactPool::build(
+        approximation,
+        contacts.iter().enumerate().map(|(i, c)| {
+            let state = ContactState {
+                x0: -c.phi0,
+                v_n0: c.v_n0,
+                dt,
+                // Not read by Lagged or Similar.
+                w: w.get(i).copied().unwrap_or_else(T::zero),
+            };
+            (Assembled::params(frames, c), state)
+        }),
+    ))
+}

@@ -1,0 +1,104 @@
+//! What a step reports (ICF Sec. VIII quantities): per contact, the impulse and force on B,
+//! the normal and tangential forces, the slip, the normal velocity and penetration at the end
+//! of the step and the effective stiction tolerance; per pressure-field pair, its patch.
+use nalgebra::Vector3;
+
+use crate::hydroelastic::patch::patches;
+use crate::hydroelastic::{Patch, PolygonContact};
+use crate::multibody::model::BodyId;
+use crate::solver::SolverStats;
+use crate::step::assembled::Assembled;
+
+/// What one contact did during a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactResult {
+    /// Body A.
+    pub body_a: BodyId,
+    /// Body B (forces are on B).
+    pub body_b: BodyId,
+    /// Geometry indices (A, B).
+    pub geometries: (usize, usize),
+    /// Contact point, world frame (m).
+    pub point: Vector3<f64>,
+    /// Normal from A to B, world frame.
+    pub normal: Vector3<f64>,
+    /// Impulse γ in the contact frame (N·s, on B).
+    pub impulse: Vector3<f64>,
+    /// Force on B, world frame (N): `R_WC γ / δt`.
+    pub force: Vector3<f64>,
+    /// Normal force `γ_n/δt` (N).
+    pub normal_force: f64,
+    /// Tangential force magnitude `‖γ_t‖/δt` (N).
+    pub tangential_force: f64,
+    /// Slip speed `‖v_t‖` at the end of the step (m/s).
+    pub slip: f64,
+    /// Normal velocity `v_n` at the end of the step (m/s, > 0 separating).
+    pub normal_velocity: f64,
+    /// Penetration at the end of the step `x0 − δt v_n` (m, > 0 overlapping); for a
+    /// pressure-field contact the virtual penetration `p0/g − δt v_n` of its polygon.
+    pub penetration: f64,
+    /// Effective stiction tolerance (m/s), ICF Sec. VIII: `v_s` for Lagged and Similar, the
+    /// regularized ε of eq. (44), SAP's `R_t μ γ_n` (eq. (42)).
+    pub stiction_tolerance: f64,
+    /// The polygon of a pressure-field contact.
+    pub polygon: Option<PolygonContact>,
+}
+
+/// Report of one step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// Solver statistics.
+    pub stats: SolverStats,
+    /// Per-contact results (one per polygon for pressure-field pairs).
+    pub contacts: Vec<ContactResult>,
+    /// Per-pair contact patches of the pressure-field pairs.
+    pub patches: Vec<Patch>,
+}
+
+/// The report of a solved step of `dt` (s): each contact of `assembled` with its impulse
+/// `gamma` (N·s) and contact velocity `v_c` (m/s), both in its contact frame and in the order of
+/// the problem's pool (nc each), then the patches of the pressure-field pairs.
+pub(super) fn step_report(
+    assembled: &Assembled<f64>,
+    gamma: &[Vector3<f64>],
+    v_c: &[Vector3<f64>],
+    dt: f64,
+    stats: SolverStats,
+) -> StepReport {
+    let Assembled {
+        problem,
+        contacts,
+        frames,
+    } = assembled;
+    // By reference: moving each contact out would copy it whole.
+    let inv_dt = 1.0 / dt;
+    let results = contacts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (gamma, v_c) = (gamma[i], v_c[i]);
+            let frame = &frames[c.frame];
+            ContactResult {
+                body_a: frame.bodies.0,
+                body_b: frame.bodies.1,
+                geometries: frame.geometries,
+                point: c.p_WC,
+                normal: frame.R_WC.column(2).into_owned(),
+                impulse: gamma,
+                force: frame.R_WC * (gamma * inv_dt),
+                normal_force: gamma.z * inv_dt,
+                tangential_force: gamma.xy().norm() * inv_dt,
+                slip: v_c.xy().norm(),
+                normal_velocity: v_c.z,
+                penetration: -c.phi0 - dt * v_c.z,
+                stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
+                polygon: c.feature.polygon().copied(),
+            }
+        })
+        .collect::<Vec<_>>();
+    StepReport {
+        stats,
+        patches: patches(&results),
+        contacts: results,
+    }
+}
