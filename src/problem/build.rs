@@ -1,25 +1,34 @@
-//! Problem file → model, geometries, settings and initial state, with errors that name the
-//! file, the field, what was expected and what was found.
+//! Problem file → [`SceneDescription`] → simulator, controller and initial state, with errors
+//! that name the file, the field, what was expected and what was found.
+//!
+//! The reader checks every value where the file gives it and turns the file into a scene
+//! description; [`SceneDescription::build`] checks the scene as a whole (names, parents,
+//! actuated velocities) and builds it, and its errors are reported here at the field they
+//! concern.
 #![allow(non_snake_case)]
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{DVector, Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
 
 use crate::contact::{Approximation, ContactParams};
 use crate::control::Controller;
 use crate::error::{Error, Result};
-use crate::geometry::{Geometry, Shape};
+use crate::geometry::Shape;
 use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
-use crate::multibody::model::BodyId;
-use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
+use crate::multibody::{JointKind, MultibodyModel, PrescribedMotion};
 use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{
     BodySpec, ContactSpec, GeometrySpec, HydroelasticSpec, MotionSpec, NcpSpec, ProblemFile,
 };
-use crate::report::animate::Projection;
+use crate::report::Projection;
+use crate::scene::description::{
+    BodyDescription, BodyMotion, DescriptionError, GeometryDescription, JointedBody,
+    SceneDescription,
+};
+use crate::scene::Scene;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
 
@@ -57,8 +66,10 @@ pub struct Problem {
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
-    /// The `[optimize]` table, unresolved (see [`crate::optimize::schema`]).
-    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
+    /// The `[optimize]` table as written (`None` without one). The reader leaves its meaning
+    /// to the optimizer, which parses [`Problem::source`] with [`parse_toml`] for located
+    /// errors.
+    pub optimize: Option<toml::Value>,
     /// Files to write besides the tables.
     pub output: OutputSettings,
     /// The time stepper the file selects (`[simulation] stepper`).
@@ -103,6 +114,13 @@ impl std::str::FromStr for Stepper {
 impl std::fmt::Display for Stepper {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl From<Problem> for Scene {
+    /// The problem's simulator and controller at its initial state.
+    fn from(problem: Problem) -> Self {
+        Scene::new(problem.simulator, problem.controller, problem.initial_state)
     }
 }
 
@@ -161,8 +179,21 @@ pub fn load_problem(path: &Path) -> Result<Problem> {
 /// # Errors
 /// As [`load_problem`].
 pub fn parse_problem(text: &str, path: &Path) -> Result<Problem> {
+    let file: ProblemFile = parse_toml(text, path)?;
+    Builder { path, text }.build(file)
+}
+
+/// Deserializes TOML `text` (the file `path`) into `T`, with errors in the form of
+/// [`load_problem`]'s (file, line and column, dotted field, expected, found). Modules above the
+/// reader parse their own tables of a problem file with it: `T` names the tables it reads and
+/// ignores the others (the optimizer's `[optimize]`).
+///
+/// # Errors
+/// [`Error::ProblemFile`] for malformed TOML, unknown fields of `T`, wrong types and missing
+/// fields.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T> {
     let de = toml::Deserializer::new(text);
-    let file: ProblemFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let path_to_field = e.path().to_string();
         let inner = e.into_inner();
         let (field, expected, found) = describe(&path_to_field, inner.message());
@@ -172,8 +203,7 @@ pub fn parse_problem(text: &str, path: &Path) -> Result<Problem> {
             .or_else(|| locate(text, &field))
             .or(Some(TextLocation { line: 1, column: 1 }));
         err(path, location, &field, &expected, &found)
-    })?;
-    Builder { path, text }.build(file)
+    })
 }
 
 /// Field, expectation and finding of a serde/TOML `message` about `path_to_field` (`.` for
@@ -549,7 +579,8 @@ impl Builder<'_> {
             .map(|(i, g)| self.shape(&format!("geometry[{i}]"), g))
             .collect::<Result<Vec<_>>>()?;
 
-        // Unknown body names in geometries are reported before anything depends on them.
+        // Unknown body names in geometries are reported before the default inertias, which
+        // look the geometries up by body name (the description's build checks them again).
         for (i, g) in file.geometries.iter().enumerate() {
             let name = g.body.as_deref().unwrap_or("world");
             if name != "world" && !file.bodies.iter().any(|b| b.name == name) {
@@ -561,240 +592,22 @@ impl Builder<'_> {
             }
         }
 
-        let mut model = MultibodyModel::new(gravity);
-        let mut q0 = Vec::new();
-        let mut v0 = Vec::new();
-        for (i, b) in file.bodies.iter().enumerate() {
-            let field = format!("body[{i}]");
-            if b.name.is_empty() || b.name == "world" || model.find(&b.name).is_some() {
-                return Err(self.err(
-                    &format!("{field}.name"),
-                    "a unique name other than `world`",
-                    format!("`{}`", b.name),
-                ));
-            }
-            let position =
-                self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
-            let orientation = self.orientation(&field, b)?;
-            if let Some(m) = &b.prescribed {
-                let motion = match m {
-                    MotionSpec::ConstantVelocity { velocity } => {
-                        PrescribedMotion::ConstantVelocity {
-                            velocity: self
-                                .vec3(&format!("{field}.prescribed.velocity"), *velocity)?,
-                        }
-                    }
-                    MotionSpec::Sinusoid {
-                        direction,
-                        amplitude,
-                        frequency,
-                        phase,
-                    } => PrescribedMotion::Sinusoid {
-                        direction: self
-                            .unit(&format!("{field}.prescribed.direction"), *direction)?,
-                        amplitude: self
-                            .finite(&format!("{field}.prescribed.amplitude"), *amplitude)?,
-                        frequency: self
-                            .finite(&format!("{field}.prescribed.frequency"), *frequency)?,
-                        phase: self.finite(&format!("{field}.prescribed.phase"), *phase)?,
-                    },
-                };
-                model
-                    .add_prescribed(PrescribedBody {
-                        name: b.name.clone(),
-                        initial_pose: Pose {
-                            R: *orientation.to_rotation_matrix().matrix(),
-                            p: position,
-                        },
-                        motion,
-                    })
-                    .map_err(|e| self.err(&field, "a valid prescribed body", e))?;
-                continue;
-            }
-            let mass = self.positive(
-                &format!("{field}.mass"),
-                b.mass.ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.mass"),
-                        "a mass (kg) for a body without `prescribed` motion",
-                        "nothing",
-                    )
-                })?,
-            )?;
-            let inertia_com = match b.inertia {
-                Some(I) => {
-                    for (k, x) in I.iter().enumerate() {
-                        self.positive(&format!("{field}.inertia[{k}]"), *x)?;
-                    }
-                    Matrix3::from_diagonal(&Vector3::from(I))
-                }
-                None => file
-                    .geometries
-                    .iter()
-                    .zip(&shapes)
-                    .find(|(g, _)| g.body.as_deref() == Some(b.name.as_str()))
-                    .and_then(|(_, s)| s.solid_inertia(mass))
-                    .ok_or_else(|| self.err(&format!("{field}.inertia"), "principal moments [Ixx, Iyy, Izz] (kg·m²), or a sphere/box/capsule/cylinder geometry to derive them from", "nothing"))?,
-            };
-            let com = self.vec3(&format!("{field}.com"), b.com.unwrap_or([0.0; 3]))?;
-            let kind = self.joint_kind(&field, b)?;
-            let parent = match b.parent.as_deref() {
-                None | Some("world") => None,
-                Some(p) => Some(model.body_index(p).ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.parent"),
-                        "the name of a body listed before this one, or `world`",
-                        format!("`{p}`"),
-                    )
-                })?),
-            };
-            let X_PJ = Pose {
-                R: self.rpy(&format!("{field}.origin_rpy_deg"), b.origin_rpy_deg)?,
-                p: self.vec3(&format!("{field}.origin"), b.origin.unwrap_or([0.0; 3]))?,
-            };
-            let damping = match &b.damping {
-                None => vec![0.0; kind.nv()],
-                Some(d) => {
-                    if d.len() != kind.nv() {
-                        return Err(self.err(
-                            &format!("{field}.damping"),
-                            &format!("{} for a {} joint", count_values(kind.nv()), kind.name()),
-                            count_values(d.len()),
-                        ));
-                    }
-                    for (k, x) in d.iter().enumerate() {
-                        if !(*x >= 0.0 && x.is_finite()) {
-                            return Err(self.err(
-                                &format!("{field}.damping[{k}]"),
-                                "a finite number ≥ 0",
-                                x,
-                            ));
-                        }
-                    }
-                    d.clone()
-                }
-            };
-            model
-                .add_body(
-                    &b.name,
-                    SpatialInertia {
-                        mass,
-                        com,
-                        inertia_com,
-                    },
-                    JointSpec {
-                        kind,
-                        parent,
-                        X_PJ,
-                        damping,
-                    },
-                )
-                .map_err(|e| self.err(&format!("{field}.inertia"), "a valid rigid body", e))?;
-            // Initial state.
-            if kind == JointKind::Free {
-                let w = self.vec3(
-                    &format!("{field}.angular_velocity"),
-                    b.angular_velocity.unwrap_or([0.0; 3]),
-                )?;
-                let v = self.vec3(&format!("{field}.velocity"), b.velocity.unwrap_or([0.0; 3]))?;
-                q0.extend([
-                    position.x,
-                    position.y,
-                    position.z,
-                    orientation.w,
-                    orientation.i,
-                    orientation.j,
-                    orientation.k,
-                ]);
-                v0.extend([w.x, w.y, w.z, v.x, v.y, v.z]);
-                if b.q0.is_some() || b.v0.is_some() {
-                    return Err(self.err(
-                        &format!("{field}.q0"),
-                        "position/quaternion/velocity/angular_velocity for a free joint",
-                        "q0/v0",
-                    ));
-                }
-            } else {
-                for (name, given, n, out) in [
-                    ("q0", &b.q0, kind.nq(), &mut q0),
-                    ("v0", &b.v0, kind.nv(), &mut v0),
-                ] {
-                    let values = given.clone().unwrap_or_else(|| vec![0.0; n]);
-                    if values.len() != n {
-                        return Err(self.err(
-                            &format!("{field}.{name}"),
-                            &format!("{} for a {} joint", count_values(n), kind.name()),
-                            count_values(values.len()),
-                        ));
-                    }
-                    for (k, x) in values.iter().enumerate() {
-                        self.finite(&format!("{field}.{name}[{k}]"), *x)?;
-                    }
-                    out.extend(values);
-                }
-                if b.velocity.is_some() || b.angular_velocity.is_some() || b.position.is_some() {
-                    return Err(self.err(
-                        &format!("{field}.velocity"),
-                        "q0/v0 for a non-free joint",
-                        "position/velocity/angular_velocity",
-                    ));
-                }
-            }
-        }
-
-        let mut geometries = Vec::new();
-        for (i, (g, shape)) in file.geometries.iter().zip(shapes).enumerate() {
-            let field = format!("geometry[{i}]");
-            if geometries.iter().any(|x: &Geometry| x.name == g.name) {
-                return Err(self.err(
-                    &format!("{field}.name"),
-                    "a unique geometry name",
-                    format!("`{}`", g.name),
-                ));
-            }
-            let body_name = g.body.as_deref().unwrap_or("world");
-            let body = model.find(body_name).ok_or_else(|| {
-                self.err(
-                    &format!("{field}.body"),
-                    "the name of a body, or `world`",
-                    format!("`{body_name}`"),
-                )
-            })?;
-            if shape == Shape::HalfSpace && matches!(body, BodyId::Body(_)) {
-                return Err(self.err(
-                    &format!("{field}.shape"),
-                    "a half-space on `world` or a prescribed body",
-                    format!("a half-space on moving body `{body_name}`"),
-                ));
-            }
-            let contact = match &g.contact {
-                None => None,
-                Some(c) => Some(self.contact(&format!("{field}.contact"), &default_contact, c)?),
-            };
-            let hydroelastic = match &g.hydroelastic {
-                None => None,
-                Some(h) => Some(self.hydroelastic(&format!("{field}.hydroelastic"), &shape, h)?),
-            };
-            geometries.push(Geometry {
-                name: g.name.clone(),
-                body,
-                X_BG: Pose {
-                    R: self.rpy(&format!("{field}.rpy_deg"), g.rpy_deg)?,
-                    p: self.vec3(&format!("{field}.position"), g.position.unwrap_or([0.0; 3]))?,
-                },
-                shape,
-                contact,
-                hydroelastic,
-            });
-        }
-        let settings = StepSettings {
-            dt,
-            approximation,
-            margin,
-            solver,
-            contact: default_contact,
-        };
-        let (controller, effort_limits) = self.actuators(&file.actuators, &mut model)?;
+        let bodies = file
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(i, b)| self.body(&format!("body[{i}]"), b, &file.geometries, &shapes))
+            .collect::<Result<Vec<_>>>()?;
+        let geometries = file
+            .geometries
+            .iter()
+            .zip(shapes)
+            .enumerate()
+            .map(|(i, (g, shape))| {
+                self.geometry(&format!("geometry[{i}]"), g, shape, &default_contact)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let actuators = self.actuators(&file.actuators)?;
         let output = OutputSettings {
             plot: file.output.plot,
             svg: file.output.svg,
@@ -810,9 +623,23 @@ impl Builder<'_> {
                 })?,
             },
         };
-        let ncp = self.ncp(&file.ncp, &model, dt)?;
-        let simulator = Simulator::new(model, geometries, settings)
-            .map_err(|e| self.err("(model)", "a valid model", e))?;
+        let description = SceneDescription {
+            gravity,
+            settings: StepSettings {
+                dt,
+                approximation,
+                margin,
+                solver,
+                contact: default_contact,
+            },
+            bodies,
+            geometries,
+            actuators,
+        };
+        let scene = description
+            .build()
+            .map_err(|e| self.description_error(e, &file))?;
+        let ncp = self.ncp(&file.ncp, &scene.simulator.model, dt)?;
         let problem = Problem {
             name: self
                 .path
@@ -821,14 +648,10 @@ impl Builder<'_> {
             description: file.description,
             path: self.path.to_path_buf(),
             source: self.text.to_string(),
-            simulator,
-            controller,
-            effort_limits,
-            initial_state: State {
-                t: 0.0,
-                q: DVector::from_vec(q0),
-                v: DVector::from_vec(v0),
-            },
+            simulator: scene.simulator,
+            controller: scene.controller,
+            effort_limits: scene.effort_limits,
+            initial_state: scene.initial_state,
             duration,
             output,
             optimize: file.optimize,
@@ -845,6 +668,302 @@ impl Builder<'_> {
             })?;
         }
         Ok(problem)
+    }
+
+    /// The description of `body[i]` (`field`): its values checked, its default inertia that
+    /// of the first of `geometries` on it (with its shape in `shapes`).
+    fn body(
+        &self,
+        field: &str,
+        b: &BodySpec,
+        geometries: &[GeometrySpec],
+        shapes: &[Shape],
+    ) -> Result<BodyDescription> {
+        let position = self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
+        let orientation = self.orientation(field, b)?;
+        if let Some(m) = &b.prescribed {
+            let motion = match m {
+                MotionSpec::ConstantVelocity { velocity } => PrescribedMotion::ConstantVelocity {
+                    velocity: self.vec3(&format!("{field}.prescribed.velocity"), *velocity)?,
+                },
+                MotionSpec::Sinusoid {
+                    direction,
+                    amplitude,
+                    frequency,
+                    phase,
+                } => PrescribedMotion::Sinusoid {
+                    direction: self.unit(&format!("{field}.prescribed.direction"), *direction)?,
+                    amplitude: self.finite(&format!("{field}.prescribed.amplitude"), *amplitude)?,
+                    frequency: self.finite(&format!("{field}.prescribed.frequency"), *frequency)?,
+                    phase: self.finite(&format!("{field}.prescribed.phase"), *phase)?,
+                },
+            };
+            return Ok(BodyDescription {
+                name: b.name.clone(),
+                motion: BodyMotion::Prescribed {
+                    initial_pose: Pose {
+                        R: *orientation.to_rotation_matrix().matrix(),
+                        p: position,
+                    },
+                    motion,
+                },
+            });
+        }
+        let mass = self.positive(
+            &format!("{field}.mass"),
+            b.mass.ok_or_else(|| {
+                self.err(
+                    &format!("{field}.mass"),
+                    "a mass (kg) for a body without `prescribed` motion",
+                    "nothing",
+                )
+            })?,
+        )?;
+        let inertia_com = match b.inertia {
+            Some(I) => {
+                for (k, x) in I.iter().enumerate() {
+                    self.positive(&format!("{field}.inertia[{k}]"), *x)?;
+                }
+                Matrix3::from_diagonal(&Vector3::from(I))
+            }
+            None => geometries
+                .iter()
+                .zip(shapes)
+                .find(|(g, _)| g.body.as_deref() == Some(b.name.as_str()))
+                .and_then(|(_, s)| s.solid_inertia(mass))
+                .ok_or_else(|| self.err(&format!("{field}.inertia"), "principal moments [Ixx, Iyy, Izz] (kg·m²), or a sphere/box/capsule/cylinder geometry to derive them from", "nothing"))?,
+        };
+        let com = self.vec3(&format!("{field}.com"), b.com.unwrap_or([0.0; 3]))?;
+        let kind = self.joint_kind(field, b)?;
+        let parent = match b.parent.as_deref() {
+            None | Some("world") => None,
+            Some(p) => Some(p.to_string()),
+        };
+        let X_PJ = Pose {
+            R: self.rpy(&format!("{field}.origin_rpy_deg"), b.origin_rpy_deg)?,
+            p: self.vec3(&format!("{field}.origin"), b.origin.unwrap_or([0.0; 3]))?,
+        };
+        let damping = match &b.damping {
+            None => vec![0.0; kind.nv()],
+            Some(d) => {
+                if d.len() != kind.nv() {
+                    return Err(self.err(
+                        &format!("{field}.damping"),
+                        &format!("{} for a {} joint", count_values(kind.nv()), kind.name()),
+                        count_values(d.len()),
+                    ));
+                }
+                for (k, x) in d.iter().enumerate() {
+                    if !(*x >= 0.0 && x.is_finite()) {
+                        return Err(self.err(
+                            &format!("{field}.damping[{k}]"),
+                            "a finite number ≥ 0",
+                            x,
+                        ));
+                    }
+                }
+                d.clone()
+            }
+        };
+        // Initial state.
+        let (q0, v0) = if kind == JointKind::Free {
+            let w = self.vec3(
+                &format!("{field}.angular_velocity"),
+                b.angular_velocity.unwrap_or([0.0; 3]),
+            )?;
+            let v = self.vec3(&format!("{field}.velocity"), b.velocity.unwrap_or([0.0; 3]))?;
+            if b.q0.is_some() || b.v0.is_some() {
+                return Err(self.err(
+                    &format!("{field}.q0"),
+                    "position/quaternion/velocity/angular_velocity for a free joint",
+                    "q0/v0",
+                ));
+            }
+            (
+                vec![
+                    position.x,
+                    position.y,
+                    position.z,
+                    orientation.w,
+                    orientation.i,
+                    orientation.j,
+                    orientation.k,
+                ],
+                vec![w.x, w.y, w.z, v.x, v.y, v.z],
+            )
+        } else {
+            let mut q0 = Vec::new();
+            let mut v0 = Vec::new();
+            for (name, given, n, out) in [
+                ("q0", &b.q0, kind.nq(), &mut q0),
+                ("v0", &b.v0, kind.nv(), &mut v0),
+            ] {
+                let values = given.clone().unwrap_or_else(|| vec![0.0; n]);
+                if values.len() != n {
+                    return Err(self.err(
+                        &format!("{field}.{name}"),
+                        &format!("{} for a {} joint", count_values(n), kind.name()),
+                        count_values(values.len()),
+                    ));
+                }
+                for (k, x) in values.iter().enumerate() {
+                    self.finite(&format!("{field}.{name}[{k}]"), *x)?;
+                }
+                *out = values;
+            }
+            if b.velocity.is_some() || b.angular_velocity.is_some() || b.position.is_some() {
+                return Err(self.err(
+                    &format!("{field}.velocity"),
+                    "q0/v0 for a non-free joint",
+                    "position/velocity/angular_velocity",
+                ));
+            }
+            (q0, v0)
+        };
+        Ok(BodyDescription {
+            name: b.name.clone(),
+            motion: BodyMotion::Jointed(JointedBody {
+                inertia: SpatialInertia {
+                    mass,
+                    com,
+                    inertia_com,
+                },
+                joint: kind,
+                parent,
+                X_PJ,
+                damping,
+                q0,
+                v0,
+            }),
+        })
+    }
+
+    /// The description of `geometry[i]` (`field`) with its checked `shape`; its contact
+    /// parameters start from the file's defaults.
+    fn geometry(
+        &self,
+        field: &str,
+        g: &GeometrySpec,
+        shape: Shape,
+        default_contact: &ContactParams<f64>,
+    ) -> Result<GeometryDescription> {
+        let contact = match &g.contact {
+            None => None,
+            Some(c) => Some(self.contact(&format!("{field}.contact"), default_contact, c)?),
+        };
+        let hydroelastic = match &g.hydroelastic {
+            None => None,
+            Some(h) => Some(self.hydroelastic(&format!("{field}.hydroelastic"), &shape, h)?),
+        };
+        Ok(GeometryDescription {
+            name: g.name.clone(),
+            body: g.body.clone().unwrap_or_else(|| "world".into()),
+            X_BG: Pose {
+                R: self.rpy(&format!("{field}.rpy_deg"), g.rpy_deg)?,
+                p: self.vec3(&format!("{field}.position"), g.position.unwrap_or([0.0; 3]))?,
+            },
+            shape,
+            contact,
+            hydroelastic,
+        })
+    }
+
+    /// A scene-level error of the description built from `file`, at the field it concerns.
+    fn description_error(&self, e: DescriptionError, file: &ProblemFile) -> Error {
+        use DescriptionError as E;
+        match e {
+            E::UnknownGeometryBody { geometry, body, .. } => self.err(
+                &format!("geometry[{geometry}].body"),
+                "the name of a body, or `world`",
+                format!("`{body}`"),
+            ),
+            E::BodyName { body, name } => self.err(
+                &format!("body[{body}].name"),
+                "a unique name other than `world`",
+                format!("`{name}`"),
+            ),
+            E::UnknownParent { body, parent, .. } => self.err(
+                &format!("body[{body}].parent"),
+                "the name of a body listed before this one, or `world`",
+                format!("`{parent}`"),
+            ),
+            E::Body { body, source } if file.bodies[body].prescribed.is_some() => {
+                self.err(&format!("body[{body}]"), "a valid prescribed body", source)
+            }
+            E::Body { body, source } => {
+                self.err(&format!("body[{body}].inertia"), "a valid rigid body", source)
+            }
+            E::InitialStateSize {
+                body,
+                vector,
+                expected,
+                found,
+                ..
+            } => self.err(
+                &format!("body[{body}].{vector}"),
+                &count_values(expected),
+                count_values(found),
+            ),
+            E::InitialState { value } => {
+                self.err("(model)", "a finite initial position and velocity", value)
+            }
+            E::GeometryName { geometry, name } => self.err(
+                &format!("geometry[{geometry}].name"),
+                "a unique geometry name",
+                format!("`{name}`"),
+            ),
+            E::HalfSpaceOnMovingBody { geometry, body, .. } => self.err(
+                &format!("geometry[{geometry}].shape"),
+                "a half-space on `world` or a prescribed body",
+                format!("a half-space on moving body `{body}`"),
+            ),
+            E::UnknownActuatorBody { actuator, body } => self.err(
+                &format!("actuator[{actuator}].body"),
+                "the name of a body with a joint (not `world` or a prescribed body)",
+                format!("`{body}`"),
+            ),
+            E::DofOutOfRange {
+                actuator,
+                body,
+                dof,
+                nv,
+                joint,
+            } => self.err(
+                &format!("actuator[{actuator}].dof"),
+                &format!(
+                    "a velocity index below {nv} for the {} joint of `{body}`",
+                    joint.name()
+                ),
+                dof,
+            ),
+            E::AlreadyDriven {
+                actuator,
+                body,
+                dof,
+            } => self.err(
+                &format!("actuator[{actuator}].dof"),
+                "a joint velocity no other actuator drives",
+                format!("velocity {dof} of `{body}`, already driven"),
+            ),
+            E::PdOnFreeJoint { actuator, .. } => self.err(
+                &format!("actuator[{actuator}].control"),
+                "an open-loop law for a free joint (PD needs a revolute, prismatic or planar joint)",
+                "a PD law",
+            ),
+            E::EffortLimit {
+                actuator, value, ..
+            } => self.err(
+                &format!("actuator[{actuator}].effort_limit"),
+                "a positive finite number",
+                value,
+            ),
+            E::Actuator { actuator, source } => self.err(
+                &format!("actuator[{actuator}].dof"),
+                "an actuated velocity",
+                source,
+            ),
+            E::Simulator { source } => self.err("(model)", "a valid model", source),
+        }
     }
 
     fn hydroelastic(
