@@ -12,13 +12,15 @@
 //! front-end produces) and builds it; the `[optimize]` table it keeps as written, for
 //! [`crate::optimize`] to read with [`parse_toml`].
 //!
-//! Files: `schema.rs` (the serde structures), `build.rs` (value checks, the description, and
-//! the scene errors located at their fields), `actuation.rs` (`[[actuator]]` → the
-//! description's actuators and their control laws), `locate.rs` (field path → line and
+//! Files: `schema.rs` (the serde structures), `build.rs` (the file's settings and the whole
+//! reading), `description.rs` (`[[body]]`, `[[geometry]]` → the description's bodies and
+//! geometries; the description's errors → located fields), `actuation.rs` (`[[actuator]]` →
+//! the description's actuators and their control laws), `locate.rs` (field path → line and
 //! column).
 
 mod actuation;
 pub mod build;
+mod description;
 pub mod locate;
 pub mod schema;
 

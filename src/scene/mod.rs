@@ -24,10 +24,12 @@
 //! ```
 //!
 //! Files: `mod.rs` (the scene), `description.rs` ([`SceneDescription`] and the one function
-//! that builds a simulator from it), `builder.rs` ([`SceneBuilder`], [`BodyDesc`]).
+//! that builds a simulator from it), `error.rs` ([`DescriptionError`]), `builder.rs`
+//! ([`SceneBuilder`], [`BodyDesc`]).
 
 mod builder;
 pub mod description;
+mod error;
 
 pub use builder::{BodyDesc, SceneBuilder};
 pub use description::{
