@@ -216,7 +216,10 @@ impl SceneDescription {
                             initial_pose: *initial_pose,
                             motion: motion.clone(),
                         })
-                        .map_err(|source| E::Body { body: i, source })?;
+                        .map_err(|e| E::Body {
+                            body: i,
+                            source: Box::new(e),
+                        })?;
                     continue;
                 }
                 BodyMotion::Jointed(body) => body,
@@ -240,7 +243,10 @@ impl SceneDescription {
                         damping: body.damping.clone(),
                     },
                 )
-                .map_err(|source| E::Body { body: i, source })?;
+                .map_err(|e| E::Body {
+                    body: i,
+                    source: Box::new(e),
+                })?;
             let kind = model.joints[index].kind;
             for (vector, values, n, out) in [
                 ("q0", &body.q0, kind.nq(), &mut q),
@@ -293,8 +299,10 @@ impl SceneDescription {
         if let Some(x) = q.iter().chain(&v).find(|x| !x.is_finite()) {
             return Err(E::InitialState { value: *x });
         }
-        let simulator = Simulator::new(model, geometries, self.settings)
-            .map_err(|source| E::Simulator { source })?;
+        let simulator =
+            Simulator::new(model, geometries, self.settings).map_err(|e| E::Simulator {
+                source: Box::new(e),
+            })?;
         Ok(BuiltScene {
             simulator,
             controller,
@@ -368,9 +376,9 @@ impl SceneDescription {
                     format!("{}[{}]", a.body, a.dof)
                 }
             });
-            let actuator = model.add_actuator(v_index).map_err(|source| E::Actuator {
+            let actuator = model.add_actuator(v_index).map_err(|e| E::Actuator {
                 actuator: i,
-                source,
+                source: Box::new(e),
             })?;
             driven.push(v_index);
             effort_limits.push(a.effort_limit);

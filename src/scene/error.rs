@@ -8,7 +8,8 @@ use crate::multibody::JointKind;
 /// What [`super::SceneDescription::build`] found wrong, naming the item by its index in the
 /// description (and, for messages, by name). A front-end words it for its input (the problem
 /// reader names the file's field and line); [`From`] gives the crate's [`Error`] with a
-/// message in terms of names.
+/// message in terms of names. The model's and the simulator's own errors are boxed, so that a
+/// `Result` carrying this error stays small ([`Error`] holds solver statistics).
 #[non_exhaustive]
 #[derive(Debug)]
 pub enum DescriptionError {
@@ -43,7 +44,7 @@ pub enum DescriptionError {
         /// Index of the body.
         body: usize,
         /// The model's error.
-        source: Error,
+        source: Box<Error>,
     },
     /// `q0` or `v0` of `bodies[body]` does not have its joint's size.
     InitialStateSize {
@@ -130,12 +131,12 @@ pub enum DescriptionError {
         /// Index of the actuator.
         actuator: usize,
         /// The model's error.
-        source: Error,
+        source: Box<Error>,
     },
     /// [`crate::step::Simulator::new`] refused the model, geometries or settings.
     Simulator {
         /// The simulator's error.
-        source: Error,
+        source: Box<Error>,
     },
 }
 
@@ -160,7 +161,9 @@ impl From<DescriptionError> for Error {
                 parent,
                 "add the parent body first",
             ),
-            E::Body { source, .. } | E::Actuator { source, .. } | E::Simulator { source } => source,
+            E::Body { source, .. } | E::Actuator { source, .. } | E::Simulator { source } => {
+                *source
+            }
             E::InitialStateSize {
                 name,
                 vector,
