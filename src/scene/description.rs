@@ -527,6 +527,9 @@ mod tests {
         assert!((next.v[3] - 0.5).abs() < 1e-12, "v_x = {}", next.v[3]);
     }
 
+    /// A change that breaks a valid description.
+    type Edit = Box<dyn Fn(&mut SceneDescription)>;
+
     /// The joint data of body `i` of a test description.
     fn jointed(d: &mut SceneDescription, i: usize) -> &mut JointedBody {
         match &mut d.bodies[i].motion {
@@ -538,7 +541,7 @@ mod tests {
     #[test]
     fn errors_name_the_item_at_fault() {
         use DescriptionError as E;
-        let cases: Vec<(&str, Box<dyn Fn(&mut SceneDescription)>)> = vec![
+        let cases: Vec<(&str, Edit)> = vec![
             (
                 "unknown geometry body",
                 Box::new(|d| d.geometries[2].body = "leg".into()),
