@@ -17,8 +17,16 @@ use crate::optimize::mpc::MpcSettings;
 use crate::optimize::problem::{ControlBounds, TrajectoryProblem};
 use crate::optimize::task::{Task, TaskCheck};
 use crate::problem::locate::locate;
-use crate::problem::Problem;
+use crate::problem::{parse_toml, Problem};
 use crate::simulate::num_steps;
+
+/// The tables of a problem file the optimizer reads (the reader keeps `[optimize]` raw, and
+/// the others are its own).
+#[derive(Debug, Deserialize)]
+struct OptimizeTables {
+    /// `[optimize]`.
+    optimize: Option<OptimizeSpec>,
+}
 
 /// `[optimize]`.
 #[derive(Clone, Debug, Deserialize)]
@@ -363,9 +371,9 @@ pub fn optimization(problem: &Problem) -> Result<Optimization> {
         source: &problem.source,
         model,
     };
-    let spec = problem
+    let tables: OptimizeTables = parse_toml(&problem.source, &problem.path)?;
+    let spec = tables
         .optimize
-        .as_ref()
         .ok_or_else(|| r.err_at("optimize", "an [optimize] table", "nothing"))?;
     let nu = model.nu();
     if nu == 0 {

@@ -1,25 +1,26 @@
-//! Problem file → model, geometries, settings and initial state, with errors that name the
-//! file, the field, what was expected and what was found.
+//! Problem file → [`SceneDescription`] → simulator, controller and initial state, with errors
+//! that name the file, the field, what was expected and what was found.
+//!
+//! The reader checks every value where the file gives it and turns the file into a scene
+//! description; [`SceneDescription::build`] checks the scene as a whole (names, parents,
+//! actuated velocities) and builds it, and its errors are reported here at the field they
+//! concern.
 #![allow(non_snake_case)]
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{DVector, Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Rotation3, Vector3};
 
 use crate::contact::{Approximation, ContactParams, NormalLawKind};
 use crate::control::Controller;
 use crate::error::{Error, Result};
-use crate::geometry::{Geometry, Shape};
-use crate::hydroelastic::Hydroelastic;
-use crate::math::{Pose, SpatialInertia};
-use crate::multibody::model::BodyId;
-use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
+use crate::multibody::MultibodyModel;
 use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
-use crate::problem::schema::{
-    BodySpec, ContactSpec, GeometrySpec, HydroelasticSpec, MotionSpec, NcpSpec, ProblemFile,
-};
-use crate::report::animate::Projection;
+use crate::problem::schema::{ContactSpec, NcpSpec, ProblemFile};
+use crate::report::Projection;
+use crate::scene::description::SceneDescription;
+use crate::scene::Scene;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
 
@@ -57,8 +58,10 @@ pub struct Problem {
     pub initial_state: State,
     /// Duration (s).
     pub duration: f64,
-    /// The `[optimize]` table, unresolved (see [`crate::optimize::schema`]).
-    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
+    /// The `[optimize]` table as written (`None` without one). The reader leaves its meaning
+    /// to the optimizer, which parses [`Problem::source`] with [`parse_toml`] for located
+    /// errors.
+    pub optimize: Option<toml::Value>,
     /// Files to write besides the tables.
     pub output: OutputSettings,
     /// The time stepper the file selects (`[simulation] stepper`).
@@ -103,6 +106,13 @@ impl std::str::FromStr for Stepper {
 impl std::fmt::Display for Stepper {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl From<Problem> for Scene {
+    /// The problem's simulator and controller at its initial state.
+    fn from(problem: Problem) -> Self {
+        Scene::new(problem.simulator, problem.controller, problem.initial_state)
     }
 }
 
@@ -161,8 +171,21 @@ pub fn load_problem(path: &Path) -> Result<Problem> {
 /// # Errors
 /// As [`load_problem`].
 pub fn parse_problem(text: &str, path: &Path) -> Result<Problem> {
+    let file: ProblemFile = parse_toml(text, path)?;
+    Builder { path, text }.build(file)
+}
+
+/// Deserializes TOML `text` (the file `path`) into `T`, with errors in the form of
+/// [`load_problem`]'s (file, line and column, dotted field, expected, found). Modules above the
+/// reader parse their own tables of a problem file with it: `T` names the tables it reads and
+/// ignores the others (the optimizer's `[optimize]`).
+///
+/// # Errors
+/// [`Error::ProblemFile`] for malformed TOML, unknown fields of `T`, wrong types and missing
+/// fields.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T> {
     let de = toml::Deserializer::new(text);
-    let file: ProblemFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let path_to_field = e.path().to_string();
         let inner = e.into_inner();
         let (field, expected, found) = describe(&path_to_field, inner.message());
@@ -172,8 +195,7 @@ pub fn parse_problem(text: &str, path: &Path) -> Result<Problem> {
             .or_else(|| locate(text, &field))
             .or(Some(TextLocation { line: 1, column: 1 }));
         err(path, location, &field, &expected, &found)
-    })?;
-    Builder { path, text }.build(file)
+    })
 }
 
 /// Field, expectation and finding of a serde/TOML `message` about `path_to_field` (`.` for
@@ -283,14 +305,14 @@ impl Builder<'_> {
         }
     }
 
-    fn vec3(&self, field: &str, a: [f64; 3]) -> Result<Vector3<f64>> {
+    pub(super) fn vec3(&self, field: &str, a: [f64; 3]) -> Result<Vector3<f64>> {
         for (i, x) in a.iter().enumerate() {
             self.finite(&format!("{field}[{i}]"), *x)?;
         }
         Ok(Vector3::from(a))
     }
 
-    fn unit(&self, field: &str, a: [f64; 3]) -> Result<Vector3<f64>> {
+    pub(super) fn unit(&self, field: &str, a: [f64; 3]) -> Result<Vector3<f64>> {
         let v = self.vec3(field, a)?;
         if v.norm() < 1e-12 {
             return Err(self.err(field, "a non-zero direction", format!("{a:?}")));
@@ -298,7 +320,7 @@ impl Builder<'_> {
         Ok(v.normalize())
     }
 
-    fn rpy(&self, field: &str, a: Option<[f64; 3]>) -> Result<Matrix3<f64>> {
+    pub(super) fn rpy(&self, field: &str, a: Option<[f64; 3]>) -> Result<Matrix3<f64>> {
         Ok(match a {
             None => Matrix3::identity(),
             Some(a) => {
@@ -308,7 +330,7 @@ impl Builder<'_> {
         })
     }
 
-    fn contact(
+    pub(super) fn contact(
         &self,
         field: &str,
         base: &ContactParams<f64>,
@@ -413,143 +435,6 @@ impl Builder<'_> {
         Ok(p)
     }
 
-    fn shape(&self, field: &str, g: &GeometrySpec) -> Result<Shape> {
-        let need = |name: &str, x: Option<f64>| -> Result<f64> {
-            let x = x.ok_or_else(|| {
-                self.err(
-                    &format!("{field}.{name}"),
-                    &format!("`{name}` for shape `{}`", g.shape),
-                    "nothing",
-                )
-            })?;
-            self.positive(&format!("{field}.{name}"), x)
-        };
-        Ok(match g.shape.as_str() {
-            "sphere" => Shape::Sphere {
-                radius: need("radius", g.radius)?,
-            },
-            "box" => {
-                let s = g.size.ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.size"),
-                        "`size = [x, y, z]` for shape `box`",
-                        "nothing",
-                    )
-                })?;
-                for (i, x) in s.iter().enumerate() {
-                    self.positive(&format!("{field}.size[{i}]"), *x)?;
-                }
-                Shape::Box {
-                    half_extents: Vector3::from(s) * 0.5,
-                }
-            }
-            "ellipsoid" => {
-                let s = g.size.ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.size"),
-                        "`size = [x, y, z]` (diameters) for shape `ellipsoid`",
-                        "nothing",
-                    )
-                })?;
-                for (i, x) in s.iter().enumerate() {
-                    self.positive(&format!("{field}.size[{i}]"), *x)?;
-                }
-                Shape::Ellipsoid {
-                    semi_axes: Vector3::from(s) * 0.5,
-                }
-            }
-            "capsule" => Shape::Capsule {
-                radius: need("radius", g.radius)?,
-                half_length: 0.5 * need("length", g.length)?,
-            },
-            "cylinder" => Shape::Cylinder {
-                radius: need("radius", g.radius)?,
-                half_length: 0.5 * need("length", g.length)?,
-            },
-            "half-space" => Shape::HalfSpace,
-            "convex-mesh" => {
-                let v = g.vertices.as_ref().ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.vertices"),
-                        "`vertices` for shape `convex-mesh`",
-                        "nothing",
-                    )
-                })?;
-                let vertices = v
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| self.vec3(&format!("{field}.vertices[{i}]"), *p))
-                    .collect::<Result<Vec<_>>>()?;
-                let shape = Shape::ConvexMesh { vertices };
-                shape.validate().map_err(|e| {
-                    self.err(
-                        &format!("{field}.vertices"),
-                        "at least 4 non-coplanar vertices",
-                        e,
-                    )
-                })?;
-                shape
-            }
-            other => {
-                return Err(self.err(
-                    &format!("{field}.shape"),
-                    "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh",
-                    format!("`{other}`"),
-                ))
-            }
-        })
-    }
-
-    fn joint_kind(&self, field: &str, b: &BodySpec) -> Result<JointKind> {
-        let axis = || -> Result<Vector3<f64>> {
-            let a = b.axis.ok_or_else(|| {
-                self.err(
-                    &format!("{field}.axis"),
-                    "an `axis` for this joint",
-                    "nothing",
-                )
-            })?;
-            self.unit(&format!("{field}.axis"), a)
-        };
-        Ok(match b.joint.as_deref().unwrap_or("free") {
-            "free" => JointKind::Free,
-            "planar" => JointKind::Planar,
-            "fixed" => JointKind::Fixed,
-            "revolute" => JointKind::Revolute { axis: axis()? },
-            "prismatic" => JointKind::Prismatic { axis: axis()? },
-            other => {
-                return Err(self.err(
-                    &format!("{field}.joint"),
-                    "one of free, planar, revolute, prismatic, fixed",
-                    format!("`{other}`"),
-                ))
-            }
-        })
-    }
-
-    fn orientation(&self, field: &str, b: &BodySpec) -> Result<UnitQuaternion<f64>> {
-        match (b.quaternion, b.rpy_deg) {
-            (Some(_), Some(_)) => Err(self.err(field, "either `quaternion` or `rpy_deg`", "both")),
-            (Some(q), None) => {
-                for (i, x) in q.iter().enumerate() {
-                    self.finite(&format!("{field}.quaternion[{i}]"), *x)?;
-                }
-                let quat = Quaternion::new(q[0], q[1], q[2], q[3]);
-                if quat.norm() < 1e-12 {
-                    return Err(self.err(
-                        &format!("{field}.quaternion"),
-                        "a non-zero quaternion [w, x, y, z]",
-                        format!("{q:?}"),
-                    ));
-                }
-                Ok(UnitQuaternion::from_quaternion(quat))
-            }
-            (None, rpy) => Ok(UnitQuaternion::from_matrix(
-                &self.rpy(&format!("{field}.rpy_deg"), rpy)?,
-            )),
-        }
-    }
-
     fn build(&self, file: ProblemFile) -> Result<Problem> {
         let sim = &file.simulation;
         let dt = self.positive("simulation.dt", sim.dt)?;
@@ -609,7 +494,8 @@ impl Builder<'_> {
             .map(|(i, g)| self.shape(&format!("geometry[{i}]"), g))
             .collect::<Result<Vec<_>>>()?;
 
-        // Unknown body names in geometries are reported before anything depends on them.
+        // Unknown body names in geometries are reported before the default inertias, which
+        // look the geometries up by body name (the description's build checks them again).
         for (i, g) in file.geometries.iter().enumerate() {
             let name = g.body.as_deref().unwrap_or("world");
             if name != "world" && !file.bodies.iter().any(|b| b.name == name) {
@@ -621,240 +507,22 @@ impl Builder<'_> {
             }
         }
 
-        let mut model = MultibodyModel::new(gravity);
-        let mut q0 = Vec::new();
-        let mut v0 = Vec::new();
-        for (i, b) in file.bodies.iter().enumerate() {
-            let field = format!("body[{i}]");
-            if b.name.is_empty() || b.name == "world" || model.find(&b.name).is_some() {
-                return Err(self.err(
-                    &format!("{field}.name"),
-                    "a unique name other than `world`",
-                    format!("`{}`", b.name),
-                ));
-            }
-            let position =
-                self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
-            let orientation = self.orientation(&field, b)?;
-            if let Some(m) = &b.prescribed {
-                let motion = match m {
-                    MotionSpec::ConstantVelocity { velocity } => {
-                        PrescribedMotion::ConstantVelocity {
-                            velocity: self
-                                .vec3(&format!("{field}.prescribed.velocity"), *velocity)?,
-                        }
-                    }
-                    MotionSpec::Sinusoid {
-                        direction,
-                        amplitude,
-                        frequency,
-                        phase,
-                    } => PrescribedMotion::Sinusoid {
-                        direction: self
-                            .unit(&format!("{field}.prescribed.direction"), *direction)?,
-                        amplitude: self
-                            .finite(&format!("{field}.prescribed.amplitude"), *amplitude)?,
-                        frequency: self
-                            .finite(&format!("{field}.prescribed.frequency"), *frequency)?,
-                        phase: self.finite(&format!("{field}.prescribed.phase"), *phase)?,
-                    },
-                };
-                model
-                    .add_prescribed(PrescribedBody {
-                        name: b.name.clone(),
-                        initial_pose: Pose {
-                            R: *orientation.to_rotation_matrix().matrix(),
-                            p: position,
-                        },
-                        motion,
-                    })
-                    .map_err(|e| self.err(&field, "a valid prescribed body", e))?;
-                continue;
-            }
-            let mass = self.positive(
-                &format!("{field}.mass"),
-                b.mass.ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.mass"),
-                        "a mass (kg) for a body without `prescribed` motion",
-                        "nothing",
-                    )
-                })?,
-            )?;
-            let inertia_com = match b.inertia {
-                Some(I) => {
-                    for (k, x) in I.iter().enumerate() {
-                        self.positive(&format!("{field}.inertia[{k}]"), *x)?;
-                    }
-                    Matrix3::from_diagonal(&Vector3::from(I))
-                }
-                None => file
-                    .geometries
-                    .iter()
-                    .zip(&shapes)
-                    .find(|(g, _)| g.body.as_deref() == Some(b.name.as_str()))
-                    .and_then(|(_, s)| s.solid_inertia(mass))
-                    .ok_or_else(|| self.err(&format!("{field}.inertia"), "principal moments [Ixx, Iyy, Izz] (kg·m²), or a sphere/box/capsule/cylinder geometry to derive them from", "nothing"))?,
-            };
-            let com = self.vec3(&format!("{field}.com"), b.com.unwrap_or([0.0; 3]))?;
-            let kind = self.joint_kind(&field, b)?;
-            let parent = match b.parent.as_deref() {
-                None | Some("world") => None,
-                Some(p) => Some(model.body_index(p).ok_or_else(|| {
-                    self.err(
-                        &format!("{field}.parent"),
-                        "the name of a body listed before this one, or `world`",
-                        format!("`{p}`"),
-                    )
-                })?),
-            };
-            let X_PJ = Pose {
-                R: self.rpy(&format!("{field}.origin_rpy_deg"), b.origin_rpy_deg)?,
-                p: self.vec3(&format!("{field}.origin"), b.origin.unwrap_or([0.0; 3]))?,
-            };
-            let damping = match &b.damping {
-                None => vec![0.0; kind.nv()],
-                Some(d) => {
-                    if d.len() != kind.nv() {
-                        return Err(self.err(
-                            &format!("{field}.damping"),
-                            &format!("{} for a {} joint", count_values(kind.nv()), kind.name()),
-                            count_values(d.len()),
-                        ));
-                    }
-                    for (k, x) in d.iter().enumerate() {
-                        if !(*x >= 0.0 && x.is_finite()) {
-                            return Err(self.err(
-                                &format!("{field}.damping[{k}]"),
-                                "a finite number ≥ 0",
-                                x,
-                            ));
-                        }
-                    }
-                    d.clone()
-                }
-            };
-            model
-                .add_body(
-                    &b.name,
-                    SpatialInertia {
-                        mass,
-                        com,
-                        inertia_com,
-                    },
-                    JointSpec {
-                        kind,
-                        parent,
-                        X_PJ,
-                        damping,
-                    },
-                )
-                .map_err(|e| self.err(&format!("{field}.inertia"), "a valid rigid body", e))?;
-            // Initial state.
-            if kind == JointKind::Free {
-                let w = self.vec3(
-                    &format!("{field}.angular_velocity"),
-                    b.angular_velocity.unwrap_or([0.0; 3]),
-                )?;
-                let v = self.vec3(&format!("{field}.velocity"), b.velocity.unwrap_or([0.0; 3]))?;
-                q0.extend([
-                    position.x,
-                    position.y,
-                    position.z,
-                    orientation.w,
-                    orientation.i,
-                    orientation.j,
-                    orientation.k,
-                ]);
-                v0.extend([w.x, w.y, w.z, v.x, v.y, v.z]);
-                if b.q0.is_some() || b.v0.is_some() {
-                    return Err(self.err(
-                        &format!("{field}.q0"),
-                        "position/quaternion/velocity/angular_velocity for a free joint",
-                        "q0/v0",
-                    ));
-                }
-            } else {
-                for (name, given, n, out) in [
-                    ("q0", &b.q0, kind.nq(), &mut q0),
-                    ("v0", &b.v0, kind.nv(), &mut v0),
-                ] {
-                    let values = given.clone().unwrap_or_else(|| vec![0.0; n]);
-                    if values.len() != n {
-                        return Err(self.err(
-                            &format!("{field}.{name}"),
-                            &format!("{} for a {} joint", count_values(n), kind.name()),
-                            count_values(values.len()),
-                        ));
-                    }
-                    for (k, x) in values.iter().enumerate() {
-                        self.finite(&format!("{field}.{name}[{k}]"), *x)?;
-                    }
-                    out.extend(values);
-                }
-                if b.velocity.is_some() || b.angular_velocity.is_some() || b.position.is_some() {
-                    return Err(self.err(
-                        &format!("{field}.velocity"),
-                        "q0/v0 for a non-free joint",
-                        "position/velocity/angular_velocity",
-                    ));
-                }
-            }
-        }
-
-        let mut geometries = Vec::new();
-        for (i, (g, shape)) in file.geometries.iter().zip(shapes).enumerate() {
-            let field = format!("geometry[{i}]");
-            if geometries.iter().any(|x: &Geometry| x.name == g.name) {
-                return Err(self.err(
-                    &format!("{field}.name"),
-                    "a unique geometry name",
-                    format!("`{}`", g.name),
-                ));
-            }
-            let body_name = g.body.as_deref().unwrap_or("world");
-            let body = model.find(body_name).ok_or_else(|| {
-                self.err(
-                    &format!("{field}.body"),
-                    "the name of a body, or `world`",
-                    format!("`{body_name}`"),
-                )
-            })?;
-            if shape == Shape::HalfSpace && matches!(body, BodyId::Body(_)) {
-                return Err(self.err(
-                    &format!("{field}.shape"),
-                    "a half-space on `world` or a prescribed body",
-                    format!("a half-space on moving body `{body_name}`"),
-                ));
-            }
-            let contact = match &g.contact {
-                None => None,
-                Some(c) => Some(self.contact(&format!("{field}.contact"), &default_contact, c)?),
-            };
-            let hydroelastic = match &g.hydroelastic {
-                None => None,
-                Some(h) => Some(self.hydroelastic(&format!("{field}.hydroelastic"), &shape, h)?),
-            };
-            geometries.push(Geometry {
-                name: g.name.clone(),
-                body,
-                X_BG: Pose {
-                    R: self.rpy(&format!("{field}.rpy_deg"), g.rpy_deg)?,
-                    p: self.vec3(&format!("{field}.position"), g.position.unwrap_or([0.0; 3]))?,
-                },
-                shape,
-                contact,
-                hydroelastic,
-            });
-        }
-        let settings = StepSettings {
-            dt,
-            approximation,
-            margin,
-            solver,
-            contact: default_contact,
-        };
-        let (controller, effort_limits) = self.actuators(&file.actuators, &mut model)?;
+        let bodies = file
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(i, b)| self.body(&format!("body[{i}]"), b, &file.geometries, &shapes))
+            .collect::<Result<Vec<_>>>()?;
+        let geometries = file
+            .geometries
+            .iter()
+            .zip(shapes)
+            .enumerate()
+            .map(|(i, (g, shape))| {
+                self.geometry(&format!("geometry[{i}]"), g, shape, &default_contact)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let actuators = self.actuators(&file.actuators)?;
         let output = OutputSettings {
             plot: file.output.plot,
             svg: file.output.svg,
@@ -870,9 +538,23 @@ impl Builder<'_> {
                 })?,
             },
         };
-        let ncp = self.ncp(&file.ncp, &model, dt)?;
-        let simulator = Simulator::new(model, geometries, settings)
-            .map_err(|e| self.err("(model)", "a valid model", e))?;
+        let description = SceneDescription {
+            gravity,
+            settings: StepSettings {
+                dt,
+                approximation,
+                margin,
+                solver,
+                contact: default_contact,
+            },
+            bodies,
+            geometries,
+            actuators,
+        };
+        let scene = description
+            .build()
+            .map_err(|e| self.description_error(e, &file))?;
+        let ncp = self.ncp(&file.ncp, &scene.simulator.model, dt)?;
         let problem = Problem {
             name: self
                 .path
@@ -881,14 +563,10 @@ impl Builder<'_> {
             description: file.description,
             path: self.path.to_path_buf(),
             source: self.text.to_string(),
-            simulator,
-            controller,
-            effort_limits,
-            initial_state: State {
-                t: 0.0,
-                q: DVector::from_vec(q0),
-                v: DVector::from_vec(v0),
-            },
+            simulator: scene.simulator,
+            controller: scene.controller,
+            effort_limits: scene.effort_limits,
+            initial_state: scene.initial_state,
             duration,
             output,
             optimize: file.optimize,
@@ -905,53 +583,6 @@ impl Builder<'_> {
             })?;
         }
         Ok(problem)
-    }
-
-    fn hydroelastic(
-        &self,
-        field: &str,
-        shape: &Shape,
-        spec: &HydroelasticSpec,
-    ) -> Result<Hydroelastic> {
-        let half_space = *shape == Shape::HalfSpace;
-        let resolution_hint = match (spec.resolution_hint, half_space) {
-            (Some(h), _) => self.positive(&format!("{field}.resolution_hint"), h)?,
-            // A plane or a layer has no mesh; the hint is not used.
-            (None, true) => 1.0,
-            (None, false) => {
-                return Err(self.err(
-                    &format!("{field}.resolution_hint"),
-                    "a mesh edge length (m) for a meshed shape",
-                    "none",
-                ))
-            }
-        };
-        let thickness = match (spec.thickness, half_space && spec.modulus.is_some()) {
-            (Some(h), true) => Some(self.positive(&format!("{field}.thickness"), h)?),
-            (None, false) => None,
-            (None, true) => {
-                return Err(self.err(
-                    &format!("{field}.thickness"),
-                    "the layer thickness (m) of a compliant half-space",
-                    "none",
-                ))
-            }
-            (Some(h), false) => {
-                return Err(self.err(
-                    &format!("{field}.thickness"),
-                    "no thickness: only a compliant half-space (with `modulus`) has a layer",
-                    h,
-                ))
-            }
-        };
-        Ok(match spec.modulus {
-            None => Hydroelastic::Rigid { resolution_hint },
-            Some(e) => Hydroelastic::Compliant {
-                modulus: self.positive(&format!("{field}.modulus"), e)?,
-                resolution_hint,
-                thickness,
-            },
-        })
     }
 
     fn ncp(&self, spec: &NcpSpec, model: &MultibodyModel<f64>, dt: f64) -> Result<NcpSettings> {

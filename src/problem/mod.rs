@@ -8,14 +8,21 @@
 //! problems/bad.toml:12:8: field `body[0].mass`: expected a positive finite number, found -2
 //! ```
 //!
-//! Files: `schema.rs` (the serde structures), `build.rs` (checks and model building),
-//! `actuation.rs` (`[[actuator]]` → [`crate::control::Controller`]), `locate.rs` (field path →
-//! line and column).
+//! The reader turns a file into a [`crate::scene::SceneDescription`] (the data every scene
+//! front-end produces) and builds it; the `[optimize]` table it keeps as written, for
+//! [`crate::optimize`] to read with [`parse_toml`].
+//!
+//! Files: `schema.rs` (the serde structures), `build.rs` (the file's settings and the whole
+//! reading), `description.rs` (`[[body]]`, `[[geometry]]` → the description's bodies and
+//! geometries; the description's errors → located fields), `actuation.rs` (`[[actuator]]` →
+//! the description's actuators and their control laws), `locate.rs` (field path → line and
+//! column).
 
 mod actuation;
 pub mod build;
+mod description;
 pub mod locate;
 pub mod schema;
 
-pub use build::{load_problem, parse_problem, OutputSettings, Problem, Stepper};
+pub use build::{load_problem, parse_problem, parse_toml, OutputSettings, Problem, Stepper};
 pub use locate::TextLocation;

@@ -26,9 +26,10 @@ pub struct ProblemFile {
     /// Actuators.
     #[serde(default, rename = "actuator")]
     pub actuators: Vec<ActuatorSpec>,
-    /// Trajectory optimization task (`[optimize]`, see [`crate::optimize::schema`]).
+    /// Trajectory optimization task (`[optimize]`), kept as written: its meaning belongs to
+    /// the optimizer, which reads it with [`super::parse_toml`].
     #[serde(default)]
-    pub optimize: Option<crate::optimize::schema::OptimizeSpec>,
+    pub optimize: Option<toml::Value>,
     /// What `stiction simulate` writes besides the tables.
     #[serde(default)]
     pub output: OutputSpec,

@@ -10,16 +10,65 @@
 //!   coordinates `s`, Levenberg–Marquardt's λ, then each parameter's value θ).
 //!
 //! Numbers are written as in [`super::csv`] (shortest round-trip text).
+//!
+//! The writer takes plain data ([`IdentificationRun`]): the caller copies it out of its
+//! identification report, so this module knows nothing of [`crate::identify`] and
+//! `identify` nothing of the files.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use nalgebra::DMatrix;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::identify::report::TrajectoryFit;
-use crate::identify::{IdentificationProblem, IdentificationReport};
 use crate::report::csv::{write_file, Num};
+
+/// One trajectory as its fit files show it: measured and simulated columns at the sample
+/// times.
+#[derive(Clone, Copy, Debug)]
+pub struct FitTable<'a> {
+    /// The data file (its stem names `fit-STEM.*`, its path titles the figure).
+    pub source: &'a Path,
+    /// Measured column names (nc), e.g. `box.p.x`.
+    pub columns: &'a [String],
+    /// Sample times (ns, s).
+    pub times: &'a [f64],
+    /// Measured values (ns × nc, in each column's unit).
+    pub measured: &'a DMatrix<f64>,
+    /// Simulated values at the estimate (ns × nc).
+    pub simulated: &'a DMatrix<f64>,
+}
+
+/// One row of `history.csv`: an iterate of the optimizer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryRow {
+    /// Iteration number (0: the initial point).
+    pub iteration: usize,
+    /// Last step of the data the cost covers (horizon continuation).
+    pub horizon: usize,
+    /// Loss `L` at the iterate.
+    pub cost: f64,
+    /// `‖∇L‖_∞` in the coordinates `s`.
+    pub gradient_norm: f64,
+    /// Levenberg–Marquardt's damping λ used to reach the iterate (0 for other methods).
+    pub damping: f64,
+    /// Each parameter's value θ at the iterate (np), in the order of the names.
+    pub values: Vec<f64>,
+}
+
+/// What an identification run writes: the fit of every trajectory and the iteration history.
+#[derive(Clone, Debug)]
+pub struct IdentificationRun<'a> {
+    /// The problem's name (figure titles).
+    pub problem: &'a str,
+    /// One per trajectory, in order.
+    pub fits: Vec<FitTable<'a>>,
+    /// Parameter names (np), the columns of `history.csv` after `damping`.
+    pub parameters: Vec<&'a str>,
+    /// Iterates, the initial point first.
+    pub history: Vec<HistoryRow>,
+}
 
 /// File name of the iteration history.
 pub const HISTORY: &str = "history.csv";
@@ -32,14 +81,10 @@ const PANEL_HEIGHT: u32 = 220;
 ///
 /// # Errors
 /// [`Error::Io`] or [`Error::Plot`] naming the file.
-pub fn write_identification(
-    report: &IdentificationReport,
-    problem: &IdentificationProblem,
-    dir: &Path,
-) -> Result<Vec<PathBuf>> {
+pub fn write_identification(run: &IdentificationRun, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut paths = Vec::new();
     let mut stems: Vec<String> = Vec::new();
-    for (j, fit) in report.fits.iter().enumerate() {
+    for (j, fit) in run.fits.iter().enumerate() {
         let base = fit
             .source
             .file_stem()
@@ -51,16 +96,16 @@ pub fn write_identification(
         };
         stems.push(base);
         paths.push(write_fit_csv(fit, dir, &stem)?);
-        paths.push(write_fit_png(fit, dir, &stem, &report.problem)?);
+        paths.push(write_fit_png(fit, dir, &stem, run.problem)?);
     }
-    paths.push(write_history(report, problem, dir)?);
+    paths.push(write_history(run, dir)?);
     Ok(paths)
 }
 
-fn write_fit_csv(fit: &TrajectoryFit, dir: &Path, stem: &str) -> Result<PathBuf> {
+fn write_fit_csv(fit: &FitTable, dir: &Path, stem: &str) -> Result<PathBuf> {
     write_file(dir, &format!("{stem}.csv"), |w| {
         write!(w, "t")?;
-        for c in &fit.columns {
+        for c in fit.columns {
             write!(w, ",{c}.measured,{c}.simulated")?;
         }
         writeln!(w)?;
@@ -80,18 +125,14 @@ fn write_fit_csv(fit: &TrajectoryFit, dir: &Path, stem: &str) -> Result<PathBuf>
     })
 }
 
-fn write_history(
-    report: &IdentificationReport,
-    problem: &IdentificationProblem,
-    dir: &Path,
-) -> Result<PathBuf> {
+fn write_history(run: &IdentificationRun, dir: &Path) -> Result<PathBuf> {
     write_file(dir, HISTORY, |w| {
         write!(w, "iteration,horizon,cost,gradient_norm,damping")?;
-        for p in &problem.parameters {
-            write!(w, ",{}", p.name)?;
+        for name in &run.parameters {
+            write!(w, ",{name}")?;
         }
         writeln!(w)?;
-        for h in &report.history {
+        for h in &run.history {
             write!(
                 w,
                 "{},{},{},{},{}",
@@ -101,8 +142,8 @@ fn write_history(
                 Num(h.gradient_norm),
                 Num(h.damping)
             )?;
-            for value in problem.values(&h.s) {
-                write!(w, ",{}", Num(value))?;
+            for value in &h.values {
+                write!(w, ",{}", Num(*value))?;
             }
             writeln!(w)?;
         }
@@ -110,7 +151,7 @@ fn write_history(
     })
 }
 
-fn write_fit_png(fit: &TrajectoryFit, dir: &Path, stem: &str, problem: &str) -> Result<PathBuf> {
+fn write_fit_png(fit: &FitTable, dir: &Path, stem: &str, problem: &str) -> Result<PathBuf> {
     let path = dir.join(format!("{stem}.png"));
     let height = 60 + PANEL_HEIGHT * fit.columns.len().max(1) as u32;
     let root = BitMapBackend::new(&path, (1024, height)).into_drawing_area();
@@ -133,7 +174,7 @@ fn unit(column: &str) -> &'static str {
 
 fn draw_fit<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
-    fit: &TrajectoryFit,
+    fit: &FitTable,
     problem: &str,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;

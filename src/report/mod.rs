@@ -15,9 +15,11 @@
 //! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
 //! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
 //!
-//! Files: `csv.rs` (the three tables), `plot.rs` (the figures), `animate.rs` (the GIF), `fit.rs` (the files
-//! of an identification run: measured vs simulated, iteration history); plotters is used in
-//! `plot.rs`, `animate.rs` and `fit.rs` only.
+//! Files: `csv.rs` (the three tables), `plot.rs` (the figures), `animate.rs` (the GIF),
+//! `projection.rs` (the view plane [`Projection`], plain data without plotters), `fit.rs` (the
+//! files of an identification run: measured vs simulated, iteration history, from plain data
+//! the caller takes from its identification report); plotters is used in `plot.rs`,
+//! `animate.rs` and `fit.rs` only.
 #![allow(non_snake_case)]
 
 pub mod animate;
@@ -25,6 +27,9 @@ pub mod csv;
 pub mod fit;
 pub mod optimization;
 pub mod plot;
+pub mod projection;
+
+pub use projection::Projection;
 
 use nalgebra::{UnitQuaternion, Vector3};
 

@@ -1,16 +1,22 @@
-//! [`SceneBuilder`]: a scene from Rust values, with the checks a problem file gets.
+//! [`SceneBuilder`]: a scene from Rust values, one shape per body. It makes a
+//! [`SceneDescription`] (the bodies' inertias from their shapes) and builds it, so it gets
+//! the checks a problem file gets.
 
-use nalgebra::{DVector, Vector3};
+use nalgebra::Vector3;
 
 use crate::contact::{Approximation, ContactParams};
-use crate::control::{ActuatorControl, ControlLaw, Controller};
+use crate::control::ControlLaw;
 use crate::error::{Error, Result};
-use crate::geometry::{Geometry, Shape};
+use crate::geometry::Shape;
 use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
-use crate::multibody::{BodyId, JointKind, JointSpec, MultibodyModel};
+use crate::multibody::JointKind;
+use crate::scene::description::{
+    ActuatorDescription, BodyDescription, BodyMotion, GeometryDescription, JointedBody,
+    SceneDescription,
+};
 use crate::scene::Scene;
-use crate::step::{Simulator, State, StepSettings};
+use crate::step::StepSettings;
 
 /// One rigid body with one collision shape, its joint, initial state and optional actuator.
 ///
@@ -214,116 +220,98 @@ impl SceneBuilder {
     /// # Errors
     /// [`Error::InvalidParameter`] for invalid settings, a non-finite initial state, a shape
     /// without a solid inertia, an unknown parent, a duplicate name, a PD law on a free body,
-    /// or a mass, inertia or axis that [`MultibodyModel::add_body`] rejects.
+    /// a non-positive effort limit, or a mass, inertia or axis that
+    /// [`crate::multibody::MultibodyModel::add_body`] rejects (the checks of
+    /// [`SceneDescription::build`], worded with the bodies' names).
     pub fn build(self) -> Result<Scene> {
-        let mut model = MultibodyModel::new(Vector3::from(self.gravity));
+        Ok(self.description()?.build()?.into())
+    }
+
+    /// The scene as a [`SceneDescription`]: the ground (if any) first, then each body with
+    /// one geometry (its shape, named after it) and its actuator.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a shape without a solid inertia; everything else is
+    /// checked by [`SceneDescription::build`].
+    pub fn description(self) -> Result<SceneDescription> {
         let mut geometries = Vec::new();
         if self.ground {
-            geometries.push(Geometry {
+            geometries.push(GeometryDescription {
                 name: "ground".into(),
-                body: BodyId::World,
+                body: "world".into(),
                 X_BG: Pose::identity(),
                 shape: Shape::HalfSpace,
                 contact: None,
                 hydroelastic: self.ground_hydroelastic,
             });
         }
-        let (mut q, mut v) = (Vec::new(), Vec::new());
-        let mut controller = Controller::default();
+        let mut bodies = Vec::with_capacity(self.bodies.len());
+        let mut actuators = Vec::new();
         for b in self.bodies {
-            let field = |what: &str| format!("body `{}` {what}", b.name);
             let inertia_com = b.shape.solid_inertia(b.mass).ok_or_else(|| {
                 Error::invalid(
-                    &field("shape"),
+                    &format!("body `{}` shape", b.name),
                     format!("{:?}", b.shape),
                     "a sphere, box, capsule or cylinder, whose solid inertia the body takes",
                 )
             })?;
-            let parent = match &b.parent {
-                None => None,
-                Some(p) => Some(model.body_index(p).ok_or_else(|| {
-                    Error::invalid(&field("parent"), p, "add the parent body first")
-                })?),
-            };
             let free = b.kind == JointKind::Free;
             let offset = Vector3::from(b.shape_offset);
-            let index = model.add_body(
-                &b.name,
-                SpatialInertia {
-                    mass: b.mass,
-                    com: offset,
-                    inertia_com,
-                },
-                JointSpec {
-                    kind: b.kind,
-                    parent,
+            let (q0, v0) = if free {
+                let [x, y, z] = b.position;
+                let [wx, wy, wz] = b.angular_velocity;
+                let [vx, vy, vz] = b.velocity;
+                (
+                    vec![x, y, z, 1.0, 0.0, 0.0, 0.0],
+                    vec![wx, wy, wz, vx, vy, vz],
+                )
+            } else {
+                (vec![b.q0], vec![b.v0])
+            };
+            bodies.push(BodyDescription {
+                name: b.name.clone(),
+                motion: BodyMotion::Jointed(JointedBody {
+                    inertia: SpatialInertia {
+                        mass: b.mass,
+                        com: offset,
+                        inertia_com,
+                    },
+                    joint: b.kind,
+                    parent: b.parent,
                     X_PJ: if free {
                         Pose::identity()
                     } else {
                         Pose::translation(Vector3::from(b.position))
                     },
                     damping: vec![0.0; b.kind.nv()],
-                },
-            )?;
-            let joint = &model.joints[index];
-            let (q_start, v_start) = (joint.q_start, joint.v_start);
-            if free {
-                q.extend(b.position);
-                q.extend([1.0, 0.0, 0.0, 0.0]);
-                v.extend(b.angular_velocity);
-                v.extend(b.velocity);
-            } else {
-                q.push(b.q0);
-                v.push(b.v0);
-            }
-            geometries.push(Geometry {
+                    q0,
+                    v0,
+                }),
+            });
+            geometries.push(GeometryDescription {
                 name: b.name.clone(),
-                body: BodyId::Body(index),
+                body: b.name.clone(),
                 X_BG: Pose::translation(offset),
                 shape: b.shape,
                 contact: b.contact,
                 hydroelastic: b.hydroelastic,
             });
             if let Some((law, effort_limit)) = b.actuator {
-                let pd = matches!(law, ControlLaw::Pd { .. });
-                if pd && free {
-                    return Err(Error::invalid(
-                        &field("actuator"),
-                        "PD",
-                        "PD laws need a revolute or prismatic joint; drive free bodies open-loop",
-                    ));
-                }
-                if effort_limit.is_nan() || effort_limit <= 0.0 {
-                    return Err(Error::invalid(
-                        &field("effort limit"),
-                        effort_limit,
-                        "must be positive (N or N·m)",
-                    ));
-                }
-                let actuator = model.add_actuator(v_start)?;
-                controller.actuators.push(ActuatorControl {
-                    name: b.name.clone(),
-                    actuator,
-                    v_index: v_start,
-                    q_index: pd.then_some(q_start),
+                actuators.push(ActuatorDescription {
+                    name: Some(b.name.clone()),
+                    body: b.name,
+                    dof: 0,
                     effort_limit,
-                    law,
+                    control: Some(law),
                 });
             }
         }
-        if let Some(x) = q.iter().chain(&v).find(|x| !x.is_finite()) {
-            return Err(Error::invalid(
-                "initial state",
-                x,
-                "positions and velocities must be finite",
-            ));
-        }
-        let simulator = Simulator::new(model, geometries, self.settings)?;
-        let state = State {
-            t: 0.0,
-            q: DVector::from_vec(q),
-            v: DVector::from_vec(v),
-        };
-        Ok(Scene::new(simulator, controller, state))
+        Ok(SceneDescription {
+            gravity: Vector3::from(self.gravity),
+            settings: self.settings,
+            bodies,
+            geometries,
+            actuators,
+        })
     }
 }

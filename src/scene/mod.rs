@@ -1,8 +1,9 @@
 //! A scene to simulate from Rust code: a [`Simulator`], its actuation and the current state,
 //! stepped one step at a time or for a duration, with results as typed values.
 //!
-//! Make one with [`SceneBuilder`] (no file needed) or from a problem file
-//! ([`Scene::from`] a [`Problem`]):
+//! Make one with [`SceneBuilder`] (no file needed), from a [`SceneDescription`] (the plain
+//! data every front-end produces: problem files, the builder, robot importers), or from a
+//! problem file ([`Scene::from`] a [`crate::problem::Problem`]):
 //!
 //! ```
 //! use stiction::geometry::Shape;
@@ -22,15 +23,22 @@
 //! # }
 //! ```
 //!
-//! Files: `mod.rs` (the scene), `builder.rs` ([`SceneBuilder`], [`BodyDesc`]).
+//! Files: `mod.rs` (the scene), `description.rs` ([`SceneDescription`] and the one function
+//! that builds a simulator from it), `error.rs` ([`DescriptionError`]), `builder.rs`
+//! ([`SceneBuilder`], [`BodyDesc`]).
 
 mod builder;
+pub mod description;
+mod error;
 
 pub use builder::{BodyDesc, SceneBuilder};
+pub use description::{
+    ActuatorDescription, BodyDescription, BodyMotion, BuiltScene, DescriptionError,
+    GeometryDescription, JointedBody, SceneDescription,
+};
 
 use crate::control::Controller;
 use crate::error::Result;
-use crate::problem::Problem;
 use crate::report::{body_names, body_states, BodyState};
 use crate::simulate::{run_controlled, Recording};
 use crate::step::{Simulator, State, StepReport};
@@ -111,12 +119,5 @@ impl Scene {
         body_states(&now, model)
             .first()
             .and_then(|row| row.get(index).copied())
-    }
-}
-
-impl From<Problem> for Scene {
-    /// The problem's simulator and controller at its initial state.
-    fn from(problem: Problem) -> Self {
-        Scene::new(problem.simulator, problem.controller, problem.initial_state)
     }
 }

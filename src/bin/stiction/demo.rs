@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use stiction::error::Result;
-use stiction::report::animate::Projection;
+use stiction::report::Projection;
 
 use crate::output;
 use crate::shipped::shipped;

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use stiction::error::Result;
-use stiction::identify::{identify, load_identification, IdentificationReport, Method};
-use stiction::report::fit::write_identification;
+use stiction::identify::{
+    identify, load_identification, IdentificationProblem, IdentificationReport, Method,
+};
+use stiction::report::fit::{write_identification, FitTable, HistoryRow, IdentificationRun};
 
 use crate::output;
 use crate::progress::Spinner;
@@ -53,13 +55,47 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
     spinner.finish();
     let report = report?;
     let out = output::explicit_or_numbered(explicit, &report.problem)?;
-    let written = write_identification(&report, &file.problem, &out)?;
+    let written = write_identification(&identification_run(&report, &file.problem), &out)?;
     if args.json {
         println!("{}", to_json(&report));
     } else if !args.quiet {
         print_table(&report, &out, &written);
     }
     Ok(())
+}
+
+/// The report's fits and history as the plain data the fit files are written from.
+fn identification_run<'a>(
+    report: &'a IdentificationReport,
+    problem: &'a IdentificationProblem,
+) -> IdentificationRun<'a> {
+    IdentificationRun {
+        problem: &report.problem,
+        fits: report
+            .fits
+            .iter()
+            .map(|fit| FitTable {
+                source: &fit.source,
+                columns: &fit.columns,
+                times: &fit.times,
+                measured: &fit.measured,
+                simulated: &fit.simulated,
+            })
+            .collect(),
+        parameters: problem.parameters.iter().map(|p| p.name.as_str()).collect(),
+        history: report
+            .history
+            .iter()
+            .map(|h| HistoryRow {
+                iteration: h.iteration,
+                horizon: h.horizon,
+                cost: h.cost,
+                gradient_norm: h.gradient_norm,
+                damping: h.damping,
+                values: problem.values(&h.s),
+            })
+            .collect(),
+    }
 }
 
 /// `{"problem", "status", "iterations", "wall_s", "parameters": [{"name", "initial",

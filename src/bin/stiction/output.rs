@@ -7,7 +7,7 @@ use clap::Args;
 
 use stiction::error::{Error, Result};
 use stiction::problem::Problem;
-use stiction::report::animate::Projection;
+use stiction::report::Projection;
 
 /// `--out DIR` and `--force`, for the commands that write a run folder.
 #[derive(Args)]
