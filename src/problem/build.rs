@@ -19,7 +19,7 @@ use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{
     BodySpec, ContactSpec, GeometrySpec, HydroelasticSpec, MotionSpec, NcpSpec, ProblemFile,
 };
-use crate::report::animate::Projection;
+use crate::report::projection::Projection;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
 

@@ -20,9 +20,7 @@
 //! At most [`AnimationSettings::max_frames`] states are shown, evenly spaced in time, at a fixed
 //! frame delay, so a short rollout plays in slow motion.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use nalgebra::Vector3;
 use plotters::coord::Shift;
@@ -36,64 +34,7 @@ use crate::multibody::{forward_kinematics, MultibodyData};
 use crate::simulate::Recording;
 use crate::step::{geometry_poses, Simulator};
 
-/// The world plane a scene is drawn in: the first letter is the horizontal axis, the second the
-/// vertical one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Projection {
-    /// Side view: x to the right, z up (default).
-    #[default]
-    Xz,
-    /// Top view: x to the right, y up.
-    Xy,
-    /// Front view: y to the right, z up.
-    Yz,
-}
-
-impl Projection {
-    /// All projections, in the order of their names.
-    pub const ALL: [Projection; 3] = [Projection::Xz, Projection::Xy, Projection::Yz];
-
-    /// The name used in files and on the command line (`xz`, `xy`, `yz`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Projection::Xz => "xz",
-            Projection::Xy => "xy",
-            Projection::Yz => "yz",
-        }
-    }
-
-    /// World axis indices (horizontal, vertical).
-    fn axes(self) -> (usize, usize) {
-        match self {
-            Projection::Xz => (0, 2),
-            Projection::Xy => (0, 1),
-            Projection::Yz => (1, 2),
-        }
-    }
-
-    /// Projects a world point.
-    fn project(self, p: &Vector3<f64>) -> (f64, f64) {
-        let (h, v) = self.axes();
-        (p[h], p[v])
-    }
-}
-
-impl fmt::Display for Projection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Projection {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        Projection::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| Error::invalid("projection", s, "expected one of xz, xy, yz"))
-    }
-}
+pub use super::projection::Projection;
 
 /// How the animation is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -604,13 +545,5 @@ mod tests {
             below,
             vec![(-1.0, -1.0), (1.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]
         );
-    }
-
-    #[test]
-    fn projections_parse_by_name() {
-        for p in Projection::ALL {
-            assert_eq!(p.name().parse::<Projection>().unwrap(), p);
-        }
-        assert!("zx".parse::<Projection>().is_err());
     }
 }
