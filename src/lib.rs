@@ -1,5 +1,19 @@
 //! stiction: differentiable simulation of multibody systems with frictional contact.
 //!
+//! `use stiction::prelude::*;` brings what the examples below and the README use
+//! ([`prelude`]: problems, scenes, the step, derivatives, optimization and identification entry
+//! points, [`Error`](error::Error) and [`Result`](error::Result)); vectors and matrices are
+//! nalgebra's, re-exported as [`nalgebra`] so that they always match the crate's version.
+//!
+//! # Cargo features
+//!
+//! - `plot` (default): PNG/SVG figures and GIF animations (`report::{plot, animate, fit,
+//!   optimization}`, through plotters);
+//! - `cli` (default, implies `plot`): the `stiction` command (clap, indicatif).
+//!
+//! A library or a Python extension that needs neither builds with `default-features = false`:
+//! simulation, derivatives, optimization, identification and the CSV reports are all there.
+//!
 //! # Running a problem
 //!
 //! A problem file (`problems/*.toml`) describes a scene and how long to simulate it.
@@ -66,6 +80,8 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub use nalgebra;
+
 pub mod contact;
 pub mod control;
 pub mod derivatives;
@@ -77,6 +93,7 @@ pub mod math;
 pub mod multibody;
 pub mod ncp;
 pub mod optimize;
+pub mod prelude;
 pub mod problem;
 pub mod report;
 pub mod scalar;
@@ -84,3 +101,9 @@ pub mod scene;
 pub mod simulate;
 pub mod solver;
 pub mod step;
+
+/// The README's Rust examples, compiled and run as doctests (`cargo test --doc`), so that the
+/// README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

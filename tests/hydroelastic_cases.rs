@@ -228,9 +228,7 @@ mod compliant_ball_rest {
             &Shape::Box {
                 half_extents: Vector3::new(0.2, 0.2, 0.05),
             },
-            &Hydroelastic::Rigid {
-                resolution_hint: 0.01,
-            },
+            &Hydroelastic::rigid(0.01),
         )
         .expect("floor mesh");
         let surface = |x: f64| {
@@ -678,14 +676,8 @@ mod ellipsoid {
             let mut body = BodyDesc::free("egg", 0.5, shape.clone()).at([0.0, 0.0, 0.0205]);
             let mut builder = SceneBuilder::new();
             if hydroelastic {
-                body = body.hydroelastic(Hydroelastic::Compliant {
-                    modulus: 1e6,
-                    resolution_hint: 0.005,
-                    thickness: None,
-                });
-                builder = builder.hydroelastic_ground(Hydroelastic::Rigid {
-                    resolution_hint: 1.0,
-                });
+                body = body.hydroelastic(Hydroelastic::compliant(1e6, 0.005));
+                builder = builder.hydroelastic_ground(Hydroelastic::rigid(1.0));
             } else {
                 builder = builder.ground();
             }

@@ -252,6 +252,7 @@ fn coverage_of_the_95_percent_intervals() {
 /// `stiction identify FILE --out DIR --json` on a shipped problem prints exactly one JSON
 /// object with the documented keys and writes the fit files.
 #[test]
+#[cfg(feature = "cli")]
 fn command_line_prints_one_json_object() {
     let file =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/identify/identify-friction.toml");

@@ -352,6 +352,7 @@ fn cost_derivatives_match_central_differences() {
 }
 
 #[test]
+#[cfg(feature = "cli")]
 fn optimize_json_prints_one_object() {
     let out = std::env::temp_dir().join(format!("stiction-ilqr-json-{}", std::process::id()));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_stiction"))

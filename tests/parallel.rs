@@ -24,24 +24,20 @@ fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
 /// 64 spheres (5 cm radius) on a 4 × 4 × 4 grid 9.5 mm closer than touching, and a ground:
 /// far more candidate pairs than the parallel threshold.
 fn packed_spheres() -> (CollisionScene, Vec<Pose<f64>>) {
-    let mut geometries = vec![Geometry {
-        name: "ground".into(),
-        body: BodyId::World,
-        X_BG: Pose::identity(),
-        shape: Shape::HalfSpace,
-        contact: None,
-        hydroelastic: None,
-    }];
+    let mut geometries = vec![Geometry::new(
+        "ground",
+        BodyId::World,
+        Pose::identity(),
+        Shape::HalfSpace,
+    )];
     let mut poses = vec![Pose::identity()];
     for i in 0..64 {
-        geometries.push(Geometry {
-            name: format!("s{i}"),
-            body: BodyId::Body(i),
-            X_BG: Pose::identity(),
-            shape: Shape::Sphere { radius: 0.05 },
-            contact: None,
-            hydroelastic: None,
-        });
+        geometries.push(Geometry::new(
+            format!("s{i}"),
+            BodyId::Body(i),
+            Pose::identity(),
+            Shape::Sphere { radius: 0.05 },
+        ));
         let (x, y, z) = ((i % 4) as f64, ((i / 4) % 4) as f64, (i / 16) as f64);
         let wobble = 1e-3 * (i as f64 * 0.7).sin();
         poses.push(Pose::translation(

@@ -10,13 +10,17 @@ use crate::geometry::Shape;
 /// at least one is compliant; every other pair falls back to point contact.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Hydroelastic {
-    /// Rigid: a triangle surface mesh (a plane for a half-space).
+    /// Rigid: a triangle surface mesh (a plane for a half-space). Made by
+    /// [`Hydroelastic::rigid`].
+    #[non_exhaustive]
     Rigid {
         /// Surface edge length (m).
         resolution_hint: f64,
     },
     /// Compliant: a tetrahedral mesh with the pressure field `p0 = E·e`, or for a half-space
-    /// a layer of the given thickness with `p0 = E · depth / thickness`.
+    /// a layer of the given thickness with `p0 = E · depth / thickness`. Made by
+    /// [`Hydroelastic::compliant`] (and [`Hydroelastic::with_thickness`] for a half-space).
+    #[non_exhaustive]
     Compliant {
         /// Hydroelastic modulus `E` (Pa).
         modulus: f64,
@@ -29,6 +33,48 @@ pub enum Hydroelastic {
 }
 
 impl Hydroelastic {
+    /// Rigid, meshed with surface edges of about `resolution_hint` (m).
+    pub fn rigid(resolution_hint: f64) -> Self {
+        Hydroelastic::Rigid { resolution_hint }
+    }
+
+    /// Compliant with the hydroelastic modulus `modulus` (`E`, Pa), its tetrahedral mesh with
+    /// edges of about `resolution_hint` (m). A compliant half-space also needs its layer's
+    /// thickness ([`Hydroelastic::with_thickness`]).
+    ///
+    /// ```
+    /// use stiction::hydroelastic::Hydroelastic;
+    /// use stiction::geometry::Shape;
+    /// let ball = Hydroelastic::compliant(1e5, 0.005);
+    /// assert!(ball.validate(&Shape::Sphere { radius: 0.05 }).is_ok());
+    /// let floor = Hydroelastic::compliant(1e6, 0.01).with_thickness(0.02);
+    /// assert!(floor.validate(&Shape::HalfSpace).is_ok());
+    /// ```
+    pub fn compliant(modulus: f64, resolution_hint: f64) -> Self {
+        Hydroelastic::Compliant {
+            modulus,
+            resolution_hint,
+            thickness: None,
+        }
+    }
+
+    /// These properties with a compliant half-space's layer `thickness` (m) when compliant;
+    /// unchanged when rigid.
+    pub fn with_thickness(self, thickness: f64) -> Self {
+        match self {
+            Hydroelastic::Compliant {
+                modulus,
+                resolution_hint,
+                ..
+            } => Hydroelastic::Compliant {
+                modulus,
+                resolution_hint,
+                thickness: Some(thickness),
+            },
+            rigid => rigid,
+        }
+    }
+
     /// The modulus `E` (Pa) of a compliant geometry, `None` when rigid.
     pub fn modulus(&self) -> Option<f64> {
         match self {

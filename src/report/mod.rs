@@ -8,24 +8,30 @@
 //!   velocities `(ω_WB, v_WBo)` in the world frame, from forward kinematics for tree bodies
 //!   and from the prescribed motion for prescribed bodies;
 //! - [`csv`]: `trajectory.csv`, `contacts.csv` and `stats.csv`;
-//! - [`plot`]: PNG (and SVG) figures of contact velocities, contact forces, positions,
+//! - `plot`: PNG (and SVG) figures of contact velocities, contact forces, positions,
 //!   velocities and solver cost, after ICF Figs. 2, 5 and 14;
-//! - [`animate`]: an animated GIF of the scene in a chosen projection, with contact forces.
+//! - `animate`: an animated GIF of the scene in a chosen projection, with contact forces.
 //!
 //! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
 //! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
 //!
-//! Files: `csv.rs` (the three tables), `plot.rs` (the figures), `animate.rs` (the GIF),
-//! `projection.rs` (the view plane [`Projection`], plain data without plotters), `fit.rs` (the
-//! files of an identification run: measured vs simulated, iteration history, from plain data
-//! the caller takes from its identification report); plotters is used in `plot.rs`,
-//! `animate.rs` and `fit.rs` only.
+//! Files: `csv.rs` (the three tables), `projection.rs` (the view plane of figures and
+//! animations, [`Projection`]), `plot.rs` (the figures), `animate.rs` (the GIF),
+//! `fit.rs` (the files of an identification run: measured vs simulated, iteration history,
+//! from plain data the caller takes from its identification report),
+//! `optimization.rs` (the figures of a trajectory optimization). plotters is used in `plot.rs`,
+//! `animate.rs`, `fit.rs` and `optimization.rs` only, and these four are compiled with the
+//! `plot` feature (on by default); `csv.rs`, `projection.rs` and [`body_states`] always are.
 #![allow(non_snake_case)]
 
+#[cfg(feature = "plot")]
 pub mod animate;
 pub mod csv;
+#[cfg(feature = "plot")]
 pub mod fit;
+#[cfg(feature = "plot")]
 pub mod optimization;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod projection;
 

@@ -1,7 +1,6 @@
-//! [`Projection`]: the world plane a scene is drawn in (`[output] projection`, `--projection`).
-//!
-//! Plain data, compiled with or without the figures: the problem reader and the command line
-//! name a projection without drawing anything; [`super::animate`] draws in it.
+//! The world plane a scene is drawn in (side, top or front view), named on the command line
+//! and in problem files (`projection = "xy"`). Always compiled: a problem file names it even
+//! where the `plot` feature (which draws it, `report::animate`) is off.
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,7 +44,7 @@ impl Projection {
         }
     }
 
-    /// Projects a world point onto the plane: (horizontal, vertical) coordinates (m).
+    /// Projects a world point (m) onto the plane: (horizontal, vertical) coordinates (m).
     pub fn project(self, p: &Vector3<f64>) -> (f64, f64) {
         let (h, v) = self.axes();
         (p[h], p[v])

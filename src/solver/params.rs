@@ -1,4 +1,23 @@
 //! Solver parameters with their nominal values.
+//!
+//! [`SolverParams::default`] holds the nominal values; each `with_*` method changes one and
+//! checks its range, so code that starts from the default and chains setters keeps compiling
+//! when a parameter is added:
+//!
+//! ```
+//! use stiction::solver::linalg::LinearSolver;
+//! use stiction::solver::SolverParams;
+//! # fn main() -> stiction::error::Result<()> {
+//! let params = SolverParams::default()
+//!     .with_relative_tolerance(1e-8)?
+//!     .with_max_iterations(50)?
+//!     .with_linear_solver(LinearSolver::Dense)
+//!     .with_factor_at_solution(true);
+//! assert_eq!(params.max_iterations, 50);
+//! assert!(SolverParams::default().with_alpha_max(0.0).is_err());
+//! # Ok(())
+//! # }
+//! ```
 
 use crate::error::{Error, Result};
 use crate::solver::linalg::LinearSolver;
@@ -75,5 +94,127 @@ impl SolverParams {
         }
         self.max_iterations = n;
         Ok(self)
+    }
+
+    /// Sets ε_a (N·s scaled by `diag(A)^{-1/2}`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `tol ≥ 0` and finite.
+    pub fn with_absolute_tolerance(mut self, tol: f64) -> Result<Self> {
+        if !(tol >= 0.0 && tol.is_finite()) {
+            return Err(Error::invalid(
+                "absolute_tolerance",
+                tol,
+                "must be non-negative and finite",
+            ));
+        }
+        self.absolute_tolerance = tol;
+        Ok(self)
+    }
+
+    /// Sets the relative cost-stagnation tolerance.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `0 ≤ tol < 1`.
+    pub fn with_cost_tolerance(mut self, tol: f64) -> Result<Self> {
+        if !(0.0..1.0).contains(&tol) {
+            return Err(Error::invalid("cost_tolerance", tol, "must be in [0, 1)"));
+        }
+        self.cost_tolerance = tol;
+        Ok(self)
+    }
+
+    /// Sets the line-search iteration limit.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for zero.
+    pub fn with_max_line_search_iterations(mut self, n: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::invalid(
+                "max_line_search_iterations",
+                n,
+                "must be at least 1",
+            ));
+        }
+        self.max_line_search_iterations = n;
+        Ok(self)
+    }
+
+    /// Sets the largest step length α of the line search.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `alpha_max > 0` and finite.
+    pub fn with_alpha_max(mut self, alpha_max: f64) -> Result<Self> {
+        if !(alpha_max > 0.0 && alpha_max.is_finite()) {
+            return Err(Error::invalid(
+                "alpha_max",
+                alpha_max,
+                "must be positive and finite",
+            ));
+        }
+        self.alpha_max = alpha_max;
+        Ok(self)
+    }
+
+    /// Factors `H` at the returned `v` on convergence (see [`SolverParams::factor_at_solution`]).
+    pub fn with_factor_at_solution(mut self, on: bool) -> Self {
+        self.factor_at_solution = on;
+        self
+    }
+
+    /// Estimates the condition number of the last factor (see
+    /// [`SolverParams::condition_estimate`]).
+    pub fn with_condition_estimate(mut self, on: bool) -> Self {
+        self.condition_estimate = on;
+        self
+    }
+
+    /// Sets the factorization of the Newton Hessian.
+    pub fn with_linear_solver(mut self, linear_solver: LinearSolver) -> Self {
+        self.linear_solver = linear_solver;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setters_change_one_field_and_refuse_out_of_range_values() -> Result<()> {
+        let nominal = SolverParams::default();
+        let changed = nominal
+            .with_relative_tolerance(1e-9)?
+            .with_absolute_tolerance(0.0)?
+            .with_cost_tolerance(1e-12)?
+            .with_max_iterations(7)?
+            .with_max_line_search_iterations(9)?
+            .with_alpha_max(1.0)?
+            .with_factor_at_solution(true)
+            .with_condition_estimate(false)
+            .with_linear_solver(LinearSolver::Sparse);
+        let expected = SolverParams {
+            relative_tolerance: 1e-9,
+            absolute_tolerance: 0.0,
+            cost_tolerance: 1e-12,
+            max_iterations: 7,
+            max_line_search_iterations: 9,
+            alpha_max: 1.0,
+            factor_at_solution: true,
+            condition_estimate: false,
+            linear_solver: LinearSolver::Sparse,
+        };
+        assert_eq!(changed, expected);
+        assert!(nominal.with_relative_tolerance(1.0).is_err());
+        assert!(nominal.with_relative_tolerance(f64::NAN).is_err());
+        assert!(nominal.with_absolute_tolerance(-1e-14).is_err());
+        assert!(nominal.with_absolute_tolerance(f64::INFINITY).is_err());
+        assert!(nominal.with_cost_tolerance(1.0).is_err());
+        assert!(nominal.with_cost_tolerance(f64::NAN).is_err());
+        assert!(nominal.with_max_iterations(0).is_err());
+        assert!(nominal.with_max_line_search_iterations(0).is_err());
+        assert!(nominal.with_alpha_max(-1.5).is_err());
+        assert!(nominal.with_alpha_max(f64::INFINITY).is_err());
+        Ok(())
     }
 }

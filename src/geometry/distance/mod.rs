@@ -258,14 +258,7 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
 /// use stiction::math::Pose;
 /// use stiction::multibody::model::BodyId;
 ///
-/// let geometry = |body, shape| Geometry {
-///     name: format!("{body:?}"),
-///     body,
-///     X_BG: Pose::identity(),
-///     shape,
-///     contact: None,
-///     hydroelastic: None,
-/// };
+/// let geometry = |body, shape| Geometry::new(format!("{body:?}"), body, Pose::identity(), shape);
 /// let sphere = Shape::Sphere { radius: 0.1 };
 /// let scene = CollisionScene::new(vec![
 ///     geometry(BodyId::World, Shape::HalfSpace),
