@@ -25,7 +25,9 @@ pub mod params;
 pub mod point;
 pub mod potential;
 
-pub use law::{Barrier, Hertz, HuntCrossley, Law, NormalEval, NormalLaw, NormalLawKind};
+pub use law::{
+    Barrier, Hertz, HuntCrossley, Law, LawParameters, NormalEval, NormalLaw, NormalLawKind,
+};
 pub use model::{
     potential, Approximation, ContactPool, ContactState, Lagged, PoolVisitor, Potential, Sap,
     Similar,

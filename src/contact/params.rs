@@ -1,6 +1,6 @@
 //! Contact parameters per geometry pair, their defaults and combination rules.
 
-use crate::contact::law::NormalLawKind;
+use crate::contact::law::{LawParameters, NormalLawKind};
 use crate::error::{Error, Result};
 use crate::scalar::{lit, Scalar};
 
@@ -157,6 +157,29 @@ impl<T: Scalar> ContactParams<T> {
                 "a pair of geometries needs one normal law",
             )),
         }
+    }
+}
+
+impl<T: Scalar> LawParameters<T> for ContactParams<T> {
+    #[inline(always)]
+    fn kind(&self) -> NormalLawKind {
+        self.law
+    }
+    #[inline(always)]
+    fn stiffness(&self) -> T {
+        self.stiffness
+    }
+    #[inline(always)]
+    fn dissipation(&self) -> T {
+        self.dissipation
+    }
+    #[inline(always)]
+    fn hertz_radius(&self) -> T {
+        self.hertz_radius
+    }
+    #[inline(always)]
+    fn barrier_distance(&self) -> T {
+        self.barrier_distance
     }
 }
 

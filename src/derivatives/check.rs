@@ -6,6 +6,7 @@ use std::time::Instant;
 use nalgebra::{DMatrix, DVector};
 
 use crate::derivatives::direct::step_jacobians_direct;
+pub use crate::derivatives::fd::output_weights;
 use crate::derivatives::fd::{step_jacobians_fd, step_jacobians_fd_selected};
 use crate::derivatives::ift::step_jacobians;
 use crate::derivatives::parameters::Parameter;
@@ -59,13 +60,6 @@ pub struct GradientCheck {
     pub ms_direct: f64,
     /// Finite-difference Jacobians (ms).
     pub ms_fd: f64,
-}
-
-/// Output weights: 1 for the position rows `δq'`, `δt` for the velocity rows `v'`, so that
-/// every output is a displacement over the step (`q' = q0 ⊕ δt N v'`) and the rows of a
-/// column are commensurate.
-pub fn output_weights(nv: usize, dt: f64) -> Vec<f64> {
-    (0..2 * nv).map(|i| if i < nv { 1.0 } else { dt }).collect()
 }
 
 /// Fraction of the state's own size below which a parameter column is judged against that

@@ -2,11 +2,17 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::derivatives::check::output_weights;
 use crate::derivatives::parameters::Parameter;
 use crate::derivatives::StepJacobians;
 use crate::error::Result;
 use crate::step::{Simulator, State};
+
+/// Output weights: 1 for the position rows `δq'`, `δt` for the velocity rows `v'`, so that
+/// every output is a displacement over the step (`q' = q0 ⊕ δt N v'`) and the rows of a
+/// column are commensurate.
+pub fn output_weights(nv: usize, dt: f64) -> Vec<f64> {
+    (0..2 * nv).map(|i| if i < nv { 1.0 } else { dt }).collect()
+}
 
 /// Step for position directions (tangent coordinates: m, rad). Small, because stiff contacts
 /// carry penetrations of 1e-7 m under light loads and the force law has a kink at zero

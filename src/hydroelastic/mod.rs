@@ -23,20 +23,18 @@
 //! and BVHs of a geometry), `clip.rs` (slicing and clipping in any scalar, recording or
 //! replaying the topology), `surface.rs` (broad phase and the polygon of an element pair),
 //! `coherence.rs` (a plane's elements kept from one step to the next), `query.rs` (all
-//! polygons of a scene), `patch.rs` (per-pair results of a step).
+//! polygons of a scene).
 
 pub mod clip;
 pub mod coherence;
 pub mod field;
 pub mod mesh;
-pub mod patch;
 pub mod properties;
 pub mod query;
 pub mod surface;
 
 pub use clip::ClipTopology;
 pub use field::HydroGeometry;
-pub use patch::Patch;
 pub use properties::Hydroelastic;
 pub use query::{find_polygons, find_polygons_coherent, PolygonContact, SurfaceCache};
 pub use surface::{

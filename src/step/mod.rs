@@ -15,7 +15,7 @@
 //! - `pool.rs`: the contact potentials of the chosen approximation (through
 //!   [`crate::contact::model`], the one factory);
 //! - `laws.rs`: the checks of the geometries' normal laws when a simulator is made;
-//! - `report.rs`: what a step reports per contact and per pressure-field patch.
+//! - `report.rs`: what a step reports per contact; `patch.rs`: per pressure-field patch.
 #![allow(non_snake_case)]
 
 mod assemble;
@@ -23,6 +23,7 @@ mod assembled;
 mod delassus;
 mod jacobian;
 mod laws;
+mod patch;
 mod pool;
 mod report;
 
@@ -30,6 +31,7 @@ pub use assemble::{assemble_problem, geometry_poses, ContactWitness, PairParamet
 pub use assembled::StepProblem;
 pub use delassus::delassus_estimates;
 pub use jacobian::contact_point;
+pub use patch::Patch;
 pub use report::{ContactResult, StepReport};
 
 use nalgebra::{DVector, Vector3};

@@ -3,11 +3,11 @@
 //! of the step and the effective stiction tolerance; per pressure-field pair, its patch.
 use nalgebra::Vector3;
 
-use crate::hydroelastic::patch::patches;
-use crate::hydroelastic::{Patch, PolygonContact};
+use crate::hydroelastic::PolygonContact;
 use crate::multibody::model::BodyId;
 use crate::solver::SolverStats;
 use crate::step::assembled::Assembled;
+use crate::step::patch::{patches, Patch};
 
 /// What one contact did during a step.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,8 +1,7 @@
 //! The linear Hunt & Crossley law (ICF eq. (13)) and its discrete potential in the stable
 //! `f0` form (eqs. (15)-(16)).
 
-use crate::contact::law::{NormalEval, NormalLaw};
-use crate::contact::params::ContactParams;
+use crate::contact::law::{LawParameters, NormalEval, NormalLaw};
 use crate::scalar::{lit, Scalar};
 
 /// Linear Hunt & Crossley law `f_n = k x₊ (1 + d ẋ)₊` (ICF eq. (13)), discretized at step
@@ -45,8 +44,8 @@ impl<T: Scalar> HuntCrossley<T> {
     }
 
     /// The law of `params` (its `stiffness` and `dissipation`).
-    pub fn from_params(params: &ContactParams<T>, x0: T, dt: T) -> Self {
-        Self::new(params.stiffness, params.dissipation, x0, dt)
+    pub fn from_params(params: &impl LawParameters<T>, x0: T, dt: T) -> Self {
+        Self::new(params.stiffness(), params.dissipation(), x0, dt)
     }
 
     /// `N⁺(v_n; f0)` in the stable form of ICF eq. (15), `Δf = −δt k v_n`.

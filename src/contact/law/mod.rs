@@ -31,7 +31,6 @@ pub use barrier::{Barrier, BARRIER_FLOOR};
 pub use hertz::Hertz;
 pub use hunt_crossley::HuntCrossley;
 
-use crate::contact::params::ContactParams;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 
@@ -60,6 +59,21 @@ pub trait NormalLaw<T: Scalar>: Copy {
     /// penetration `x̃0` (m) with `k̃ x̃0 = f_n(x0, 0)`. A law with no stiffness at `x0` (apart)
     /// returns `k̃ = 0`.
     fn linearized(&self) -> (T, T);
+}
+
+/// What a law reads of a pair's parameters ([`crate::contact::ContactParams`] implements it;
+/// the laws do not depend on it).
+pub trait LawParameters<T: Scalar> {
+    /// Which law.
+    fn kind(&self) -> NormalLawKind;
+    /// Hunt & Crossley's k (N/m), Hertz's effective modulus E* (Pa), the barrier's κ (N/m).
+    fn stiffness(&self) -> T;
+    /// Hunt & Crossley dissipation d (s/m).
+    fn dissipation(&self) -> T;
+    /// Hertz's radius of curvature R (m).
+    fn hertz_radius(&self) -> T;
+    /// The barrier's activation gap d̂ (m).
+    fn barrier_distance(&self) -> T;
 }
 
 /// Which normal law a contact pair uses (problem files: `normal_law`).
@@ -99,7 +113,7 @@ impl NormalLawKind {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming the parameter and the condition it breaks.
-    pub fn check_convexity<T: Scalar>(&self, params: &ContactParams<T>) -> Result<()> {
+    pub fn check_convexity<T: Scalar>(&self, params: &impl LawParameters<T>) -> Result<()> {
         let finite = |name: &str, x: f64| {
             if x.is_finite() {
                 Ok(())
@@ -107,8 +121,8 @@ impl NormalLawKind {
                 Err(Error::invalid(name, x, "must be finite"))
             }
         };
-        let k = params.stiffness.re();
-        let d = params.dissipation.re();
+        let k = params.stiffness().re();
+        let d = params.dissipation().re();
         finite("stiffness", k)?;
         finite("dissipation", d)?;
         let dissipation = || {
@@ -145,7 +159,7 @@ impl NormalLawKind {
                          convex (ICF eq. (8))",
                     ));
                 }
-                let r = params.hertz_radius.re();
+                let r = params.hertz_radius().re();
                 if !(r > 0.0 && r.is_finite()) {
                     return Err(Error::invalid(
                         "hertz_radius",
@@ -165,7 +179,7 @@ impl NormalLawKind {
                          potential −κ(d̂ − g)² ln(g/d̂) is concave (ICF eq. (11))",
                     ));
                 }
-                let distance = params.barrier_distance.re();
+                let distance = params.barrier_distance().re();
                 if !(distance > 0.0 && distance.is_finite()) {
                     return Err(Error::invalid(
                         "barrier_distance",
@@ -202,7 +216,7 @@ impl FromStr for NormalLawKind {
 }
 
 /// Any of the laws, discretized at one contact: what the contact factory makes from a pair's
-/// [`ContactParams`] ([`Law::new`]).
+/// [`crate::contact::ContactParams`] ([`Law::new`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Law<T: Scalar> {
     /// [`HuntCrossley`].
@@ -216,21 +230,21 @@ pub enum Law<T: Scalar> {
 impl<T: Scalar> Law<T> {
     /// The law of `params` at previous penetration `x0` (m) and step `dt` (s).
     #[inline(always)]
-    pub fn new(params: &ContactParams<T>, x0: T, dt: T) -> Self {
-        match params.law {
+    pub fn new(params: &impl LawParameters<T>, x0: T, dt: T) -> Self {
+        match params.kind() {
             NormalLawKind::HuntCrossley => {
                 Law::HuntCrossley(HuntCrossley::from_params(params, x0, dt))
             }
             NormalLawKind::Hertz => Law::Hertz(Hertz::new(
-                params.stiffness,
-                params.hertz_radius,
-                params.dissipation,
+                params.stiffness(),
+                params.hertz_radius(),
+                params.dissipation(),
                 x0,
                 dt,
             )),
             NormalLawKind::Barrier => Law::Barrier(Barrier::new(
-                params.stiffness,
-                params.barrier_distance,
+                params.stiffness(),
+                params.barrier_distance(),
                 x0,
                 dt,
             )),
@@ -279,6 +293,7 @@ impl<T: Scalar> NormalLaw<T> for Law<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::ContactParams;
 
     #[test]
     fn names_round_trip() {
