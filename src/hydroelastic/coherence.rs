@@ -9,13 +9,15 @@
 //! order, so the polygons are those of a fresh traversal, bit for bit. A list is made only
 //! when the plane has stayed inside the slab about the last query's plane (slow relative
 //! motion): a mesh tumbling or rolling fast over the plane traverses the BVH as without lists.
+//!
+//! The plane's box test ([`plane_test`], [`against_plane`]) lives here; `surface.rs` uses it
+//! for fresh traversals too.
 #![allow(non_snake_case)]
 
 use parry3d_f64::bounding_volume::Aabb;
-use parry3d_f64::partitioning::Bvh;
+use parry3d_f64::partitioning::{Bvh, BvhNode};
 
 use crate::hydroelastic::clip::HalfSpace;
-use crate::hydroelastic::surface::{against_plane, plane_test};
 
 /// Half-width of a list's slab, in element sizes: `∛(V/n)` for a mesh of `n` elements whose
 /// bounding box has the volume `V` (about 0.4 mm for the 5 cm ball at a resolution hint of a
@@ -155,6 +157,47 @@ impl PlaneCandidates {
     /// How many queries took their elements from the list instead of the BVH.
     pub fn reuses(&self) -> usize {
         self.reuses
+    }
+}
+
+/// Elements of the BVH `bvh` whose boxes pass [`plane_test`], in the BVH's fixed order
+/// (depth first, left before right).
+pub(crate) fn against_plane<'a>(
+    bvh: &'a Bvh,
+    plane: &HalfSpace<f64>,
+    crossing: bool,
+    margin: f64,
+) -> impl Iterator<Item = u32> + 'a {
+    bvh.leaves(plane_test(plane, crossing, margin))
+}
+
+/// Whether a box crosses the slab `|s(x)| ≤ margin` about the plane of `plane` (`crossing`),
+/// or reaches below `s(x) = margin`; `margin` 0 for the plane itself.
+pub(crate) fn plane_test(
+    plane: &HalfSpace<f64>,
+    crossing: bool,
+    margin: f64,
+) -> impl Fn(&BvhNode) -> bool + Copy {
+    let HalfSpace { m: n, d } = *plane;
+    // `s` is least at the box's corner that takes, on each axis, the lower bound where the
+    // normal is positive, and greatest at the opposite corner.
+    let positive = [n.x >= 0.0, n.y >= 0.0, n.z >= 0.0];
+    move |node: &BvhNode| {
+        let (lo, hi) = (node.mins(), node.maxs());
+        let pick = |k: usize, low: f64, high: f64| {
+            if positive[k] {
+                (low, high)
+            } else {
+                (high, low)
+            }
+        };
+        let ((x0, x1), (y0, y1), (z0, z1)) = (
+            pick(0, lo.x, hi.x),
+            pick(1, lo.y, hi.y),
+            pick(2, lo.z, hi.z),
+        );
+        let least = n.x * x0 + n.y * y0 + n.z * z0 - d;
+        least <= margin && (!crossing || n.x * x1 + n.y * y1 + n.z * z1 - d >= -margin)
     }
 }
 

@@ -20,14 +20,14 @@
 
 use nalgebra::Vector3;
 use parry3d_f64::bounding_volume::Aabb;
-use parry3d_f64::partitioning::{Bvh, BvhNode};
+use parry3d_f64::partitioning::Bvh;
 
 use crate::error::{Error, Result};
 use crate::hydroelastic::clip::{
     area_centroid, clip, clip_into, slice_tet, slice_tet_fixed, tet_faces, ClipTopology, Decisions,
     HalfSpace, Record, Replay, MAX_VERTICES,
 };
-use crate::hydroelastic::coherence::PlaneCandidates;
+use crate::hydroelastic::coherence::{against_plane, PlaneCandidates};
 use crate::hydroelastic::field::{aabb, HydroGeometry, RigidMesh, TetField};
 use crate::math::Pose;
 use crate::scalar::{lit, Scalar};
@@ -401,47 +401,6 @@ pub(crate) fn plane_in_mesh(X_WH: &Pose<f64>, mesh: &Placed<'_, f64>) -> HalfSpa
     HalfSpace {
         d: m.dot(&X_GW.transform_point(&X_WH.p)),
         m,
-    }
-}
-
-/// Elements of the BVH `bvh` whose boxes pass [`plane_test`], in the BVH's fixed order
-/// (depth first, left before right).
-pub(crate) fn against_plane<'a>(
-    bvh: &'a Bvh,
-    plane: &HalfSpace<f64>,
-    crossing: bool,
-    margin: f64,
-) -> impl Iterator<Item = u32> + 'a {
-    bvh.leaves(plane_test(plane, crossing, margin))
-}
-
-/// Whether a box crosses the slab `|s(x)| ≤ margin` about the plane of `plane` (`crossing`),
-/// or reaches below `s(x) = margin`; `margin` 0 for the plane itself.
-pub(crate) fn plane_test(
-    plane: &HalfSpace<f64>,
-    crossing: bool,
-    margin: f64,
-) -> impl Fn(&BvhNode) -> bool + Copy {
-    let HalfSpace { m: n, d } = *plane;
-    // `s` is least at the box's corner that takes, on each axis, the lower bound where the
-    // normal is positive, and greatest at the opposite corner.
-    let positive = [n.x >= 0.0, n.y >= 0.0, n.z >= 0.0];
-    move |node: &BvhNode| {
-        let (lo, hi) = (node.mins(), node.maxs());
-        let pick = |k: usize, low: f64, high: f64| {
-            if positive[k] {
-                (low, high)
-            } else {
-                (high, low)
-            }
-        };
-        let ((x0, x1), (y0, y1), (z0, z1)) = (
-            pick(0, lo.x, hi.x),
-            pick(1, lo.y, hi.y),
-            pick(2, lo.z, hi.z),
-        );
-        let least = n.x * x0 + n.y * y0 + n.z * z0 - d;
-        least <= margin && (!crossing || n.x * x1 + n.y * y1 + n.z * z1 - d >= -margin)
     }
 }
 
