@@ -8,8 +8,9 @@
 //! feature pair — so that the signed distance, normal and witness points of that pair can be
 //! re-evaluated generically ([`feature_distance`], dual numbers) without repeating the query.
 //!
-//! Files: `shape.rs` (shapes, geometries, solid inertias), `query.rs` (broad and narrow phase),
-//! `distance/` (re-evaluation of the active feature pairs in any scalar, for derivatives).
+//! Files: `shape.rs` (shapes, their sizes in any scalar, geometries, solid inertias),
+//! `distance/` (the active feature pairs and their re-evaluation in any scalar, for
+//! derivatives), `query.rs` (broad and narrow phase). Each imports only the ones before it.
 
 pub mod distance;
 pub mod query;

@@ -14,37 +14,13 @@ use parry3d_f64::shape::{
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::geometry::distance::{classify, ConvexTopology, CorePoint, FeatureKind, LocalShape};
+pub use crate::geometry::distance::ActiveFeature;
+use crate::geometry::distance::{classify, ConvexTopology, LocalShape};
 use crate::geometry::shape::{Geometry, Shape};
 use crate::hydroelastic::surface::is_hydroelastic_pair;
 use crate::hydroelastic::HydroGeometry;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
-
-/// The active feature pair of a contact, in the geometries' own frames (f64): enough to
-/// re-evaluate the signed distance of this pair at other poses or sizes without a new query
-/// ([`feature_distance`](crate::geometry::distance::feature_distance), whose module doc gives
-/// the forms).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ActiveFeature {
-    /// Witness point on geometry A, A's frame (m).
-    pub p_AoPa_A: Vector3<f64>,
-    /// Witness point on geometry B, B's frame (m).
-    pub p_BoPb_B: Vector3<f64>,
-    /// Contact normal (from A to B), A's frame.
-    pub nhat_A: Vector3<f64>,
-    /// parry's packed feature id on A (vertex, edge or face).
-    pub feature_a: u32,
-    /// parry's packed feature id on B.
-    pub feature_b: u32,
-    /// Core point of A as a material point of A's sizes, A's frame: the witness point, or on
-    /// a rounded surface the centre, segment or axis point under it.
-    pub point_a: CorePoint,
-    /// Core point of B as a material point of B's sizes, B's frame.
-    pub point_b: CorePoint,
-    /// Which feature pair defines the normal.
-    pub kind: FeatureKind,
-}
 
 /// One contact point found by the query.
 #[derive(Clone, Copy, Debug, PartialEq)]

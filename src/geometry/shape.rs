@@ -5,10 +5,11 @@
 #![allow(non_snake_case)]
 
 use nalgebra::{Matrix3, Vector3};
+use parry3d_f64::math::Vector as PVec;
+use parry3d_f64::shape::ConvexPolyhedron;
 
 use crate::contact::ContactParams;
 use crate::error::{Error, Result};
-use crate::geometry::distance::ShapeSize;
 use crate::hydroelastic::Hydroelastic;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
@@ -55,6 +56,91 @@ pub enum Shape {
         /// Vertices of the hull.
         vertices: Vec<Vector3<f64>>,
     },
+}
+
+/// The size parameters of a shape in `T` (m): the quantities that size derivatives are taken
+/// with respect to. Made by [`Shape::size`]; seed the derivative parts to differentiate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShapeSize<T: Scalar> {
+    /// A sphere.
+    Sphere {
+        /// Radius (m).
+        radius: T,
+    },
+    /// A box.
+    Box {
+        /// Half side lengths along the frame axes (m).
+        half_extents: Vector3<T>,
+    },
+    /// A capsule along z.
+    Capsule {
+        /// Radius (m).
+        radius: T,
+        /// Half length of the core segment (m).
+        half_length: T,
+    },
+    /// A cylinder along z.
+    Cylinder {
+        /// Radius (m).
+        radius: T,
+        /// Half length (m).
+        half_length: T,
+    },
+    /// A half-space: no size.
+    HalfSpace,
+    /// A convex mesh: no size parameters (its vertices are fixed f64 data), so a convex mesh
+    /// has no size derivatives; only its pose differentiates.
+    ConvexMesh,
+}
+
+impl<T: Scalar> ShapeSize<T> {
+    /// The size axes `a` (m, geometry frame) that
+    /// [`CorePoint::scale`](crate::geometry::distance::CorePoint::scale) multiplies, eq. (1):
+    /// half extents (box), `(r, r, h)` (cylinder), `(0, 0, h)` (capsule core segment), zero
+    /// otherwise.
+    pub fn axes(&self) -> Vector3<T> {
+        match *self {
+            ShapeSize::Box { half_extents } => half_extents,
+            ShapeSize::Cylinder {
+                radius,
+                half_length,
+            } => Vector3::new(radius, radius, half_length),
+            ShapeSize::Capsule { half_length, .. } => {
+                Vector3::new(T::zero(), T::zero(), half_length)
+            }
+            ShapeSize::Sphere { .. } | ShapeSize::HalfSpace | ShapeSize::ConvexMesh => {
+                Vector3::zeros()
+            }
+        }
+    }
+
+    /// The radius (m) swept around rounded core points
+    /// ([`CorePoint::rounded`](crate::geometry::distance::CorePoint::rounded)), eq. (3):
+    /// the radius of a sphere, a capsule or a cylinder, zero otherwise.
+    pub fn radius(&self) -> T {
+        match *self {
+            ShapeSize::Sphere { radius }
+            | ShapeSize::Capsule { radius, .. }
+            | ShapeSize::Cylinder { radius, .. } => radius,
+            _ => T::zero(),
+        }
+    }
+
+    /// Whether these sizes are of the kind of `shape`.
+    pub(crate) fn matches(&self, shape: &Shape) -> bool {
+        matches!(
+            (self, shape),
+            (ShapeSize::Sphere { .. }, Shape::Sphere { .. })
+                | (ShapeSize::Box { .. }, Shape::Box { .. })
+                | (ShapeSize::Capsule { .. }, Shape::Capsule { .. })
+                | (ShapeSize::Cylinder { .. }, Shape::Cylinder { .. })
+                | (ShapeSize::HalfSpace, Shape::HalfSpace)
+                | (
+                    ShapeSize::ConvexMesh,
+                    Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. }
+                )
+        )
+    }
 }
 
 impl Shape {
@@ -142,7 +228,8 @@ impl Shape {
                         "a convex mesh needs at least 4 finite vertices",
                     ));
                 }
-                if crate::geometry::query::to_parry_shape(self).is_none() {
+                let points: Vec<PVec> = vertices.iter().map(|p| PVec::new(p.x, p.y, p.z)).collect();
+                if ConvexPolyhedron::from_convex_hull(&points).is_none() {
                     return Err(Error::invalid(
                         "vertices",
                         vertices.len(),

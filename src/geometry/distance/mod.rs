@@ -118,92 +118,33 @@ pub(crate) use feature::{classify, ConvexTopology, LocalShape};
 pub use feature::{CorePoint, FeatureKind};
 
 use crate::error::{Error, Result};
-use crate::geometry::query::ActiveFeature;
 use crate::geometry::shape::Shape;
+pub use crate::geometry::shape::ShapeSize;
 use crate::math::Pose;
 use crate::scalar::{lit, Scalar};
 
-/// The size parameters of a shape in `T` (m): the quantities that size derivatives are taken
-/// with respect to. Made by [`Shape::size`]; seed the derivative parts to differentiate.
+/// The active feature pair of a contact, in the geometries' own frames (f64): enough to
+/// re-evaluate the signed distance of this pair at other poses or sizes without a new query
+/// ([`feature_distance`], whose module doc gives the forms).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ShapeSize<T: Scalar> {
-    /// A sphere.
-    Sphere {
-        /// Radius (m).
-        radius: T,
-    },
-    /// A box.
-    Box {
-        /// Half side lengths along the frame axes (m).
-        half_extents: Vector3<T>,
-    },
-    /// A capsule along z.
-    Capsule {
-        /// Radius (m).
-        radius: T,
-        /// Half length of the core segment (m).
-        half_length: T,
-    },
-    /// A cylinder along z.
-    Cylinder {
-        /// Radius (m).
-        radius: T,
-        /// Half length (m).
-        half_length: T,
-    },
-    /// A half-space: no size.
-    HalfSpace,
-    /// A convex mesh: no size parameters (its vertices are fixed f64 data), so a convex mesh
-    /// has no size derivatives; only its pose differentiates.
-    ConvexMesh,
-}
-
-impl<T: Scalar> ShapeSize<T> {
-    /// The size axes `a` (m, geometry frame) that [`CorePoint::scale`] multiplies, eq. (1):
-    /// half extents (box), `(r, r, h)` (cylinder), `(0, 0, h)` (capsule core segment), zero
-    /// otherwise.
-    pub fn axes(&self) -> Vector3<T> {
-        match *self {
-            ShapeSize::Box { half_extents } => half_extents,
-            ShapeSize::Cylinder {
-                radius,
-                half_length,
-            } => Vector3::new(radius, radius, half_length),
-            ShapeSize::Capsule { half_length, .. } => {
-                Vector3::new(T::zero(), T::zero(), half_length)
-            }
-            ShapeSize::Sphere { .. } | ShapeSize::HalfSpace | ShapeSize::ConvexMesh => {
-                Vector3::zeros()
-            }
-        }
-    }
-
-    /// The radius (m) swept around rounded core points ([`CorePoint::rounded`]), eq. (3):
-    /// the radius of a sphere, a capsule or a cylinder, zero otherwise.
-    pub fn radius(&self) -> T {
-        match *self {
-            ShapeSize::Sphere { radius }
-            | ShapeSize::Capsule { radius, .. }
-            | ShapeSize::Cylinder { radius, .. } => radius,
-            _ => T::zero(),
-        }
-    }
-
-    /// Whether these sizes are of the kind of `shape`.
-    fn matches(&self, shape: &Shape) -> bool {
-        matches!(
-            (self, shape),
-            (ShapeSize::Sphere { .. }, Shape::Sphere { .. })
-                | (ShapeSize::Box { .. }, Shape::Box { .. })
-                | (ShapeSize::Capsule { .. }, Shape::Capsule { .. })
-                | (ShapeSize::Cylinder { .. }, Shape::Cylinder { .. })
-                | (ShapeSize::HalfSpace, Shape::HalfSpace)
-                | (
-                    ShapeSize::ConvexMesh,
-                    Shape::ConvexMesh { .. } | Shape::Ellipsoid { .. }
-                )
-        )
-    }
+pub struct ActiveFeature {
+    /// Witness point on geometry A, A's frame (m).
+    pub p_AoPa_A: Vector3<f64>,
+    /// Witness point on geometry B, B's frame (m).
+    pub p_BoPb_B: Vector3<f64>,
+    /// Contact normal (from A to B), A's frame.
+    pub nhat_A: Vector3<f64>,
+    /// parry's packed feature id on A (vertex, edge or face).
+    pub feature_a: u32,
+    /// parry's packed feature id on B.
+    pub feature_b: u32,
+    /// Core point of A as a material point of A's sizes, A's frame: the witness point, or on
+    /// a rounded surface the centre, segment or axis point under it.
+    pub point_a: CorePoint,
+    /// Core point of B as a material point of B's sizes, B's frame.
+    pub point_b: CorePoint,
+    /// Which feature pair defines the normal.
+    pub kind: FeatureKind,
 }
 
 /// Signed distance, normal and witness points of one contact's active feature pair, eqs.
