@@ -3,11 +3,11 @@
 //! random contact velocities and on the clamp `v̂`.
 
 use nalgebra::{Matrix3, Vector3};
-use num_dual::HyperDual64;
+use num_dual::{first_derivative, Dual64, HyperDual64};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::contact::law::HuntCrossley;
+use crate::contact::law::{HuntCrossley, NormalEval};
 use crate::contact::params::ContactParams;
 use crate::contact::potential::ContactPotential;
 use crate::scalar::Scalar;
@@ -63,6 +63,58 @@ macro_rules! check_potential {
     };
 }
 pub(crate) use check_potential;
+
+/// Checks a discretized law at each velocity of `velocities`: its impulse is the derivative of
+/// its antiderivative (to 1e-9 relative), its impulse derivative that of its impulse (to
+/// `derivative_tol` relative), the impulse ≥ 0 and its derivative ≤ 0 (a convex potential).
+pub fn check_discrete_law(
+    law: impl Fn(Dual64) -> NormalEval<Dual64>,
+    velocities: impl Iterator<Item = f64>,
+    derivative_tol: f64,
+    ctx: &str,
+) {
+    for v in velocities {
+        let (_, dn) = first_derivative(|v| law(v).antiderivative, v);
+        let (_, dimp) = first_derivative(|v| law(v).impulse, v);
+        let e = law(Dual64::from(v));
+        assert!(
+            (dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()),
+            "{ctx} v {v}"
+        );
+        assert!(
+            (dimp - e.impulse_derivative.re).abs() <= derivative_tol * (1.0 + dimp.abs()),
+            "{ctx} v {v}"
+        );
+        assert!(
+            e.impulse.re >= 0.0 && e.impulse_derivative.re <= 0.0,
+            "{ctx} v {v}"
+        );
+    }
+}
+
+/// Runs [`check_potential!`] on Lagged, Similar and SAP with the law of the parameters
+/// `$law(p)` makes from each parameter set `p`, at previous penetration `$x0`.
+macro_rules! check_models_with_law {
+    ($x0:expr, $law:expr) => {{
+        use $crate::contact::law::Law;
+        use $crate::contact::{Lagged, Sap, Similar};
+        use $crate::scalar::lit;
+        let x0: f64 = $x0;
+        $crate::contact::testing::check_potential!(x0, |p, dt| {
+            let p = $law(p);
+            Lagged::new(Law::new(&p.cast(), lit(x0), dt), &p.cast(), lit(-0.1), dt)
+        });
+        $crate::contact::testing::check_potential!(x0, |p, dt| {
+            let p = $law(p);
+            Similar::new(Law::new(&p.cast(), lit(x0), dt), &p.cast())
+        });
+        $crate::contact::testing::check_potential!(x0, |p, dt| {
+            let p = $law(p);
+            Sap::new(&Law::new(&p.cast(), lit(x0), dt), &p.cast(), dt, lit(3.0))
+        });
+    }};
+}
+pub(crate) use check_models_with_law;
 
 /// Checks a potential on every parameter set at ~150 random contact velocities each, plus
 /// the clamp velocities `v̂ = x0/δt`, `x0/(δt + τ_d)`, `1/d` and `v_t = 0` exactly.

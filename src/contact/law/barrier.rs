@@ -133,10 +133,9 @@ impl<T: Scalar> NormalLaw<T> for Barrier<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::law::Law;
-    use crate::contact::testing::check_potential;
-    use crate::contact::{ContactParams, Lagged, NormalLawKind, Sap, Similar};
-    use num_dual::{first_derivative, Dual64};
+    use crate::contact::testing::{check_discrete_law, check_models_with_law};
+    use crate::contact::{ContactParams, NormalLawKind};
+    use num_dual::Dual64;
 
     const D_HAT: f64 = 1e-3;
 
@@ -180,39 +179,19 @@ mod tests {
                 )
                 .discrete(v)
             };
-            for i in 0..81 {
-                let v = -0.4 + 0.01 * i as f64;
-                let (_, dn) = first_derivative(|v| law(v).antiderivative, v);
-                let (_, dimp) = first_derivative(|v| law(v).impulse, v);
-                let e = law(Dual64::from(v));
-                assert!(
-                    (dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()),
-                    "x0 {x0} v {v}"
-                );
-                assert!(
-                    (dimp - e.impulse_derivative.re).abs() <= 1e-8 * (1.0 + dimp.abs()),
-                    "x0 {x0} v {v}"
-                );
-                assert!(e.impulse.re >= 0.0 && e.impulse_derivative.re <= 0.0);
-            }
+            check_discrete_law(
+                law,
+                (0..81).map(|i| -0.4 + 0.01 * i as f64),
+                1e-8,
+                &format!("x0 {x0}"),
+            );
         }
     }
 
     #[test]
     fn lagged_similar_and_sap_with_the_barrier_are_convex_with_exact_impulses() {
         for &x0 in &[-9e-4, -2e-4, -1e-5, -1e-7, 5e-6] {
-            check_potential!(x0, |p, dt| {
-                let p = barrier(p);
-                Lagged::new(Law::new(&p.cast(), lit(x0), dt), &p.cast(), lit(-0.1), dt)
-            });
-            check_potential!(x0, |p, dt| {
-                let p = barrier(p);
-                Similar::new(Law::new(&p.cast(), lit(x0), dt), &p.cast())
-            });
-            check_potential!(x0, |p, dt| {
-                let p = barrier(p);
-                Sap::new(&Law::new(&p.cast(), lit(x0), dt), &p.cast(), dt, lit(3.0))
-            });
+            check_models_with_law!(x0, barrier);
         }
     }
 }

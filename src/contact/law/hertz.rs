@@ -118,10 +118,9 @@ impl<T: Scalar> NormalLaw<T> for Hertz<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::law::Law;
-    use crate::contact::testing::check_potential;
-    use crate::contact::{ContactParams, Lagged, NormalLawKind, Sap, Similar};
-    use num_dual::{first_derivative, Dual64};
+    use crate::contact::testing::{check_discrete_law, check_models_with_law};
+    use crate::contact::{ContactParams, NormalLawKind};
+    use num_dual::Dual64;
 
     fn hertz(p: &ContactParams<f64>) -> ContactParams<f64> {
         ContactParams {
@@ -149,18 +148,12 @@ mod tests {
                 )
                 .discrete(v)
             };
-            for i in 0..41 {
-                let v = -0.4 + 0.02 * i as f64;
-                let (_, dn) = first_derivative(|v| law(v).antiderivative, v);
-                let (_, dimp) = first_derivative(|v| law(v).impulse, v);
-                let e = law(Dual64::from(v));
-                assert!(
-                    (dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()),
-                    "x0 {x0} v {v}"
-                );
-                assert!((dimp - e.impulse_derivative.re).abs() <= 1e-9 * (1.0 + dimp.abs()));
-                assert!(e.impulse.re >= 0.0 && e.impulse_derivative.re <= 0.0);
-            }
+            check_discrete_law(
+                law,
+                (0..41).map(|i| -0.4 + 0.02 * i as f64),
+                1e-9,
+                &format!("x0 {x0}"),
+            );
         }
     }
 
@@ -195,18 +188,7 @@ mod tests {
     #[test]
     fn lagged_similar_and_sap_with_hertz_are_convex_with_exact_impulses() {
         for &x0 in &[1e-6, 2e-4, -1e-4, 0.0] {
-            check_potential!(x0, |p, dt| {
-                let p = hertz(p);
-                Lagged::new(Law::new(&p.cast(), lit(x0), dt), &p.cast(), lit(-0.1), dt)
-            });
-            check_potential!(x0, |p, dt| {
-                let p = hertz(p);
-                Similar::new(Law::new(&p.cast(), lit(x0), dt), &p.cast())
-            });
-            check_potential!(x0, |p, dt| {
-                let p = hertz(p);
-                Sap::new(&Law::new(&p.cast(), lit(x0), dt), &p.cast(), dt, lit(3.0))
-            });
+            check_models_with_law!(x0, hertz);
         }
     }
 }

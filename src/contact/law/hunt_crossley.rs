@@ -103,7 +103,8 @@ impl<T: Scalar> NormalLaw<T> for HuntCrossley<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_dual::{first_derivative, Dual64};
+    use crate::contact::testing::check_discrete_law;
+    use num_dual::Dual64;
 
     #[test]
     fn impulse_is_derivative_of_antiderivative_on_both_sides_of_v_hat() {
@@ -122,18 +123,12 @@ mod tests {
                 )
                 .discrete(v)
             };
-            for i in 0..41 {
-                let v = -0.4 + 0.02 * i as f64;
-                let (_, dn) = first_derivative(|v| law(v).antiderivative, v);
-                let (_, dimp) = first_derivative(|v| law(v).impulse, v);
-                let e = law(Dual64::from(v));
-                assert!(
-                    (dn - e.impulse.re).abs() <= 1e-9 * (1.0 + dn.abs()),
-                    "x0 {x0} v {v}"
-                );
-                assert!((dimp - e.impulse_derivative.re).abs() <= 1e-9 * (1.0 + dimp.abs()));
-                assert!(e.impulse.re >= 0.0 && e.impulse_derivative.re <= 0.0);
-            }
+            check_discrete_law(
+                law,
+                (0..41).map(|i| -0.4 + 0.02 * i as f64),
+                1e-9,
+                &format!("x0 {x0}"),
+            );
         }
     }
 
