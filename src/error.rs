@@ -1,9 +1,16 @@
 //! The crate's error type: every failure carries the context needed to act on it.
+//!
+//! This file sits below every other module, with two imports that run back up: the
+//! statistics of the convex solver ([`crate::solver`]: [`SolverStats`], [`FactorGeneration`])
+//! and of the complementarity solver ([`crate::ncp`]: [`NcpStats`]), because an error of a
+//! solve carries the statistics of that solve (plain data, no behaviour). [`TextLocation`],
+//! where in a file a reader's error applies, lives here so that every reader (problem files,
+//! robot descriptions) shares it.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use crate::ncp::NcpStats;
-use crate::problem::TextLocation;
 use crate::solver::{FactorGeneration, SolverStats};
 
 /// Everything that can go wrong in stiction.
@@ -139,6 +146,37 @@ impl Error {
             name: name.to_string(),
             value: value.to_string(),
             reason: reason.to_string(),
+        }
+    }
+}
+
+/// A position in a text file, both counted from 1 as editors do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextLocation {
+    /// Line number (from 1).
+    pub line: usize,
+    /// Column number in characters (from 1).
+    pub column: usize,
+}
+
+impl fmt::Display for TextLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+impl TextLocation {
+    /// The location of byte `offset` in `text` (clamped to the text's end).
+    pub fn of_offset(text: &str, offset: usize) -> Self {
+        let mut end = offset.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let before = &text[..end];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        TextLocation {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
         }
     }
 }

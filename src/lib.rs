@@ -77,11 +77,22 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Layers
+//!
+//! Each module imports only the ones before it in this list (`tests/architecture.rs` checks
+//! it on the source): [`scalar`], [`error`], [`math`], [`multibody`], [`geometry`] (shapes),
+//! [`hydroelastic`] (pressure fields), [`contact`] (laws and models), [`collision`]
+//! (geometries on bodies and the queries), [`solver`], [`step`], [`control`], [`simulate`],
+//! [`ncp`], [`derivatives`], [`report`], [`scene`], [`problem`], [`optimize`], [`identify`].
+//! Two imports run back up, both from [`error`], whose errors carry the statistics of the
+//! solve that failed.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub use nalgebra;
 
+pub mod collision;
 pub mod contact;
 pub mod control;
 pub mod derivatives;

@@ -36,11 +36,12 @@
 //! # }
 //! ```
 
+pub use crate::collision::Geometry;
 pub use crate::contact::{Approximation, ContactParams};
 pub use crate::control::ControlLaw;
 pub use crate::derivatives::{gradient_check, step_jacobians, GradientCheck, Parameter};
 pub use crate::error::{Error, Result};
-pub use crate::geometry::{Geometry, Shape};
+pub use crate::geometry::Shape;
 pub use crate::hydroelastic::Hydroelastic;
 pub use crate::identify::{identify, load_identification, IdentificationReport};
 pub use crate::math::{Pose, SpatialInertia};

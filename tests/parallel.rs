@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use nalgebra::Vector3;
 
+use stiction::collision::{find_contacts, CollisionScene, Geometry, PARALLEL_MIN_PAIRS};
 use stiction::contact::Approximation;
-use stiction::geometry::query::{find_contacts, CollisionScene, PARALLEL_MIN_PAIRS};
-use stiction::geometry::{Geometry, Shape};
+use stiction::geometry::Shape;
 use stiction::math::Pose;
 use stiction::multibody::model::BodyId;
 use stiction::problem::load_problem;

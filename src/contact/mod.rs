@@ -13,7 +13,6 @@
 //!   regularized cone projection (eq. (19); Castro et al., arXiv 2110.10107).
 //! - [`params`]: per-pair parameters μ, k, d, τ_d, v_s with defaults and combination rules.
 //! - [`potential`]: the [`ContactPotential`] trait.
-//! - [`point`]: contact frame, Jacobian `J_i`, bias `b_i` and parameters of one contact.
 //! - [`inverse_dynamics`]: SAP's analytic inverse dynamics, an independent check.
 //!
 //! Regularized friction uses the soft norm `‖v_t‖_s` of ICF Appendix A ([`crate::math::soft`]).
@@ -22,7 +21,6 @@ pub mod inverse_dynamics;
 pub mod law;
 pub mod model;
 pub mod params;
-pub mod point;
 pub mod potential;
 
 pub use law::{
@@ -33,7 +31,6 @@ pub use model::{
     Similar,
 };
 pub use params::ContactParams;
-pub use point::{contact_frame, ContactFeature, ContactPoint};
 pub use potential::{ContactPotential, PotentialEval};
 
 #[cfg(test)]

@@ -35,16 +35,13 @@ use nalgebra::{
 };
 use num_dual::{Derivative, DualSVec64};
 
-use crate::contact::{
-    contact_frame, potential, Approximation, ContactFeature, ContactPoint, ContactPotential,
-    ContactState,
-};
+use crate::contact::{potential, Approximation, ContactPotential, ContactState};
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
 use crate::math::{skew, Pose};
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
 use crate::multibody::model::{BodyId, MultibodyModel};
-use crate::step::{contact_point, Simulator};
+use crate::step::{contact_frame, contact_point, ContactFeature, ContactPoint, Simulator};
 
 /// Width of the geometric dual: the twist of one geometry.
 const GEOMETRY_WIDTH: usize = 6;

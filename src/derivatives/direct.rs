@@ -8,13 +8,13 @@
 use nalgebra::{DMatrix, DVector};
 use num_dual::Dual64;
 
+use crate::collision::FoundPolygon;
 use crate::derivatives::ift::{eps, moved_seeds, nominal_step, seeds, Chunk, CHUNK};
 use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
 use crate::derivatives::topology::{moved_directions, unmoved};
 use crate::derivatives::StepJacobians;
 use crate::error::{Error, Result};
-use crate::hydroelastic::query::FoundPolygon;
 use crate::multibody::{integrate_positions, MultibodyModel};
 use crate::scalar::{lit, Scalar};
 use crate::solver::{ConvexProblem, SolverStats};

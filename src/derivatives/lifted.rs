@@ -10,15 +10,15 @@
 
 use nalgebra::DVector;
 
-use crate::contact::ContactFeature;
+use crate::collision::{FoundPolygon, PolygonContact};
 use crate::derivatives::parameters::{lift_scene, LiftedScene, Parameter};
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
-use crate::hydroelastic::query::FoundPolygon;
-use crate::hydroelastic::{replayed_polygon, Placed, PolygonContact};
+use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::solver::FactorGeneration;
+use crate::step::ContactFeature;
 use crate::step::{
     assemble_problem, geometry_poses, ContactWitness, Simulator, State, StepInput, StepProblem,
 };

@@ -7,10 +7,11 @@
 //! `half_length@GEOMETRY`, `half_extent.x@GEOMETRY` (`.y`, `.z`) for geometry sizes;
 //! `modulus@GEOMETRY` for the hydroelastic modulus `E` of a compliant geometry.
 
+use crate::collision::Geometry;
 use crate::contact::ContactParams;
 use crate::error::{Error, Result};
 use crate::geometry::distance::ShapeSize;
-use crate::geometry::{Geometry, Shape};
+use crate::geometry::Shape;
 use crate::hydroelastic::Hydroelastic;
 use crate::multibody::MultibodyModel;
 use crate::scalar::{lit, Scalar};

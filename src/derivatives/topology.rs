@@ -24,10 +24,10 @@
 
 use nalgebra::DVector;
 
+use crate::collision::pressure::{find_polygons_with_moduli, modulus, FoundPolygon};
 use crate::derivatives::lifted::{Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
 use crate::error::Result;
-use crate::hydroelastic::query::{find_polygons_with_moduli, modulus, FoundPolygon};
 use crate::hydroelastic::{ClipTopology, PolygonFeature};
 use crate::multibody::{forward_kinematics, MultibodyData};
 use crate::step::{geometry_poses, Simulator};

@@ -1,21 +1,23 @@
-//! Point-contact geometry (DESIGN step 2): shapes attached to bodies, one geometric query
-//! per step that finds every pair closer than the margin `δ_margin` and the active features.
+//! Shapes and what can be computed from a shape alone (DESIGN step 2): sizes, solid inertias,
+//! meshes, and the distance between two shapes' active features in any scalar.
 //!
-//! parry3d-f64 does the f64 work (broad phase on bounding boxes, narrow phase by contact
-//! manifolds, which give several points for flat contact: the vertices of a box face within
-//! the margin). Every contact records its [`ActiveFeature`] — the witness points and normal in
-//! the geometries' own frames, the core points as functions of the sizes and the kind of
-//! feature pair — so that the signed distance, normal and witness points of that pair can be
-//! re-evaluated generically ([`feature_distance`], dual numbers) without repeating the query.
+//! The collision query ([`crate::collision`]) runs once per step in f64 and records for each
+//! point contact its [`ActiveFeature`] — the witness points and normal in the geometries' own
+//! frames, the core points as functions of the sizes and the kind of feature pair — so that
+//! the signed distance, normal and witness points of that pair can be re-evaluated generically
+//! ([`feature_distance`], dual numbers) without repeating the query.
 //!
-//! Files: `shape.rs` (shapes, their sizes in any scalar, geometries, solid inertias),
-//! `distance/` (the active feature pairs and their re-evaluation in any scalar, for
-//! derivatives), `query.rs` (broad and narrow phase). Each imports only the ones before it.
+//! Files: `shape.rs` ([`Shape`], [`ShapeSize`] in any scalar, validation, solid inertias),
+//! `mesh.rs` (surface and tetrahedral meshes of primitives, for pressure fields and
+//! rendering), `distance/` (the active feature pairs and their re-evaluation in any scalar).
+//! Each imports only the ones before it, and nothing here knows bodies' contacts: the
+//! geometries that carry contact parameters live in [`crate::collision`].
 
 pub mod distance;
-pub mod query;
+pub mod mesh;
 pub mod shape;
 
-pub use distance::{feature_distance, CorePoint, FeatureDistance, FeatureKind, ShapeSize};
-pub use query::{find_contacts, ActiveFeature, GeometricContact};
-pub use shape::{Geometry, Shape};
+pub use distance::{
+    feature_distance, ActiveFeature, CorePoint, FeatureDistance, FeatureKind, ShapeSize,
+};
+pub use shape::Shape;

@@ -1,4 +1,4 @@
-//! Shapes and geometries. Sizes are in metres; capsules and cylinders are aligned with the
+//! Shapes: their kinds, sizes in any scalar, validation and solid inertias. Sizes are in metres; capsules and cylinders are aligned with the
 //! geometry frame's z-axis (Drake's convention); a half-space occupies `z ≤ 0` of its frame
 //! (outward normal +z).
 
@@ -8,11 +8,7 @@ use nalgebra::{Matrix3, Vector3};
 use parry3d_f64::math::Vector as PVec;
 use parry3d_f64::shape::ConvexPolyhedron;
 
-use crate::contact::ContactParams;
 use crate::error::{Error, Result};
-use crate::hydroelastic::Hydroelastic;
-use crate::math::Pose;
-use crate::multibody::model::BodyId;
 use crate::scalar::{lit, Scalar};
 
 /// A collision shape.
@@ -294,69 +290,6 @@ impl Shape {
     }
 }
 
-/// A shape attached to a body.
-///
-/// Made with [`Geometry::new`] and the `with_*` methods (the struct is `#[non_exhaustive]`, so a
-/// new property never breaks code that builds geometries); the fields stay public to read and
-/// to change.
-///
-/// ```
-/// use stiction::prelude::*;
-/// let ball = Geometry::new("ball", BodyId::Body(0), Pose::identity(), Shape::Sphere { radius: 0.05 })
-///     .with_contact(ContactParams { mu: 0.3, ..Default::default() })
-///     .with_hydroelastic(Hydroelastic::compliant(1e5, 0.01));
-/// let ground = Geometry::new("ground", BodyId::World, Pose::identity(), Shape::HalfSpace);
-/// assert!(ground.contact.is_none() && ground.hydroelastic.is_none());
-/// # let _ = ball;
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct Geometry {
-    /// Unique name.
-    pub name: String,
-    /// The body it moves with.
-    pub body: BodyId,
-    /// Pose `X_BG` of the geometry frame in the body frame.
-    pub X_BG: Pose<f64>,
-    /// The shape.
-    pub shape: Shape,
-    /// Contact parameters of this geometry, if it has its own. A pair where both geometries
-    /// have parameters combines them ([`ContactParams::combine`]); where one has, it uses
-    /// those; where neither has, the scene's default ([`crate::step::StepSettings::contact`]).
-    pub contact: Option<ContactParams<f64>>,
-    /// Hydroelastic properties, if any: a pair of geometries that both have them, at least one
-    /// compliant, uses pressure-field contact ([`crate::hydroelastic`]); other pairs use point
-    /// contact.
-    pub hydroelastic: Option<Hydroelastic>,
-}
-
-impl Geometry {
-    /// A geometry `name` of `shape` on `body` at pose `X_BG` (the geometry frame in the body
-    /// frame; m), with the scene's contact parameters and point contact only.
-    pub fn new(name: impl Into<String>, body: BodyId, X_BG: Pose<f64>, shape: Shape) -> Self {
-        Geometry {
-            name: name.into(),
-            body,
-            X_BG,
-            shape,
-            contact: None,
-            hydroelastic: None,
-        }
-    }
-
-    /// This geometry with its own contact parameters (see [`Geometry::contact`]).
-    pub fn with_contact(mut self, contact: ContactParams<f64>) -> Self {
-        self.contact = Some(contact);
-        self
-    }
-
-    /// This geometry with hydroelastic properties (see [`Geometry::hydroelastic`]).
-    pub fn with_hydroelastic(mut self, hydroelastic: Hydroelastic) -> Self {
-        self.hydroelastic = Some(hydroelastic);
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,29 +305,5 @@ mod tests {
         .unwrap();
         assert!((b[(2, 2)] - 1.0 * 2.0 * 0.05 * 0.05 / 12.0).abs() < 1e-18);
         assert!(Shape::Sphere { radius: -1.0 }.validate().is_err());
-    }
-
-    #[test]
-    fn constructor_sets_every_field_and_with_methods_add_properties() {
-        let X_BG = Pose::translation(Vector3::new(0.0, 0.0, -0.1));
-        let shape = Shape::Sphere { radius: 0.02 };
-        let plain = Geometry::new("bob", BodyId::Body(3), X_BG, shape.clone());
-        let literal = Geometry {
-            name: "bob".into(),
-            body: BodyId::Body(3),
-            X_BG,
-            shape,
-            contact: None,
-            hydroelastic: None,
-        };
-        assert_eq!(plain, literal);
-        let params = ContactParams {
-            mu: 0.2,
-            ..Default::default()
-        };
-        let soft = Hydroelastic::compliant(2e5, 0.004);
-        let full = plain.with_contact(params).with_hydroelastic(soft);
-        assert_eq!(full.contact, Some(params));
-        assert_eq!(full.hydroelastic, Some(soft));
     }
 }

@@ -12,11 +12,11 @@ use parry3d_f64::math::Vector as PVec;
 use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy};
 
 use crate::error::{Error, Result};
-use crate::geometry::Shape;
-use crate::hydroelastic::clip::{tet_faces, HalfSpace, Record};
-use crate::hydroelastic::mesh::{
+use crate::geometry::mesh::{
     capsule_tet_mesh, star_centre, surface_mesh, tet_mesh, SurfaceMesh, TetMesh,
 };
+use crate::geometry::Shape;
+use crate::hydroelastic::clip::{tet_faces, HalfSpace, Record};
 use crate::hydroelastic::Hydroelastic;
 
 /// One tetrahedron of a [`TetField`] (geometry frame): its vertices and its field

@@ -19,24 +19,21 @@
 //! is written in `f0`, stable as `k → 0`).
 //!
 //! Files: `properties.rs` (rigid / compliant, modulus, resolution hint, layer thickness),
-//! `mesh.rs` (surface and tetrahedral meshes of primitives), `field.rs` (the pressure field
-//! and BVHs of a geometry), `clip.rs` (slicing and clipping in any scalar, recording or
-//! replaying the topology), `surface.rs` (broad phase and the polygon of an element pair),
-//! `coherence.rs` (a plane's elements kept from one step to the next), `query.rs` (all
-//! polygons of a scene).
+//! `field.rs` (the pressure field and BVHs of a geometry, on the meshes of
+//! [`crate::geometry::mesh`]), `clip.rs` (slicing and clipping in any scalar, recording or
+//! replaying the topology), `coherence.rs` (a plane's elements kept from one step to the
+//! next), `surface.rs` (broad phase and the polygon of an element pair). The query over a
+//! whole scene is [`crate::collision::pressure`].
 
 pub mod clip;
 pub mod coherence;
 pub mod field;
-pub mod mesh;
 pub mod properties;
-pub mod query;
 pub mod surface;
 
 pub use clip::ClipTopology;
 pub use field::HydroGeometry;
 pub use properties::Hydroelastic;
-pub use query::{find_polygons, find_polygons_coherent, PolygonContact, SurfaceCache};
 pub use surface::{
     contact_surface, element_polygon, replayed_polygon, ContactPolygon, Placed, PolygonFeature,
 };

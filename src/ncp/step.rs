@@ -5,8 +5,8 @@
 
 use nalgebra::{DVector, Matrix3, Quaternion, Vector3};
 
+use crate::collision::Geometry;
 use crate::error::{Error, Result};
-use crate::geometry::Geometry;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
 use crate::multibody::{JointKind, MultibodyModel};

@@ -7,40 +7,9 @@
 //! table. A field that is absent (a missing `mass`) resolves to the nearest enclosing table
 //! that is present, usually its `[[body]]` header.
 
-use std::fmt;
-
 use toml_edit::{ImDocument, Item, Table, Value};
 
-/// A position in a text file, both counted from 1 as editors do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TextLocation {
-    /// Line number (from 1).
-    pub line: usize,
-    /// Column number in characters (from 1).
-    pub column: usize,
-}
-
-impl fmt::Display for TextLocation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.line, self.column)
-    }
-}
-
-impl TextLocation {
-    /// The location of byte `offset` in `text` (clamped to the text's end).
-    pub fn of_offset(text: &str, offset: usize) -> Self {
-        let mut end = offset.min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let before = &text[..end];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        TextLocation {
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
-        }
-    }
-}
+pub use crate::error::TextLocation;
 
 /// The location of `field` (a path as in [`crate::error::Error::ProblemFile`]) in `text`, or of
 /// its nearest enclosing table; `None` if `text` is not TOML or nothing of the path is present.

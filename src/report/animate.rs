@@ -224,7 +224,7 @@ fn shape_points(shape: &Shape, X_WG: &Pose<f64>, projection: Projection) -> Vec<
             .collect(),
         Shape::ConvexMesh { vertices } => vertices.iter().map(|p| world(*p)).collect(),
         Shape::Ellipsoid { semi_axes } => {
-            crate::hydroelastic::mesh::surface_mesh(shape, 0.1 * semi_axes.max())
+            crate::geometry::mesh::surface_mesh(shape, 0.1 * semi_axes.max())
                 .map(|m| m.vertices.into_iter().map(world).collect())
                 .unwrap_or_default()
         }

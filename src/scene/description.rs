@@ -31,9 +31,10 @@
 
 use nalgebra::{DVector, Vector3};
 
+use crate::collision::Geometry;
 use crate::contact::ContactParams;
 use crate::control::{ActuatorControl, ControlLaw, Controller};
-use crate::geometry::{Geometry, Shape};
+use crate::geometry::Shape;
 use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;

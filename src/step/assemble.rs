@@ -13,12 +13,10 @@
 
 use nalgebra::{DVector, Matrix3, Matrix3xX, Vector3};
 
-use crate::contact::{contact_frame, Approximation, ContactFeature, ContactParams};
+use crate::collision::{FoundPolygon, GeometricContact, Geometry, PolygonContact};
+use crate::contact::{Approximation, ContactParams};
 use crate::error::Result;
-use crate::geometry::query::GeometricContact;
-use crate::geometry::Geometry;
-use crate::hydroelastic::query::FoundPolygon;
-use crate::hydroelastic::{ContactPolygon, PolygonContact};
+use crate::hydroelastic::ContactPolygon;
 use crate::math::Pose;
 use crate::multibody::free_motion_velocity;
 use crate::multibody::kinematics::MultibodyData;
@@ -29,6 +27,7 @@ use crate::step::assembled::{
     Assembled, AssembledContact, AssembledFrame, AssemblyBuffers, StepProblem,
 };
 use crate::step::jacobian::{contact_point, FrameJacobian};
+use crate::step::point::{contact_frame, ContactFeature};
 use crate::step::pool::make_pool;
 
 /// Witness data of one contact: which geometries, the signed distance, normal and witness

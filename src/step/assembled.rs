@@ -7,10 +7,11 @@
 
 use nalgebra::{Matrix3, Matrix3xX, Vector3};
 
-use crate::contact::{ContactFeature, ContactParams, ContactPoint, NormalLawKind};
+use crate::contact::{ContactParams, NormalLawKind};
 use crate::multibody::model::BodyId;
 use crate::scalar::Scalar;
 use crate::solver::ConvexProblem;
+use crate::step::point::{ContactFeature, ContactPoint};
 
 /// The assembled convex problem of a step with its contacts, before solving.
 #[derive(Clone, Debug)]
@@ -74,7 +75,7 @@ pub(super) struct AssembledFrame<T: Scalar> {
     pub(super) geometries: (usize, usize),
     /// Their bodies.
     pub(super) bodies: (BodyId, BodyId),
-    /// The contact frame ([`contact_frame`](crate::contact::contact_frame)).
+    /// The contact frame ([`contact_frame`](crate::step::contact_frame)).
     pub(super) R_WC: Matrix3<T>,
     /// The pair's contact parameters.
     pub(super) params: ContactParams<T>,

@@ -38,8 +38,8 @@ pub fn delassus_estimates<T: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::contact_frame;
     use crate::math::skew;
+    use crate::step::contact_frame;
     use nalgebra::{Matrix3, Vector3};
 
     /// Cholesky solves of well-conditioned 3 × 3 and 6 × 6 blocks and products with a

@@ -134,10 +134,10 @@ impl<T: Scalar> FrameJacobian<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::contact_frame;
     use crate::math::{Pose, SpatialInertia};
     use crate::multibody::kinematics::{body_velocity_world, forward_kinematics};
     use crate::multibody::{JointKind, JointSpec};
+    use crate::step::contact_frame;
     use nalgebra::Matrix3xX;
 
     /// `J v` against the twists: both sum the same terms in other orders (round-off).

@@ -2,9 +2,10 @@
 //! ([`crate::contact::law`]): a Hertz geometry's radius from its shape, one law per pair, and a
 //! barrier that acts within the contact margin.
 
+use crate::collision::Geometry;
 use crate::contact::{ContactParams, NormalLawKind};
 use crate::error::{Error, Result};
-use crate::geometry::{Geometry, Shape};
+use crate::geometry::Shape;
 
 /// Gives a geometry with Hertz contact and no radius of its own its shape's radius of
 /// curvature: a sphere's or a capsule's radius (flat shapes have none).

@@ -10,6 +10,8 @@
 //! - `mod.rs`: the settings, the state and the [`Simulator`], which runs steps 1-4;
 //! - `assemble.rs`: the assembly of the convex problem (steps 1-2), generic in the scalar;
 //! - `assembled.rs`: what an assembled step keeps of its contacts, and [`StepProblem`];
+//! - `point.rs`: [`ContactPoint`], one contact of a step: frame, Jacobian, bias, parameters
+//!   and what the query found;
 //! - `jacobian.rs`: the contact Jacobian writes and the contact point;
 //! - `delassus.rs`: the Delassus estimates of SAP and the regularized Lagged model;
 //! - `pool.rs`: the contact potentials of the chosen approximation (through
@@ -24,6 +26,7 @@ mod delassus;
 mod jacobian;
 mod laws;
 mod patch;
+mod point;
 mod pool;
 mod report;
 
@@ -32,16 +35,18 @@ pub use assembled::StepProblem;
 pub use delassus::delassus_estimates;
 pub use jacobian::contact_point;
 pub use patch::Patch;
+pub use point::{contact_frame, ContactFeature, ContactPoint};
 pub use report::{ContactResult, StepReport};
 
 use nalgebra::{DVector, Vector3};
 
+use crate::collision::pressure::modulus;
+use crate::collision::{
+    find_contacts, find_polygons_coherent, CollisionScene, Geometry, SurfaceCache,
+};
 use crate::contact::{Approximation, ContactParams};
 use crate::error::{Error, Result};
-use crate::geometry::query::{find_contacts, CollisionScene};
-use crate::geometry::Geometry;
-use crate::hydroelastic::query::modulus;
-use crate::hydroelastic::{find_polygons_coherent, replayed_polygon, Placed, SurfaceCache};
+use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::multibody::integrate_positions;
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::{BodyId, MultibodyModel};

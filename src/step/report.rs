@@ -3,7 +3,7 @@
 //! of the step and the effective stiction tolerance; per pressure-field pair, its patch.
 use nalgebra::Vector3;
 
-use crate::hydroelastic::PolygonContact;
+use crate::collision::PolygonContact;
 use crate::multibody::model::BodyId;
 use crate::solver::SolverStats;
 use crate::step::assembled::Assembled;

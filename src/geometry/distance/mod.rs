@@ -3,7 +3,7 @@
 //! derivatives with respect to the geometry poses `X_WA`, `X_WB` and to the geometry sizes
 //! flow through them.
 //!
-//! The geometric query ([`crate::geometry::query::find_contacts`]) runs once per step in f64
+//! The geometric query ([`crate::collision::find_contacts`]) runs once per step in f64
 //! (parry3d-f64) and records for every contact point which features are active
 //! ([`ActiveFeature`]). [`feature_distance`] evaluates that pair again, without a new query,
 //! at the same or other poses and sizes and in dual numbers. At the query's poses and sizes it
@@ -179,7 +179,7 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
 /// `shape_a`, sizes `size_a`, world pose `X_WA` of its geometry frame) and geometry B, in
 /// `T`: φ, n̂ and witness points by eqs. (1)-(4) of the module doc.
 ///
-/// `feature` is the one [`find_contacts`](crate::geometry::query::find_contacts) recorded,
+/// `feature` is the one [`find_contacts`](crate::collision::find_contacts) recorded,
 /// with A and B in the order it reported them. At the poses and sizes of the query the result
 /// equals the query's contact (witness points: up to the query's own inconsistency, see the
 /// module doc); elsewhere it is the same feature pair moved (no new query).
@@ -194,8 +194,8 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
 /// use nalgebra::Vector3;
 /// use num_dual::Dual64;
 /// use stiction::geometry::distance::feature_distance;
-/// use stiction::geometry::query::{find_contacts, CollisionScene};
-/// use stiction::geometry::{Geometry, Shape};
+/// use stiction::collision::{find_contacts, CollisionScene, Geometry};
+/// use stiction::geometry::Shape;
 /// use stiction::math::Pose;
 /// use stiction::multibody::model::BodyId;
 ///

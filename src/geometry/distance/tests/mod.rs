@@ -12,8 +12,7 @@ use nalgebra::{Matrix3, Rotation3, Unit, Vector2, Vector3};
 use num_dual::{Dual64, DualSVec64, HyperDual64};
 
 use super::*;
-use crate::geometry::query::{find_contacts, CollisionScene, GeometricContact};
-use crate::geometry::shape::Geometry;
+use crate::collision::{find_contacts, CollisionScene, GeometricContact, Geometry};
 use crate::math::skew;
 use crate::multibody::model::BodyId;
 

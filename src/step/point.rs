@@ -1,11 +1,12 @@
-//! Contact points: frame, Jacobian and parameters of one contact (DESIGN step 2).
+//! [`ContactPoint`], one contact of a step: its frame, Jacobian, bias and parameters, and
+//! what the collision query found for it (DESIGN step 2).
 #![allow(non_snake_case)]
 
 use nalgebra::{Matrix3, Matrix3xX, Vector3};
 
+use crate::collision::PolygonContact;
 use crate::contact::ContactParams;
 use crate::geometry::ActiveFeature;
-use crate::hydroelastic::PolygonContact;
 use crate::multibody::model::BodyId;
 use crate::scalar::Scalar;
 

@@ -2,8 +2,8 @@
 //! polygons of every hydroelastic pair at the start of the step (f64).
 #![allow(non_snake_case)]
 
+use crate::collision::scene::{can_collide, pair_order, CollisionScene};
 use crate::error::Result;
-use crate::geometry::query::{can_collide, pair_order, CollisionScene};
 use crate::hydroelastic::clip::ClipTopology;
 use crate::hydroelastic::coherence::PlaneCandidates;
 use crate::hydroelastic::surface::{for_each_polygon_with, ContactPolygon, Placed, PolygonFeature};
