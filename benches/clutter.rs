@@ -92,10 +92,7 @@ fn crossover(c: &mut Criterion) {
     for n in [2, 4, 6, 8, 10, 12, 16, 24, 36, 48, 64] {
         let (problem, v0) = pile(n);
         for linear_solver in [LinearSolver::Dense, LinearSolver::Sparse] {
-            let params = SolverParams {
-                linear_solver,
-                ..Default::default()
-            };
+            let params = SolverParams::default().with_linear_solver(linear_solver);
             let mut workspace = NewtonWorkspace::default();
             group.bench_with_input(BenchmarkId::new(linear_solver.name(), n), &n, |b, _| {
                 b.iter(|| {

@@ -71,11 +71,12 @@ fn dense_and_sparse_give_the_same_step_on_random_piles() {
                 .expect("assembles")
                 .problem;
             assert!(problem.nc() > 10, "a pile has contacts: {}", problem.nc());
-            let params = |linear_solver| SolverParams {
-                linear_solver,
-                relative_tolerance: TOLERANCE,
-                factor_at_solution: true,
-                ..Default::default()
+            let params = |linear_solver| {
+                SolverParams::default()
+                    .with_linear_solver(linear_solver)
+                    .with_relative_tolerance(TOLERANCE)
+                    .expect("valid tolerance")
+                    .with_factor_at_solution(true)
             };
             let dense = solve(&problem, &state.v, &params(LinearSolver::Dense)).expect("dense");
             let sparse = solve(&problem, &state.v, &params(LinearSolver::Sparse)).expect("sparse");
@@ -102,10 +103,7 @@ fn auto_picks_sparse_for_many_bodies_and_dense_for_few() {
             .assemble(&state, &DVector::zeros(0))
             .unwrap()
             .problem;
-        let params = SolverParams {
-            factor_at_solution: true,
-            ..Default::default()
-        };
+        let params = SolverParams::default().with_factor_at_solution(true);
         let solution = solve(&problem, &state.v, &params).unwrap();
         solution.factor.unwrap().cholesky.is_sparse()
     };

@@ -17,7 +17,7 @@ use crate::multibody::model::BodyId;
 /// ```
 /// use stiction::prelude::*;
 /// let ball = Geometry::new("ball", BodyId::Body(0), Pose::identity(), Shape::Sphere { radius: 0.05 })
-///     .with_contact(ContactParams { mu: 0.3, ..Default::default() })
+///     .with_contact(ContactParams::default().with_mu(0.3))
 ///     .with_hydroelastic(Hydroelastic::compliant(1e5, 0.01));
 /// let ground = Geometry::new("ground", BodyId::World, Pose::identity(), Shape::HalfSpace);
 /// assert!(ground.contact.is_none() && ground.hydroelastic.is_none());

@@ -69,7 +69,7 @@ pub fn find_polygons(
 }
 
 /// [`find_polygons`] with the elements near the plane of each plane–mesh pair taken from
-/// `cache`, kept from the last query ([`PlaneCandidates`]): the same polygons in the same
+/// `cache`, kept from the last query (`PlaneCandidates`): the same polygons in the same
 /// order, without traversing the mesh's BVH while the mesh stays near where it was.
 ///
 /// `cache` belongs to this scene: a geometry replaced since it was filled needs a new one.
@@ -100,7 +100,7 @@ pub fn find_polygons_with_moduli(
 }
 
 /// What the pressure-field query of a scene keeps from one step to the next: the elements
-/// near the plane of each plane–mesh pair ([`PlaneCandidates`]).
+/// near the plane of each plane–mesh pair (`PlaneCandidates`).
 #[derive(Clone, Debug, Default)]
 pub struct SurfaceCache {
     pairs: Vec<((usize, usize), PlaneCandidates)>,

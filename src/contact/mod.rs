@@ -21,7 +21,7 @@ pub mod inverse_dynamics;
 pub mod law;
 pub mod model;
 pub mod params;
-pub mod potential;
+pub(crate) mod potential;
 
 pub use law::{
     Barrier, Hertz, HuntCrossley, Law, LawParameters, NormalEval, NormalLaw, NormalLawKind,

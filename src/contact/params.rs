@@ -11,7 +11,18 @@ use crate::scalar::{lit, Scalar};
 ///
 /// Each contact *point* carries the pair's stiffness `k`: a box resting on four corners sinks
 /// `m g / (4 k)`.
+///
+/// Made from the defaults and the `with_*` methods (the struct is `#[non_exhaustive]`, so a
+/// new parameter never breaks code that builds parameters); the fields stay public to read and
+/// to change. Ranges are checked by [`ContactParams::validate`], which every simulator runs.
+///
+/// ```
+/// use stiction::prelude::*;
+/// let rubber = ContactParams::<f64>::default().with_mu(0.9).with_stiffness(2e5);
+/// assert_eq!((rubber.mu, rubber.stiffness, rubber.dissipation), (0.9, 2e5, 10.0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ContactParams<T: Scalar> {
     /// Coulomb friction coefficient μ (dimensionless).
     pub mu: T,
@@ -49,6 +60,63 @@ impl<T: Scalar> Default for ContactParams<T> {
             hertz_radius: lit(f64::INFINITY),
             barrier_distance: lit(1e-3),
         }
+    }
+}
+
+impl<T: Scalar> ContactParams<T> {
+    /// These parameters with friction coefficient μ.
+    pub fn with_mu(mut self, mu: T) -> Self {
+        self.mu = mu;
+        self
+    }
+
+    /// These parameters with stiffness `k` (N/m; `E*` in Pa for Hertz, κ in N/m for the
+    /// barrier: see [`ContactParams::law`]).
+    pub fn with_stiffness(mut self, stiffness: T) -> Self {
+        self.stiffness = stiffness;
+        self
+    }
+
+    /// These parameters with Hunt & Crossley dissipation `d` (s/m).
+    pub fn with_dissipation(mut self, dissipation: T) -> Self {
+        self.dissipation = dissipation;
+        self
+    }
+
+    /// These parameters with SAP's relaxation time τ_d (s).
+    pub fn with_relaxation_time(mut self, relaxation_time: T) -> Self {
+        self.relaxation_time = relaxation_time;
+        self
+    }
+
+    /// These parameters with stiction tolerance `v_s` (m/s).
+    pub fn with_stiction_tolerance(mut self, stiction_tolerance: T) -> Self {
+        self.stiction_tolerance = stiction_tolerance;
+        self
+    }
+
+    /// These parameters with friction regularization σ (dimensionless).
+    pub fn with_sigma(mut self, sigma: T) -> Self {
+        self.sigma = sigma;
+        self
+    }
+
+    /// These parameters with normal law `law`.
+    pub fn with_law(mut self, law: NormalLawKind) -> Self {
+        self.law = law;
+        self
+    }
+
+    /// These parameters with Hertz's effective radius `R` (m).
+    pub fn with_hertz_radius(mut self, hertz_radius: T) -> Self {
+        self.hertz_radius = hertz_radius;
+        self
+    }
+
+    /// These parameters with the barrier's activation gap `d̂` (m).
+    pub fn with_barrier_distance(mut self, barrier_distance: T) -> Self {
+        self.barrier_distance = barrier_distance;
+        self
     }
 }
 

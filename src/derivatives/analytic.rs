@@ -10,8 +10,8 @@
 //! ```
 //!
 //! so `∂/∂q0 = δt ∂ID/∂q`, `∂/∂v0 = δt ∂ID/∂v − M` and `∂/∂u = −δt B`, with the analytic RNEA
-//! derivatives of [`crate::multibody::derivatives`]. The contact part is
-//! [`crate::derivatives::contact_terms`].
+//! derivatives of `crate::multibody::derivatives`. The contact part is
+//! `crate::derivatives::contact_terms`.
 #![allow(non_snake_case)]
 
 use nalgebra::{DMatrix, Vector6};

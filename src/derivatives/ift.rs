@@ -163,7 +163,7 @@ pub fn residual_jacobian(
 /// Columns `columns` of `∂r/∂θ` (nv × `columns.len()`) by duals, chunk by chunk, only those
 /// directions seeded; a direction along which pressure-field polygons change topology at
 /// first order on its own, the mean of its derivatives a little way along it on either side
-/// ([`crate::derivatives::topology`]).
+/// (`crate::derivatives::topology`).
 pub fn residual_jacobian_columns(
     sim: &Simulator,
     nominal: &NominalStep,

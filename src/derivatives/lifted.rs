@@ -77,7 +77,7 @@ pub struct LiftedStep<T: Scalar> {
 
 /// Assembles the step of `nominal` in `T` with `theta[k]` added to direction `k` (derivative
 /// parts seed the directions; real parts zero, or a move along a direction whose polygons
-/// change topology at first order, [`crate::derivatives::topology`]).
+/// change topology at first order, `crate::derivatives::topology`).
 ///
 /// The contacts are the nominal step's, its pressure-field polygons replaced by `polygons`
 /// when given (the polygons the f64 query found at the moved configuration).

@@ -20,7 +20,7 @@
 //!
 //! Pressure-field polygons are clipped again in duals with the topology the f64 step decided;
 //! a direction along which that topology changes at first order (element faces on
-//! equal-pressure planes) is differentiated on either side of the tie instead ([`topology`]).
+//! equal-pressure planes) is differentiated on either side of the tie instead (`topology`).
 //!
 //! Files: `parameters.rs` (named parameters, the scene lifted into `T`), `lifted.rs` (a step
 //! assembled in `T` with seeded directions), `analytic.rs` and `contact_terms.rs` (the state
@@ -29,14 +29,14 @@
 
 pub mod analytic;
 pub mod check;
-pub mod contact_terms;
+pub(crate) mod contact_terms;
 pub mod direct;
 pub mod fd;
 pub mod ift;
 pub mod lifted;
 pub mod parameters;
 pub mod rollout;
-pub mod topology;
+pub(crate) mod topology;
 
 pub use check::{gradient_check, GradientCheck};
 pub use ift::step_jacobians;

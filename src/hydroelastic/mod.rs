@@ -25,9 +25,9 @@
 //! next), `surface.rs` (broad phase and the polygon of an element pair). The query over a
 //! whole scene is [`crate::collision::pressure`].
 
-pub mod clip;
-pub mod coherence;
-pub mod field;
+pub(crate) mod clip;
+pub(crate) mod coherence;
+pub(crate) mod field;
 pub mod properties;
 pub mod surface;
 

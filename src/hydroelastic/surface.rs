@@ -471,7 +471,7 @@ pub fn for_each_polygon(
 }
 
 /// [`for_each_polygon`] with the elements of a plane and a mesh taken from `candidates`,
-/// kept from the last query of this pair ([`PlaneCandidates`]); the same polygons in the
+/// kept from the last query of this pair (`PlaneCandidates`); the same polygons in the
 /// same order. Other pairs do not use it.
 ///
 /// # Errors

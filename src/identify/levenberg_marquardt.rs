@@ -100,16 +100,10 @@ pub struct Iteration {
 pub struct LmOutcome {
     /// The final iterate (n).
     pub s: Vec<f64>,
-    /// Residuals at `s` (m).
-    pub residuals: DVector<f64>,
-    /// Jacobian at `s` (m × n).
-    pub jacobian: DMatrix<f64>,
     /// Why it stopped.
     pub termination: Termination,
     /// Accepted iterates, the initial point first.
     pub history: Vec<Iteration>,
-    /// Residual evaluations spent on trial points (accepted or not).
-    pub trial_evaluations: usize,
 }
 
 /// Minimizes `½ ‖r(s)‖²` from `s0` (see the module docs).
@@ -138,7 +132,6 @@ pub fn levenberg_marquardt(
     let mut A = J.transpose() * &J;
     let mut lambda = settings.initial_damping;
     let mut nu = 2.0;
-    let mut trials = 0;
     let mut termination = Termination::MaxIterations;
     'outer: for iteration in 1..=settings.max_iterations {
         if g.amax() <= settings.gradient_tolerance {
@@ -152,7 +145,6 @@ pub fn levenberg_marquardt(
                 break 'outer;
             }
             let trial = &s + &delta;
-            trials += 1;
             let trial_cost = problem
                 .residuals(trial.as_slice())
                 .map_or(f64::INFINITY, |r| 0.5 * r.norm_squared());
@@ -182,11 +174,8 @@ pub fn levenberg_marquardt(
     }
     Ok(LmOutcome {
         s: s.as_slice().to_vec(),
-        residuals: r,
-        jacobian: J,
         termination,
         history,
-        trial_evaluations: trials,
     })
 }
 

@@ -9,16 +9,16 @@
 //! θ̂ = argmin_θ  Σ_{j,k,c} ρ( (h_c(x_{n_k}(θ)) − y_jkc) / σ_j ),   θ = g(s),             (1)
 //! ```
 //!
-//! with `ρ` the squared or Huber loss ([`loss`]) and `g` a reparameterization that keeps
+//! with `ρ` the squared or Huber loss (`loss`) and `g` a reparameterization that keeps
 //! values positive or bounded ([`params`], e.g. `k = exp(s)`). Two solvers minimize (1) over
 //! the unconstrained `s`:
 //!
-//! - Levenberg–Marquardt ([`levenberg_marquardt`]) on the residuals, with their Jacobian
+//! - Levenberg–Marquardt (`levenberg_marquardt`) on the residuals, with their Jacobian
 //!   from forward sensitivities of the rollout (IFT step Jacobians, [`residuals`]);
-//! - L-BFGS (argmin, [`lbfgs`]) on the scalar loss, with its gradient by the adjoint.
+//! - L-BFGS (argmin, `lbfgs`) on the scalar loss, with its gradient by the adjoint.
 //!
 //! At the estimate, the Gauss–Newton covariance `(JᵀJ)⁻¹` gives 95 % confidence intervals,
-//! and a near-singular `JᵀJ` marks the parameters the data cannot determine ([`covariance`]);
+//! and a near-singular `JᵀJ` marks the parameters the data cannot determine (`covariance`);
 //! their estimates are reported as not identifiable rather than as numbers.
 //!
 //! Files: `params.rs` (names, transforms), `data.rs` (CSV trajectories), `observe.rs` (the
@@ -26,16 +26,16 @@
 //! derivatives, rayon), `levenberg_marquardt.rs`, `lbfgs.rs`, `covariance.rs`, `schema.rs`
 //! (identification problem files), `report.rs` (estimates and the run's record).
 
-pub mod covariance;
+pub(crate) mod covariance;
 pub mod data;
-pub mod lbfgs;
-pub mod levenberg_marquardt;
-pub mod loss;
-pub mod observe;
+pub(crate) mod lbfgs;
+pub(crate) mod levenberg_marquardt;
+pub(crate) mod loss;
+pub(crate) mod observe;
 pub mod params;
 pub mod report;
 pub mod residuals;
-pub mod schema;
+pub(crate) mod schema;
 
 pub use data::{read_trajectory_csv, MeasuredTrajectory};
 pub use loss::Loss;

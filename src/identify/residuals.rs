@@ -2,7 +2,7 @@
 //! through the rollout.
 //!
 //! For trajectory `j` with samples `k` at steps `n_k` and columns `c`, the whitened residual
-//! is `r_jkc = (h_c(x_{n_k}(θ)) − y_jkc)/σ_j` ([`super::observe`] for `h`, σ_j the noise
+//! is `r_jkc = (h_c(x_{n_k}(θ)) − y_jkc)/σ_j` (`super::observe` for `h`, σ_j the noise
 //! level, 1 when unknown), robustified to `r̃` by the [`Loss`]. With `θ = g(s)`
 //! ([`super::params`]):
 //!

@@ -5,7 +5,7 @@
 //! measured and expressed in frame A, `R_AB` its rotation, `p_AB` the position of B's origin
 //! in A. Spatial vectors are stacked (angular; linear), as in Featherstone's RBDA.
 
-pub mod block;
+pub(crate) mod block;
 pub mod rotation;
 pub mod soft;
 pub mod spatial;

@@ -44,7 +44,6 @@ use nalgebra::{DMatrix, DVector, DVectorViewMut, Matrix3, Vector3, Vector6};
 
 use crate::math::Pose;
 use crate::multibody::joint::JointKind;
-use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::{Joint, MultibodyModel};
 
 /// Angular part of a spatial vector.
@@ -137,7 +136,11 @@ pub struct WorldKinematics {
 
 impl WorldKinematics {
     /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]).
-    pub fn new(model: &MultibodyModel<f64>, data: &MultibodyData<f64>) -> Self {
+    #[cfg(test)]
+    pub fn new(
+        model: &MultibodyModel<f64>,
+        data: &crate::multibody::kinematics::MultibodyData<f64>,
+    ) -> Self {
         Self::from_poses(model, &data.X_WB, &data.S)
     }
 
@@ -679,7 +682,7 @@ mod tests {
     use super::*;
     use crate::math::{Pose, SpatialInertia};
     use crate::multibody::dynamics::inverse_dynamics;
-    use crate::multibody::kinematics::forward_kinematics;
+    use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
     use crate::multibody::{JointSpec, MultibodyModel};
     use nalgebra::Matrix3;
     use num_dual::{Derivative, DualSVec64};

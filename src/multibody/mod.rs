@@ -16,7 +16,7 @@
 //! RNEA, free motion, position update), `derivatives.rs` (analytic derivatives of RNEA in the
 //! world frame), `prescribed.rs` (kinematic bodies).
 
-pub mod derivatives;
+pub(crate) mod derivatives;
 pub mod dynamics;
 pub mod joint;
 pub mod kinematics;

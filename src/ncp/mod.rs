@@ -30,12 +30,12 @@
 //! - `newton.rs`: [`semismooth_newton`], [`NcpSolverParams`], [`NcpStats`];
 //! - `step.rs`: [`NcpSimulator`], [`NcpStepReport`], [`run`].
 
-pub mod ecp;
-pub mod fischer_burmeister;
-pub mod friction;
-pub mod inequalities;
-pub mod newton;
-pub mod problem;
+pub(crate) mod ecp;
+pub(crate) mod fischer_burmeister;
+pub(crate) mod friction;
+pub(crate) mod inequalities;
+pub(crate) mod newton;
+pub(crate) mod problem;
 pub mod step;
 
 pub use friction::FrictionEllipsoid;

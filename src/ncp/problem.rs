@@ -233,7 +233,7 @@ impl MixedComplementarityProblem {
 
     /// The MNCP at `z`: equality residuals (Newton–Euler, (K1)-(K3), eq. (9); 6 nb + 10 nc)
     /// and complementarity pairs `(a, b)`, `0 ≤ a ⊥ b ≥ 0` (Σ_c m_c + n_c + 2), each divided by
-    /// its [`Scales`] (Newton–Euler by P and P L, (K2) and the inequality values by L, eq. (9)
+    /// its `Scales` (Newton–Euler by P and P L, (K2) and the inequality values by L, eq. (9)
     /// by P V, `(p_n, δ)` by `(P, L)`, `(σ, slack)` by `(V, P²)`), so all are dimensionless.
     pub fn residual<T: Scalar>(&self, z: &[T]) -> (Vec<T>, Vec<(T, T)>) {
         let dt: T = lit(self.dt);

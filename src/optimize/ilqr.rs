@@ -18,7 +18,7 @@
 //!    accepted iterations.
 //!
 //! **Control bounds** are handled in the backward pass by the box-constrained QP of Tassa,
-//! Mansard & Todorov (2014) ([`super::boxqp`]), and the forward pass clamps (a no-op for the
+//! Mansard & Todorov (2014) (`super::boxqp`), and the forward pass clamps (a no-op for the
 //! feedforward, which the QP keeps feasible; it bounds the feedback term).
 //!
 //! **Stopping** ([`Status`]): [`Status::ConvergedCost`] when a full step (α = 1) lowers `J`

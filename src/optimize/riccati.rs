@@ -11,7 +11,7 @@
 //!
 //! (Gauss–Newton: the dynamics' second derivatives are dropped). The step
 //! `δu = k + K δx` minimizes it with Levenberg–Marquardt regularization `Q̃_uu = Q_uu + μI`
-//! under the box `u_lo − ū ≤ δu ≤ u_hi − ū` ([`super::boxqp`]); without bounds
+//! under the box `u_lo − ū ≤ δu ≤ u_hi − ū` (`super::boxqp`); without bounds
 //! `k = −Q̃_uu⁻¹ Q_u`, `K = −Q̃_uu⁻¹ Q_ux`. The value update uses the unregularized `Q_uu`
 //! (Tassa 2012 eq. (11)):
 //!

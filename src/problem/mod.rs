@@ -1,6 +1,6 @@
 //! Problem files: a scene and a simulation task as TOML (`problems/*.toml`).
 //!
-//! The schema ([`schema`]) is documented field by field in `problems/README.md`; unknown
+//! The schema (`schema`) is documented field by field in `problems/README.md`; unknown
 //! fields are rejected. [`load_problem`] turns a file into a ready [`Problem`]; every error
 //! names the file, the line and column, the field, what was expected and what was found:
 //!
@@ -19,10 +19,10 @@
 //! column).
 
 mod actuation;
-pub mod build;
+pub(crate) mod build;
 mod description;
-pub mod locate;
-pub mod schema;
+pub(crate) mod locate;
+pub(crate) mod schema;
 
 pub use build::{load_problem, parse_problem, parse_toml, OutputSettings, Problem, Stepper};
 pub use locate::TextLocation;

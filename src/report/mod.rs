@@ -33,7 +33,7 @@ pub mod fit;
 pub mod optimization;
 #[cfg(feature = "plot")]
 pub mod plot;
-pub mod projection;
+pub(crate) mod projection;
 
 pub use projection::Projection;
 

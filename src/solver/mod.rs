@@ -19,14 +19,14 @@
 //! `H` handed to the derivatives, with its generation), `line_search.rs`, `linalg/` (the
 //! factorization seam: dense or supernodal).
 
-pub mod factor;
+pub(crate) mod factor;
 pub mod linalg;
-pub mod line_search;
-pub mod newton;
+pub(crate) mod line_search;
+pub(crate) mod newton;
 pub mod params;
 pub mod problem;
 pub mod stats;
-pub mod workspace;
+pub(crate) mod workspace;
 
 pub use factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
 pub use newton::{solve, ConvexSolution};

@@ -22,8 +22,10 @@
 use crate::error::{Error, Result};
 use crate::solver::linalg::LinearSolver;
 
-/// Parameters of the Newton solver.
+/// Parameters of the Newton solver (`#[non_exhaustive]`: made from the default and the
+/// `with_*` methods, see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SolverParams {
     /// Relative tolerance ε_r of SAP's optimality criterion (nominal 1e-5).
     pub relative_tolerance: f64,

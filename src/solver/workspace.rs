@@ -192,7 +192,7 @@ impl NewtonWorkspace {
     }
 
     /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
-    /// of [`crate::solver::newton`]). Leaves the solution in the workspace.
+    /// of `crate::solver::newton`). Leaves the solution in the workspace.
     ///
     /// # Errors
     /// As [`crate::solver::solve`].

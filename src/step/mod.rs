@@ -59,7 +59,22 @@ use report::step_report;
 pub const DEFAULT_MARGIN: f64 = 0.01;
 
 /// Settings of the time stepper.
+///
+/// Made from the defaults and the `with_*` methods (the struct is `#[non_exhaustive]`, so a
+/// new setting never breaks code that builds settings); checked by
+/// [`StepSettings::validate`] when a simulator is made.
+///
+/// ```
+/// use stiction::prelude::*;
+/// let settings = StepSettings::default()
+///     .with_dt(5e-4)
+///     .with_approximation(Approximation::Sap)
+///     .with_contact(ContactParams::default().with_mu(0.3));
+/// assert_eq!((settings.dt, settings.contact.mu), (5e-4, 0.3));
+/// assert_eq!(settings.margin, stiction::step::DEFAULT_MARGIN);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct StepSettings {
     /// Time step δt (s).
     pub dt: f64,
@@ -86,6 +101,37 @@ impl Default for StepSettings {
 }
 
 impl StepSettings {
+    /// These settings with time step δt (s).
+    pub fn with_dt(mut self, dt: f64) -> Self {
+        self.dt = dt;
+        self
+    }
+
+    /// These settings with contact approximation `approximation`.
+    pub fn with_approximation(mut self, approximation: Approximation) -> Self {
+        self.approximation = approximation;
+        self
+    }
+
+    /// These settings with contact margin δ_margin (m).
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = margin;
+        self
+    }
+
+    /// These settings with Newton solver parameters `solver`.
+    pub fn with_solver(mut self, solver: SolverParams) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// These settings with `contact` for pairs whose geometries have no parameters of their
+    /// own.
+    pub fn with_contact(mut self, contact: ContactParams<f64>) -> Self {
+        self.contact = contact;
+        self
+    }
+
     /// Checks δt > 0, margin ≥ 0 (both finite) and the default contact parameters.
     ///
     /// # Errors

@@ -6,10 +6,9 @@
 //! one homogeneous vector (static dispatch in the solver's loops); a step whose contacts all
 //! use Hunt & Crossley (every shipped scene) gets the variants that store that law directly.
 //!
-//! Adding a model touches three files: its own (the potential, its unit tests through
-//! `contact/testing.rs`), this one (a [`Potential`] variant, its arm in [`potential`] and its
-//! pool variants), and [`Approximation`](crate::contact::Approximation) in `params.rs` for its
-//! name.
+//! Adding a model touches at most three files: its own (the potential and its unit tests,
+//! through `contact/testing.rs`), this one (a [`Potential`] variant, its arm in [`potential`],
+//! its pool variants and its [`Approximation`] name), and a scene test in `tests/`.
 
 mod lagged;
 mod sap;

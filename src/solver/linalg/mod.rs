@@ -10,10 +10,10 @@
 //! [`SPARSE_MIN_VELOCITIES`] velocities on when there is more than one clique.
 #![allow(non_snake_case)]
 
-pub mod blocks;
-pub mod condition;
-pub mod dense;
-pub mod sparse;
+pub(crate) mod blocks;
+pub(crate) mod condition;
+pub(crate) mod dense;
+pub(crate) mod sparse;
 
 pub use blocks::{BlockHessian, BlockPattern};
 pub use condition::{condition_estimate, ConditionScratch};
