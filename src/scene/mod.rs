@@ -33,9 +33,9 @@ mod error;
 
 pub use builder::{BodyDesc, SceneBuilder};
 pub use description::{
-    ActuatorDescription, ActuatorKind, BodyDescription, BodyMotion, BuiltScene,
-    CollisionFilter, CouplerDescription, DescriptionError, GeometryDescription, JointLimits,
-    JointedBody, SceneDescription,
+    ActuatorDescription, ActuatorKind, BodyDescription, BodyMotion, BuiltScene, CollisionFilter,
+    CouplerDescription, DescriptionError, GeometryDescription, JointLimits, JointedBody,
+    SceneDescription,
 };
 
 use crate::control::Controller;
