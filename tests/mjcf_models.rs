@@ -317,7 +317,7 @@ fn limits_couplers_servos_and_filters_are_carried_as_data() {
     );
     assert_eq!(
         model.report.summary().as_deref(),
-        Some("skipped (no effect on the dynamics here): 1 visual-only geoms")
+        Some("skipped (no effect on the dynamics here): 1× visual-only geom")
     );
     model.description.build().expect("the description builds");
 }
@@ -535,12 +535,18 @@ fn mujoco_standard_models_agree_with_mujoco_and_run() {
         gym.join("walker2d.xml"),
         gym.join("ant.xml"),
         gym.join("inverted_double_pendulum.xml"),
+        gym.join("inverted_pendulum.xml"),
+        gym.join("reacher.xml"),
+        gym.join("pusher.xml"),
         suite.join("cartpole.xml"),
         suite.join("acrobot.xml"),
         suite.join("cheetah.xml"),
         suite.join("pendulum.xml"),
         suite.join("hopper.xml"),
         suite.join("walker.xml"),
+        suite.join("humanoid.xml"),
+        suite.join("finger.xml"),
+        suite.join("reacher.xml"),
     ];
     let mut passed = Vec::new();
     let mut failed = Vec::new();
@@ -569,3 +575,4 @@ fn mujoco_standard_models_agree_with_mujoco_and_run() {
         );
     }
 }
+

@@ -6,7 +6,7 @@
 //! # fn main() -> stiction::error::Result<()> {
 //! let model = stiction::import::mjcf::load(std::path::Path::new("half_cheetah.xml"))?;
 //! if let Some(line) = model.report.summary() {
-//!     eprintln!("{line}"); // "skipped (no effect on the dynamics here): 1 light, …"
+//!     eprintln!("{line}"); // "skipped (no effect on the dynamics here): 1× light, …"
 //! }
 //! let built = model.description.build()?;
 //! # let _ = built;
@@ -80,7 +80,7 @@ pub struct MjcfModel {
 /// Elements read and skipped because they do not change the dynamics.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImportReport {
-    /// `(kind, count)`, in the order first met (`("lights", 2)`).
+    /// `(kind, count)`, in the order first met (`("light", 2)`).
     pub skipped: Vec<(String, usize)>,
 }
 
@@ -93,7 +93,7 @@ impl ImportReport {
         let items: Vec<String> = self
             .skipped
             .iter()
-            .map(|(what, n)| format!("{n} {what}"))
+            .map(|(what, n)| format!("{n}× {what}"))
             .collect();
         Some(format!(
             "skipped (no effect on the dynamics here): {}",
@@ -152,10 +152,10 @@ fn convert(root: &Element) -> Result<MjcfModel> {
             "compiler" | "option" | "default" | "worldbody" | "actuator" | "equality" => {}
             "asset" => {
                 for asset in &el.children {
-                    skipped.add(&format!("{} assets", asset.tag));
+                    skipped.add(&format!("{} asset", asset.tag));
                 }
             }
-            tag if SKIPPED_SECTIONS.contains(&tag) => skipped.add(&format!("<{tag}> sections")),
+            tag if SKIPPED_SECTIONS.contains(&tag) => skipped.add(&format!("<{tag}> section")),
             "tendon" | "contact" | "deformable" | "extension" => {
                 if let Some(first) = el.children.first() {
                     return Err(first.error(
@@ -189,7 +189,7 @@ fn convert(root: &Element) -> Result<MjcfModel> {
     if flags.equality && flags.constraint {
         description.couplers = actuators::couplers(root, &tree, &defaults)?;
     } else if root.children_named("equality").next().is_some() {
-        skipped.add("equalities (disabled)");
+        skipped.add("equality section (disabled)");
     }
     description.bodies = std::mem::take(&mut tree.bodies);
     description.geometries = std::mem::take(&mut tree.geometries);

@@ -178,7 +178,7 @@ impl Tree {
     fn other(&mut self, el: &Element, cx: &mut Context) -> Result<()> {
         match el.tag.as_str() {
             "site" | "camera" | "light" => {
-                cx.skipped.add(&format!("{}s", el.tag));
+                cx.skipped.add(&el.tag);
                 Ok(())
             }
             "inertial" => Ok(()),
@@ -498,11 +498,11 @@ impl Tree {
 
     fn add_geom(&mut self, g: Geom, body: &str, X_MB: &Pose<f64>, cx: &mut Context) -> Result<()> {
         if !g.collides {
-            cx.skipped.add("visual-only geoms");
+            cx.skipped.add("visual-only geom");
             return Ok(());
         }
         if !cx.contact {
-            cx.skipped.add("geoms (contact disabled)");
+            cx.skipped.add("geom (contact disabled)");
             return Ok(());
         }
         let name = g
@@ -706,7 +706,7 @@ fn read_geom(
         && !(cx.compiler.discardvisual && visual);
     if matches!(kind, "mesh" | "hfield" | "sdf") || a.has("mesh") || a.has("hfield") {
         if visual && !counts_mass {
-            cx.skipped.add("visual-only mesh geoms");
+            cx.skipped.add("visual-only mesh geom");
             return Ok(None);
         }
         return Err(el.error(
