@@ -392,6 +392,70 @@ fn includes_resolve_relative_to_the_including_file() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Springs, armature and damping of an imported model enter the step's analytic derivative
+/// `∂r/∂θ` as they enter the dual-number reference (the step re-assembled in duals), in
+/// states with contact: a sprung pendulum whose tip rubs on the floor, on a sprung slider,
+/// beside a free ball with armature.
+#[test]
+fn imported_springs_and_armature_differentiate_like_the_dual_reference() {
+    use stiction::derivatives::analytic::state_residual_jacobian;
+    use stiction::derivatives::ift::{nominal_step, residual_jacobian};
+    use stiction::derivatives::lifted::Directions;
+    /// Both paths compute one derivative, analytically and by duals: round-off apart.
+    const TOLERANCE: f64 = 1e-10;
+    let model = parse(
+        r#"<mujoco>
+  <compiler angle="degree"/>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane"/>
+    <body name="ball" pos="0.6 0 0.1"><freejoint/><geom type="sphere" size="0.1"/></body>
+    <body name="carriage" pos="0 0 0.5">
+      <joint name="x" type="slide" axis="1 0 0" stiffness="40" springref="0.05" armature="0.3"/>
+      <geom type="box" size="0.05 0.05 0.05" contype="0" conaffinity="0"/>
+      <body name="arm">
+        <joint name="swing" axis="0 1 0" stiffness="3" springref="30" armature="0.02" damping="0.1"/>
+        <geom type="capsule" size="0.03" fromto="0 0 0 0 0 -0.49"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"#,
+    );
+    let built = model.description.build().expect("a model that builds");
+    let mut sim = built.simulator;
+    let recording =
+        stiction::simulate::run(&mut sim, &built.initial_state, 0.2, |_, _| {}).expect("a rollout");
+    let with_contact: Vec<_> = recording
+        .states
+        .iter()
+        .zip(&recording.reports)
+        .filter(|(_, r)| r.contacts.len() >= 2)
+        .map(|(s, _)| s.clone())
+        .collect();
+    assert!(
+        with_contact.len() > 10,
+        "the ball and the arm touch the floor"
+    );
+    let u = DVector::zeros(sim.model.nu());
+    for state in with_contact.iter().step_by(with_contact.len() / 4) {
+        let nominal = nominal_step(&mut sim, state, &u).expect("nominal step");
+        let dirs = Directions {
+            nv: sim.model.nv(),
+            nu: 0,
+            np: 0,
+        };
+        let duals = residual_jacobian(&sim, &nominal, &[], dirs).expect("dual ∂r/∂θ");
+        let analytic = state_residual_jacobian(&sim, &nominal).expect("analytic ∂r/∂θ");
+        let scale = duals.abs().max();
+        let e = (&analytic - &duals).abs().max() / scale;
+        assert!(
+            e <= TOLERANCE,
+            "t = {}: ∂r/∂θ differs by {e:.2e} of {scale:.2e}",
+            state.t
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // MuJoCo's models against MuJoCo (ignored by default: they need the Python packages).
 
@@ -575,4 +639,3 @@ fn mujoco_standard_models_agree_with_mujoco_and_run() {
         );
     }
 }
-
