@@ -89,6 +89,9 @@ pub struct BodyDescription {
 }
 
 /// How a body moves.
+// Plain data made once per scene; boxing the jointed variant would only burden every
+// front-end that writes one.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum BodyMotion {
     /// A body of the multibody tree, moved by the dynamics through its joint.

@@ -99,7 +99,7 @@ pub(super) fn combine(parts: &[Mass]) -> Mass {
     let mass: f64 = parts.iter().map(|p| p.mass).sum();
     match parts.as_slice() {
         [] => massless(),
-        [one] => (*one).clone(),
+        [one] => **one,
         _ => {
             let com = parts.iter().map(|p| p.com * p.mass).sum::<Vector3<f64>>() / mass;
             let inertia_com = parts

@@ -247,12 +247,7 @@ impl Tree {
             }
         }
         let mass = match (from_geoms, explicit) {
-            (true, _) => combine(
-                &geoms
-                    .iter()
-                    .filter_map(|g| g.mass.clone())
-                    .collect::<Vec<_>>(),
-            ),
+            (true, _) => combine(&geoms.iter().filter_map(|g| g.mass).collect::<Vec<_>>()),
             (false, Some(i)) => inertial(&Attrs::plain(i, &empty), cx.compiler)?,
             (false, None) => massless(),
         };
