@@ -19,13 +19,13 @@
 //! `discardvisual`, `inertiagrouprange`), `<default>` classes with nesting, `class` and
 //! `childclass`, `<option>` `timestep` and `gravity` and the `contact`, `constraint`,
 //! `gravity`, `limit`, `equality` and `passive` disable flags, `<worldbody>` and `<body>` trees
-//! with every orientation form ([`orientation`]), `<inertial>` or inertia from geoms by density
-//! ([`inertia`]), hinge, slide and free joints (several per body; [`tree`]) with `pos`,
+//! with every orientation form (`orientation.rs`), `<inertial>` or inertia from geoms by density
+//! (`inertia.rs`), hinge, slide and free joints (several per body; `tree.rs`) with `pos`,
 //! `axis`, `ref`, `range`/`limited`, `damping`, `armature`, `stiffness`/`springref`,
 //! `frictionloss` and `actuatorfrcrange`, geoms (plane, sphere, capsule, cylinder, box,
 //! ellipsoid; `size`, `fromto`, `pos`, orientation, `contype`/`conaffinity`, first `friction`
 //! coefficient as μ, `mass`/`density`), `<equality><joint>` couplings and `motor`, `position`
-//! and servo-like `general` actuators ([`actuators`]).
+//! and servo-like `general` actuators (`actuators.rs`).
 //!
 //! Skipped, counted in one summary line ([`ImportReport`]): lights, cameras, sites, visual-only
 //! geoms (contype = conaffinity = 0; their mass still counts where MuJoCo counts it), textures,

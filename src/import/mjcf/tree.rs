@@ -102,6 +102,22 @@ struct ParentFrame {
     X_FB: Pose<f64>,
 }
 
+/// An MJCF body with joints, for [`Tree::free_body`] and [`Tree::chain`].
+struct Moving<'a> {
+    /// Its name.
+    name: &'a str,
+    /// Its joint elements, in order.
+    joints: &'a [&'a Element],
+    /// The description body it hangs from; `None` for the world.
+    parent: Option<String>,
+    /// Its rest frame in the parent's frame.
+    X_PB0: Pose<f64>,
+    /// Its mass in its own frame.
+    mass: Mass,
+    /// The default class its joints take.
+    childclass: &'a str,
+}
+
 /// A geom read: its shape and pose, whether it collides, its filter and friction, and its
 /// mass if it counts.
 struct Geom {
@@ -275,10 +291,26 @@ impl Tree {
             self.weld(&name, parent_name, X_FB0, mass);
             Pose::identity()
         } else if joints.iter().any(|j| is_free(j, cx.defaults, &childclass)) {
-            self.free_body(&name, &joints, parent, X_FB0, mass, &childclass, cx)?;
+            let moving = Moving {
+                name: &name,
+                joints: &joints,
+                parent: parent_name,
+                X_PB0: X_FB0,
+                mass,
+                childclass: &childclass,
+            };
+            self.free_body(moving, cx)?;
             Pose::identity()
         } else {
-            self.chain(&name, &joints, parent_name, X_FB0, mass, &childclass, cx)?
+            let moving = Moving {
+                name: &name,
+                joints: &joints,
+                parent: parent_name,
+                X_PB0: X_FB0,
+                mass,
+                childclass: &childclass,
+            };
+            self.chain(moving, cx)?
         };
         if !joints.is_empty() {
             self.moving.push((self.bodies.len() - 1, el.clone()));
@@ -311,17 +343,15 @@ impl Tree {
     }
 
     /// A body with a free joint: its pose in the world is `q`.
-    #[allow(clippy::too_many_arguments)]
-    fn free_body(
-        &mut self,
-        name: &str,
-        joints: &[&Element],
-        parent: &ParentFrame,
-        X_WB0: Pose<f64>,
-        mass: Mass,
-        childclass: &str,
-        cx: &mut Context,
-    ) -> Result<()> {
+    fn free_body(&mut self, body: Moving, cx: &mut Context) -> Result<()> {
+        let Moving {
+            name,
+            joints,
+            parent,
+            X_PB0: X_WB0,
+            mass,
+            childclass,
+        } = body;
         let joint = joints[0];
         if joints.len() > 1 {
             return Err(joints[1].error(
@@ -330,7 +360,7 @@ impl Tree {
                 format!("{} joints in body \"{name}\"", joints.len()),
             ));
         }
-        if parent.body.is_some() {
+        if parent.is_some() {
             return Err(joint.error(
                 None,
                 "a free joint in a body whose ancestors are all static (a child of the world)",
@@ -377,19 +407,16 @@ impl Tree {
 
     /// Hinges and slides, one body each; returns `X_MB`, the MJCF body's frame in the frame
     /// of the last.
-    #[allow(clippy::too_many_arguments)]
-    fn chain(
-        &mut self,
-        name: &str,
-        joints: &[&Element],
-        parent: Option<String>,
-        X_PB0: Pose<f64>,
-        mass: Mass,
-        childclass: &str,
-        cx: &mut Context,
-    ) -> Result<Pose<f64>> {
+    fn chain(&mut self, body: Moving, cx: &mut Context) -> Result<Pose<f64>> {
+        let Moving {
+            name,
+            joints,
+            mut parent,
+            X_PB0,
+            mass,
+            childclass,
+        } = body;
         let mut previous: Option<Vector3<f64>> = None;
-        let mut parent = parent;
         for (k, el) in joints.iter().enumerate() {
             let a = cx.defaults.resolve(el, childclass)?;
             let joint = read_joint(&a, cx)?;
