@@ -218,6 +218,53 @@ fn inertia_from_a_capsule_geom_matches_the_closed_form() {
     assert_relative_eq!(link.inertia.inertia_com, expected, epsilon = EXACT);
 }
 
+/// `inertiafromgeom` chooses between `<inertial>` and the geoms; `boundmass` and
+/// `boundinertia` raise what is below them; `discardvisual` drops visual geoms' mass;
+/// `settotalmass` scales every body.
+#[test]
+fn compiler_settings_choose_and_bound_the_inertia() {
+    let model_with = |compiler: &str| {
+        parse(&format!(
+            r#"<mujoco><compiler {compiler}/><worldbody>
+                 <body name="a"><joint axis="1 0 0"/>
+                   <inertial pos="0 0 0" mass="3" diaginertia="1 1 1"/>
+                   <geom type="box" size="0.1 0.1 0.1" density="1000"/>
+                   <geom type="box" size="0.1 0.1 0.1" pos="0 0 1" density="1000" contype="0" conaffinity="0"/>
+                 </body>
+                 <body name="b" pos="1 0 0"><joint axis="1 0 0"/>
+                   <inertial pos="0 0 0" mass="1e-3" diaginertia="1e-6 1e-6 1e-6"/>
+                   <geom type="sphere" size="0.01" mass="1e-3"/>
+                 </body>
+               </worldbody></mujoco>"#
+        ))
+    };
+    let cube = 8.0; // kg: 1000 kg/m³ × (0.2 m)³
+    let auto = model_with(r#"angle="radian""#);
+    assert_eq!(body(&auto, "a").inertia.mass, 3.0);
+    let from_geoms = model_with(r#"inertiafromgeom="true""#);
+    let a = body(&from_geoms, "a");
+    assert_relative_eq!(a.inertia.mass, 2.0 * cube, epsilon = EXACT);
+    assert_relative_eq!(a.inertia.com, Vector3::new(0.0, 0.0, 0.5), epsilon = EXACT);
+    let discard = model_with(r#"inertiafromgeom="true" discardvisual="true""#);
+    assert_relative_eq!(body(&discard, "a").inertia.mass, cube, epsilon = EXACT);
+    let bounded = model_with(r#"boundmass="0.5" boundinertia="0.01""#);
+    let b = body(&bounded, "b");
+    assert_eq!(b.inertia.mass, 0.5);
+    assert_relative_eq!(
+        b.inertia.inertia_com,
+        Matrix3::identity() * 0.01,
+        epsilon = EXACT
+    );
+    let total = model_with(r#"settotalmass="6.002""#);
+    assert_relative_eq!(body(&total, "a").inertia.mass, 6.0, epsilon = EXACT);
+    assert_relative_eq!(body(&total, "b").inertia.mass, 2e-3, epsilon = EXACT);
+    assert_relative_eq!(
+        body(&total, "a").inertia.inertia_com,
+        Matrix3::identity() * 2.0,
+        epsilon = EXACT
+    );
+}
+
 #[test]
 fn a_slide_and_a_hinge_in_one_body_chain_through_a_massless_frame() {
     let model = parse(

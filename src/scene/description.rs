@@ -5,12 +5,15 @@
 //! A description lists
 //!
 //! - bodies ([`BodyDescription`]), parents before their children: a body of the multibody tree
-//!   with its spatial inertia, its joint to the parent (kind, placement `X_PJ`, damping) and
-//!   its initial joint coordinates, or a body whose motion is prescribed;
+//!   with its spatial inertia, its joint to the parent (kind, placement `X_PJ`, damping,
+//!   armature, spring, limits, friction loss) and its initial joint coordinates, or a body
+//!   whose motion is prescribed;
 //! - geometries ([`GeometryDescription`]), any number per body, each with its placement
-//!   `X_BG`, shape, optional contact parameters and optional hydroelastic properties;
+//!   `X_BG`, shape, optional contact parameters, optional hydroelastic properties and an
+//!   optional collision filter;
 //! - actuators ([`ActuatorDescription`]): one joint velocity each, an effort limit and an
-//!   optional control law;
+//!   optional control law, with a kind (effort or position servo), gear and control range;
+//! - couplers ([`CouplerDescription`]) between one-coordinate joints;
 //! - the step settings (δt, approximation, margin, solver, default contact parameters) and
 //!   gravity.
 //!
@@ -22,6 +25,11 @@
 //! passes on what the model and simulator constructors refuse. It reports those as a
 //! [`DescriptionError`] that names the item by its index, so that a file reader can point at
 //! the item's line while code gets a plain [`crate::error::Error`] through `?`.
+//!
+//! Joint limits, friction loss, couplers, actuator gears, control ranges, position servos and
+//! collision filters are carried as data for the convex step's constraints (issue 22 item 4):
+//! [`SceneDescription::build`] does not apply them yet. Armature and joint springs it applies
+//! (the multibody model's mass matrix and free motion).
 //!
 //! Generalized coordinates follow the model ([`crate::multibody`]): the bodies' joints in
 //! order, a free joint's `q` as `[x, y, z, w, i, j, k]` (position of the body origin in the
