@@ -20,8 +20,9 @@
 
 use crate::error::Result;
 use crate::import::mjcf::defaults::{Attrs, Defaults};
+use crate::import::mjcf::joint::limited;
 use crate::import::mjcf::orientation::Compiler;
-use crate::import::mjcf::tree::{limited, Tree};
+use crate::import::mjcf::tree::Tree;
 use crate::import::mjcf::xml::Element;
 use crate::multibody::JointKind;
 use crate::scene::{ActuatorDescription, ActuatorKind, CouplerDescription};

@@ -43,11 +43,14 @@
 //!
 //! Files: `xml.rs` (element tree, includes, locations), `defaults.rs` (classes and typed
 //! attributes), `orientation.rs` (compiler settings, frames), `inertia.rs` (masses),
-//! `tree.rs` (bodies, joints, geoms), `actuators.rs` (actuators and equalities).
+//! `tree.rs` (the body tree), `joint.rs` (hinges and slides), `geom.rs` (geoms),
+//! `actuators.rs` (actuators and equalities).
 
 mod actuators;
 mod defaults;
+mod geom;
 mod inertia;
+mod joint;
 mod orientation;
 mod tree;
 mod xml;
