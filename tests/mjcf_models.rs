@@ -675,16 +675,7 @@ fn mujoco_standard_models_agree_with_mujoco_and_run() {
         }
     }
     println!("agree with MuJoCo and run 2 s: {}", passed.join(", "));
-    assert!(
-        passed.len() >= 2,
-        "fewer than two standard models load and agree: {failed:?}"
-    );
-    for must in ["half_cheetah.xml", "cartpole.xml"] {
-        assert!(
-            passed.iter().any(|p| p == must),
-            "{must} must load and agree with MuJoCo"
-        );
-    }
+    assert!(failed.is_empty(), "models that fail: {failed:?}");
 }
 
 /// IFT and the direct dual path compute the same derivative two ways: only round-off apart.
