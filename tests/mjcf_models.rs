@@ -302,7 +302,7 @@ fn limits_couplers_servos_and_filters_are_carried_as_data() {
     <body name="a"><joint name="ja" axis="0 1 0" range="-30 60" ref="10"/>
       <geom type="sphere" size="0.1" contype="2" conaffinity="4" friction="0.3 0.01 0.001"/>
       <geom type="sphere" size="0.2" contype="0" conaffinity="0"/>
-      <body name="b"><joint name="jb" axis="0 1 0"/><geom type="sphere" size="0.1"/></body>
+      <body name="b"><joint name="jb" axis="0 1 0"/><geom type="sphere" size="0.1" condim="1"/></body>
     </body>
   </worldbody>
   <equality><joint joint1="jb" joint2="ja" polycoef="0.1 -2 0 0 0"/></equality>
@@ -356,6 +356,11 @@ fn limits_couplers_servos_and_filters_are_carried_as_data() {
     let g = &model.description.geometries[1];
     assert_eq!(g.filter.map(|f| (f.contype, f.conaffinity)), Some((2, 4)));
     assert_eq!(g.contact.map(|c| c.mu), Some(0.3));
+    // condim 1: frictionless.
+    assert_eq!(
+        model.description.geometries[2].contact.map(|c| c.mu),
+        Some(0.0)
+    );
     let volume = |r: f64| 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
     assert_relative_eq!(
         a.inertia.mass,

@@ -1,7 +1,7 @@
 //! Geoms (MuJoCo XML reference, "geom"; src/user/user_objects.cc, `mjCGeom::Compile`): the
 //! type and `size` (or `fromto`, which sets the centre, the z axis from `to` to `from` and the
 //! half-length, `size[2]` of a box or ellipsoid), the pose, `contype`/`conaffinity`, the first
-//! `friction` coefficient, and the mass where it counts. A plane belongs to the world or a
+//! `friction` coefficient (zero for `condim="1"`), and the mass where it counts. A plane belongs to the world or a
 //! static body; mesh, height-field and SDF geoms are refused unless visual-only and weightless.
 #![allow(non_snake_case)]
 
@@ -216,6 +216,18 @@ pub(super) fn read_geom(
     if mu < 0.0 {
         return Err(a.error("friction", "a friction coefficient ≥ 0", mu.to_string()));
     }
+    // condim 1 is frictionless; 4 and 6 add torsional and rolling friction, which the point
+    // contact model here does not have.
+    let mu = match a.int("condim", 3)? {
+        1 => 0.0,
+        3 => mu,
+        4 | 6 => {
+            cx.skipped
+                .add("torsional or rolling friction (condim 4, 6)");
+            mu
+        }
+        other => return Err(a.error("condim", "1, 3, 4 or 6", other.to_string())),
+    };
     Ok(Some(Geom {
         name: el.attr("name").map(str::to_string),
         shape,

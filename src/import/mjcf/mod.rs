@@ -24,7 +24,7 @@
 //! `axis`, `ref`, `range`/`limited`, `damping`, `armature`, `stiffness`/`springref`,
 //! `frictionloss` and `actuatorfrcrange`, geoms (plane, sphere, capsule, cylinder, box,
 //! ellipsoid; `size`, `fromto`, `pos`, orientation, `contype`/`conaffinity`, first `friction`
-//! coefficient as μ, `mass`/`density`), `<equality><joint>` couplings and `motor`, `position`
+//! coefficient as μ (none for `condim="1"`), `mass`/`density`), `<equality><joint>` couplings and `motor`, `position`
 //! and servo-like `general` actuators (`actuators.rs`).
 //!
 //! Skipped, counted in one summary line ([`ImportReport`]): lights, cameras, sites, visual-only
