@@ -24,8 +24,8 @@
 //! `axis`, `ref`, `range`/`limited`, `damping`, `armature`, `stiffness`/`springref`,
 //! `frictionloss` and `actuatorfrcrange`, geoms (plane, sphere, capsule, cylinder, box,
 //! ellipsoid; `size`, `fromto`, `pos`, orientation, `contype`/`conaffinity`, first `friction`
-//! coefficient as μ (none for `condim="1"`), `mass`/`density`), `<equality><joint>` couplings and `motor`, `position`
-//! and servo-like `general` actuators (`actuators.rs`).
+//! coefficient as μ (none for `condim="1"`), `mass`/`density`), `<equality><joint>` couplings
+//! and `motor`, `position` and servo-like `general` actuators (`actuators.rs`).
 //!
 //! Skipped, counted in one summary line ([`ImportReport`]): lights, cameras, sites, visual-only
 //! geoms (contype = conaffinity = 0; their mass still counts where MuJoCo counts it), textures,
