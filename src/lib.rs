@@ -84,7 +84,8 @@
 //! it on the source): [`scalar`], [`error`], [`math`], [`multibody`], [`geometry`] (shapes),
 //! [`hydroelastic`] (pressure fields), [`contact`] (laws and models), [`collision`]
 //! (geometries on bodies and the queries), [`solver`], [`step`], [`control`], [`simulate`],
-//! [`ncp`], [`derivatives`], [`report`], [`scene`], [`problem`], [`optimize`], [`identify`].
+//! [`ncp`], [`derivatives`], [`report`], [`scene`], [`import`] (URDF and MJCF), [`problem`],
+//! [`optimize`], [`identify`].
 //! Two imports run back up, both from [`error`], whose errors carry the statistics of the
 //! solve that failed.
 #![warn(missing_docs)]
@@ -100,6 +101,7 @@ pub mod error;
 pub mod geometry;
 pub mod hydroelastic;
 pub mod identify;
+pub mod import;
 pub mod math;
 pub mod multibody;
 pub mod ncp;

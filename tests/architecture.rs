@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "derivatives",
     "report",
     "scene",
+    "import",
     "problem",
     "optimize",
     "identify",

@@ -9,7 +9,8 @@
 //!             = δt ID(q0, v0, (v − v0)/δt) + δt D v − δt B u,
 //! ```
 //!
-//! so `∂/∂q0 = δt ∂ID/∂q`, `∂/∂v0 = δt ∂ID/∂v − M` and `∂/∂u = −δt B`, with the analytic RNEA
+//! (plus `δt k (q0 − q_ref)` for each joint spring), so `∂/∂q0 = δt ∂ID/∂q + δt K`,
+//! `∂/∂v0 = δt ∂ID/∂v − M` and `∂/∂u = −δt B`, with the analytic RNEA
 //! derivatives of `crate::multibody::derivatives`. The contact part is
 //! `crate::derivatives::contact_terms`.
 #![allow(non_snake_case)]
@@ -51,6 +52,10 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
         for (m, d) in joint.damping.iter().enumerate() {
             let i = joint.v_start + m;
             out[(i, nv + i)] += dt * d;
+        }
+        // The explicit spring effort −k (q0 − q_ref) enters r as +δt k (q0 − q_ref).
+        if let Some(spring) = &joint.spring {
+            out[(joint.v_start, joint.v_start)] += dt * spring.stiffness;
         }
     }
     for (col, &index) in model.actuators.iter().enumerate() {

@@ -10,8 +10,9 @@ use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::MultibodyModel;
 use crate::scalar::Scalar;
 
-/// Mass matrix `M(q)` (nv × nv) by the composite rigid body algorithm (RBDA Table 6.2).
-/// Requires [`forward_kinematics`] at `q`.
+/// Mass matrix `M(q)` (nv × nv) by the composite rigid body algorithm (RBDA Table 6.2), with
+/// each joint's armature (reflected rotor inertia) added to its diagonal entries, as MuJoCo's
+/// `mj_crb` does. Requires [`forward_kinematics`] at `q`.
 pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>) -> DMatrix<T> {
     let nb = model.bodies.len();
     let mut Ic: Vec<_> = model.bodies.iter().map(|b| b.inertia.matrix()).collect();
@@ -41,12 +42,16 @@ pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>
                 }
             }
         }
+        for (a, armature) in ji.armature.iter().enumerate() {
+            M[(ji.v_start + a, ji.v_start + a)] += *armature;
+        }
     }
     M
 }
 
 /// Inverse dynamics `τ = M(q) v̇ + c(q, v)` by the recursive Newton-Euler algorithm
-/// (RBDA Table 5.1), gravity included in `c`. Requires [`forward_kinematics`] at `(q, v)`.
+/// (RBDA Table 5.1), gravity included in `c` and the armature in `M` (as in [`mass_matrix`]).
+/// Requires [`forward_kinematics`] at `(q, v)`.
 pub fn inverse_dynamics<T: Scalar>(
     model: &MultibodyModel<T>,
     data: &MultibodyData<T>,
@@ -79,7 +84,8 @@ pub fn inverse_dynamics<T: Scalar>(
     for i in (0..nb).rev() {
         let j = &model.joints[i];
         for (k, s) in data.S[i].iter().enumerate() {
-            tau[j.v_start + k] = s.dot(&f[i]);
+            let index = j.v_start + k;
+            tau[index] = s.dot(&f[i]) + j.armature[k] * vdot[index];
         }
         if let Some(p) = j.parent {
             let back = data.Xup[i].transpose() * f[i];
@@ -100,8 +106,9 @@ pub fn bias_forces<T: Scalar>(
 }
 
 /// Free-motion velocity of DESIGN step 1 (ICF eq. (1) with zero impulses):
-/// `A (v* − v0) = δt (B u − c(q0, v0) − D v0)` with `A = M(q0) + δt D` (implicit joint
-/// damping). Returns `(v*, A)`; `u` has length nu, `dt` in s.
+/// `A (v* − v0) = δt (B u − c(q0, v0) − D v0 + τ_s(q0))` with `A = M(q0) + δt D` (implicit
+/// joint damping, armature in `M`) and the joint springs' explicit efforts
+/// `τ_s,i = −k_i (q0_i − q_ref,i)`. Returns `(v*, A)`; `u` has length nu, `dt` in s.
 ///
 /// # Errors
 /// [`Error::DimensionMismatch`] for wrong sizes, [`Error::NotPositiveDefinite`] if `A` is
@@ -128,6 +135,9 @@ pub fn free_motion_velocity<T: Scalar>(
             let i = j.v_start + a;
             A[(i, i)] += dt * *d;
             k[i] -= *d * v0[i];
+        }
+        if let Some(spring) = &j.spring {
+            k[j.v_start] -= spring.stiffness * (q0[j.q_start] - spring.reference);
         }
     }
     // A is block diagonal over trees: one small Cholesky per tree.
@@ -386,5 +396,63 @@ mod tests {
             epsilon = 1e-15
         );
         assert!(m.add_actuator(1).is_err());
+    }
+
+    /// Armature `J_a` adds to the joint's diagonal of `M` and nowhere else, in the CRBA and in
+    /// RNEA alike; a spring adds the explicit effort `−k (q0 − q_ref)`: a pendulum (mass m at
+    /// distance l, no gravity) with rotor inertia J_a reaches
+    /// `v* = v0 − δt k (q0 − q_ref) / (m l² + I_c + J_a)` in one step.
+    #[test]
+    fn armature_on_the_diagonal_and_an_explicit_spring() {
+        let (mass, l, i_c, armature) = (1.5, 0.4, 0.02, 0.3);
+        let (k, q_ref, q0, v0, dt) = (20.0, 0.1, 0.6, -0.2, 0.01);
+        let mut m = MultibodyModel::<f64>::new(Vector3::zeros());
+        let inertia = SpatialInertia {
+            mass,
+            com: Vector3::new(0.0, 0.0, -l),
+            inertia_com: Matrix3::identity() * i_c,
+        };
+        m.add_body(
+            "pendulum",
+            inertia,
+            JointSpec {
+                armature: vec![armature],
+                spring: Some(crate::multibody::JointSpring {
+                    stiffness: k,
+                    reference: q_ref,
+                }),
+                ..JointSpec::new(JointKind::Revolute { axis: Vector3::y() })
+            },
+        )
+        .unwrap();
+        let mut data = MultibodyData::new(&m);
+        let (q, v) = (DVector::from_vec(vec![q0]), DVector::from_vec(vec![v0]));
+        let (v_star, A) =
+            free_motion_velocity(&m, &mut data, &q, &v, &DVector::zeros(0), dt).unwrap();
+        let inertia_about_axis = mass * l * l + i_c + armature;
+        assert_relative_eq!(A[(0, 0)], inertia_about_axis, epsilon = 1e-14);
+        assert_relative_eq!(
+            v_star[0],
+            v0 - dt * k * (q0 - q_ref) / inertia_about_axis,
+            epsilon = 1e-14
+        );
+        // RNEA with a unit acceleration agrees with the CRBA (the armature included).
+        let one = DVector::from_vec(vec![1.0]);
+        let tau = inverse_dynamics(&m, &data, &v, &one) - bias_forces(&m, &data, &v);
+        assert_relative_eq!(tau[0], inertia_about_axis, epsilon = 1e-14);
+        // A spring on a free joint and a negative armature are refused.
+        let bad_spring = JointSpec {
+            spring: Some(crate::multibody::JointSpring {
+                stiffness: 1.0,
+                reference: 0.0,
+            }),
+            ..JointSpec::new(JointKind::Free)
+        };
+        assert!(m.add_body("free", inertia, bad_spring).is_err());
+        let bad_armature = JointSpec {
+            armature: vec![-1.0],
+            ..JointSpec::new(JointKind::Revolute { axis: Vector3::x() })
+        };
+        assert!(m.add_body("negative", inertia, bad_armature).is_err());
     }
 }

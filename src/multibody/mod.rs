@@ -6,7 +6,9 @@
 //! `q̇ = N(q) v` (ICF Sec. III). Dynamics follow Featherstone (RBDA): mass matrix by the
 //! composite rigid body algorithm (CRBA, RBDA Sec. 6.2), bias forces `C(q,v)v − τ_g(q)` by
 //! the recursive Newton-Euler algorithm (RNEA, RBDA Sec. 5.3), and the free-motion velocity
-//! of DESIGN step 1: `A (v* − v0) = δt (B u − c(q0, v0) − D v0)`, `A = M(q0) + δt D`.
+//! of DESIGN step 1: `A (v* − v0) = δt (B u − c(q0, v0) − D v0 + τ_s)`, `A = M(q0) + δt D`.
+//! Joint armature (reflected rotor inertia) sits on the diagonal of `M`; joint springs add
+//! the explicit effort `τ_s = −k (q0 − q_ref)`.
 //!
 //! Bodies with prescribed motion ([`PrescribedBody`], a conveyor belt) carry geometry but no
 //! degrees of freedom; their velocity enters contact velocities as a bias.
@@ -26,5 +28,5 @@ pub mod prescribed;
 pub use dynamics::{bias_forces, free_motion_velocity, integrate_positions, mass_matrix};
 pub use joint::JointKind;
 pub use kinematics::{forward_kinematics, MultibodyData};
-pub use model::{Body, BodyId, Joint, JointSpec, MultibodyModel};
+pub use model::{Body, BodyId, Joint, JointSpec, JointSpring, MultibodyModel};
 pub use prescribed::{PrescribedBody, PrescribedMotion};

@@ -40,18 +40,36 @@ pub struct JointSpec<T: Scalar> {
     pub X_PJ: Pose<T>,
     /// Viscous damping per joint velocity (N·s/m or N·m·s/rad).
     pub damping: Vec<T>,
+    /// Reflected rotor inertia per joint velocity (kg or kg·m², nv of the joint), added to the
+    /// diagonal of `M` (MuJoCo's and Drake's `armature`).
+    pub armature: Vec<T>,
+    /// A linear spring on a revolute or prismatic joint; `None` for none.
+    pub spring: Option<JointSpring<T>>,
 }
 
 impl<T: Scalar> JointSpec<T> {
-    /// A joint of `kind` to the world, at the identity placement, without damping.
+    /// A joint of `kind` to the world, at the identity placement, without damping, armature
+    /// or spring.
     pub fn new(kind: JointKind) -> Self {
         JointSpec {
             kind,
             parent: None,
             X_PJ: Pose::identity(),
             damping: vec![T::zero(); kind.nv()],
+            armature: vec![T::zero(); kind.nv()],
+            spring: None,
         }
     }
+}
+
+/// A linear joint spring: the passive effort `τ = −k (q − q_ref)` on a one-coordinate joint
+/// (MuJoCo's joint `stiffness` and `springref`), applied explicitly in the free motion.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointSpring<T: Scalar> {
+    /// Stiffness `k` (N/m or N·m/rad, ≥ 0).
+    pub stiffness: T,
+    /// The coordinate `q_ref` at which the spring is relaxed (m or rad).
+    pub reference: T,
 }
 
 /// The joint connecting a body to its parent.
@@ -66,6 +84,11 @@ pub struct Joint<T: Scalar> {
     /// Viscous damping per joint velocity (N·s/m or N·m·s/rad), length nv of the joint;
     /// treated implicitly, in `A = M + δt D`.
     pub damping: Vec<T>,
+    /// Reflected rotor inertia per joint velocity (kg or kg·m²), length nv of the joint; on the
+    /// diagonal of `M` ([`crate::multibody::mass_matrix`]).
+    pub armature: Vec<T>,
+    /// The joint's spring, if any (revolute and prismatic joints only).
+    pub spring: Option<JointSpring<T>>,
     /// Offset of this joint's coordinates in `q`.
     pub q_start: usize,
     /// Offset of this joint's velocities in `v`.
@@ -153,9 +176,10 @@ impl<T: Scalar> MultibodyModel<T> {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a duplicate or reserved name, a non-positive or
-    /// non-finite mass, an inertia that is not symmetric positive definite, an unknown parent,
-    /// a non-unit axis, or negative damping; [`Error::DimensionMismatch`] for a damping vector
-    /// of the wrong length.
+    /// non-finite mass (zero only with a zero inertia: a massless frame), an inertia that is
+    /// not symmetric positive definite, an unknown parent, a non-unit axis, negative damping
+    /// or armature, or a spring that is negative or not on a revolute or prismatic joint;
+    /// [`Error::DimensionMismatch`] for a damping or armature vector of the wrong length.
     pub fn add_body(
         &mut self,
         name: &str,
@@ -167,6 +191,8 @@ impl<T: Scalar> MultibodyModel<T> {
             parent,
             X_PJ,
             damping,
+            armature,
+            spring,
         } = joint;
         if name == "world" || self.find(name).is_some() {
             return Err(Error::invalid(
@@ -208,6 +234,37 @@ impl<T: Scalar> MultibodyModel<T> {
                 "damping must be finite and ≥ 0",
             ));
         }
+        if armature.len() != kind.nv() {
+            return Err(Error::DimensionMismatch {
+                what: format!("armature of joint of body `{name}`"),
+                expected: kind.nv(),
+                found: armature.len(),
+            });
+        }
+        if armature.iter().any(|a| a.re() < 0.0 || !a.re().is_finite()) {
+            return Err(Error::invalid(
+                "joint.armature",
+                format!("{:?}", armature.iter().map(|a| a.re()).collect::<Vec<_>>()),
+                "armature must be finite and ≥ 0",
+            ));
+        }
+        if let Some(s) = &spring {
+            if kind.nq() != 1 || kind.nv() != 1 {
+                return Err(Error::invalid(
+                    "joint.spring",
+                    kind.name(),
+                    "springs act on revolute and prismatic joints only",
+                ));
+            }
+            let (k, r) = (s.stiffness.re(), s.reference.re());
+            if !(k >= 0.0 && k.is_finite() && r.is_finite()) {
+                return Err(Error::invalid(
+                    "joint.spring",
+                    format!("stiffness {k}, reference {r}"),
+                    "stiffness must be finite and ≥ 0, the reference finite",
+                ));
+            }
+        }
         self.bodies.push(Body {
             name: name.to_string(),
             inertia,
@@ -217,6 +274,8 @@ impl<T: Scalar> MultibodyModel<T> {
             parent,
             X_PJ,
             damping,
+            armature,
+            spring,
             q_start: self.nq,
             v_start: self.nv,
         });
@@ -368,6 +427,11 @@ impl<T: Scalar> MultibodyModel<T> {
                     parent: j.parent,
                     X_PJ: j.X_PJ.cast(),
                     damping: j.damping.iter().map(c).collect(),
+                    armature: j.armature.iter().map(c).collect(),
+                    spring: j.spring.map(|s| JointSpring {
+                        stiffness: c(&s.stiffness),
+                        reference: c(&s.reference),
+                    }),
                     q_start: j.q_start,
                     v_start: j.v_start,
                 })
@@ -381,13 +445,24 @@ impl<T: Scalar> MultibodyModel<T> {
     }
 }
 
+/// Accepts a positive mass with a positive definite rotational inertia, or an exactly zero
+/// spatial inertia: a massless frame body, which chains several joints of one physical body
+/// (an MJCF body with a slide and a hinge). `M` stays positive definite as long as every
+/// chain ends in a body with mass; [`crate::multibody::free_motion_velocity`] reports it
+/// otherwise.
 fn validate_inertia<T: Scalar>(name: &str, inertia: &SpatialInertia<T>) -> Result<()> {
     let m = inertia.mass.re();
+    let massless = m == 0.0
+        && inertia.com.iter().all(|x| x.re() == 0.0)
+        && inertia.inertia_com.iter().all(|x| x.re() == 0.0);
+    if massless {
+        return Ok(());
+    }
     if !(m > 0.0 && m.is_finite()) {
         return Err(Error::invalid(
             &format!("body `{name}` mass"),
             m,
-            "mass must be positive and finite (kg)",
+            "mass must be positive and finite (kg), or the whole inertia zero (a massless frame)",
         ));
     }
     let I: Matrix3<f64> = inertia.inertia_com.map(|x| x.re());

@@ -5,7 +5,7 @@ use crate::control::{ControlLaw, Interpolation};
 use crate::error::Result;
 use crate::problem::build::{count_values, Builder};
 use crate::problem::schema::{ActuatorSpec, ControlSpec};
-use crate::scene::description::ActuatorDescription;
+use crate::scene::description::{ActuatorDescription, ActuatorKind};
 
 impl Builder<'_> {
     /// One actuator per spec, in order (so `u_j` is `actuator[j]`), with its effort limit (N
@@ -30,6 +30,9 @@ impl Builder<'_> {
                     dof: spec.dof,
                     effort_limit,
                     control,
+                    kind: ActuatorKind::Effort,
+                    gear: 1.0,
+                    ctrl_range: None,
                 })
             })
             .collect()

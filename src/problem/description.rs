@@ -179,9 +179,13 @@ impl Builder<'_> {
                 joint: kind,
                 parent,
                 X_PJ,
+                armature: vec![0.0; damping.len()],
+                friction_loss: vec![0.0; damping.len()],
                 damping,
                 q0,
                 v0,
+                limits: None,
+                spring: None,
             }),
         })
     }
@@ -213,6 +217,7 @@ impl Builder<'_> {
             shape,
             contact,
             hydroelastic,
+            filter: None,
         })
     }
 

@@ -12,8 +12,8 @@ use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::JointKind;
 use crate::scene::description::{
-    ActuatorDescription, BodyDescription, BodyMotion, GeometryDescription, JointedBody,
-    SceneDescription,
+    ActuatorDescription, ActuatorKind, BodyDescription, BodyMotion, GeometryDescription,
+    JointedBody, SceneDescription,
 };
 use crate::scene::Scene;
 use crate::step::StepSettings;
@@ -243,6 +243,7 @@ impl SceneBuilder {
                 shape: Shape::HalfSpace,
                 contact: None,
                 hydroelastic: self.ground_hydroelastic,
+                filter: None,
             });
         }
         let mut bodies = Vec::with_capacity(self.bodies.len());
@@ -286,6 +287,10 @@ impl SceneBuilder {
                     damping: vec![0.0; b.kind.nv()],
                     q0,
                     v0,
+                    limits: None,
+                    armature: vec![0.0; b.kind.nv()],
+                    spring: None,
+                    friction_loss: vec![0.0; b.kind.nv()],
                 }),
             });
             geometries.push(GeometryDescription {
@@ -295,6 +300,7 @@ impl SceneBuilder {
                 shape: b.shape,
                 contact: b.contact,
                 hydroelastic: b.hydroelastic,
+                filter: None,
             });
             if let Some((law, effort_limit)) = b.actuator {
                 actuators.push(ActuatorDescription {
@@ -303,6 +309,9 @@ impl SceneBuilder {
                     dof: 0,
                     effort_limit,
                     control: Some(law),
+                    kind: ActuatorKind::Effort,
+                    gear: 1.0,
+                    ctrl_range: None,
                 });
             }
         }
@@ -312,6 +321,7 @@ impl SceneBuilder {
             bodies,
             geometries,
             actuators,
+            couplers: Vec::new(),
         })
     }
 }

@@ -5,12 +5,15 @@
 //! A description lists
 //!
 //! - bodies ([`BodyDescription`]), parents before their children: a body of the multibody tree
-//!   with its spatial inertia, its joint to the parent (kind, placement `X_PJ`, damping) and
-//!   its initial joint coordinates, or a body whose motion is prescribed;
+//!   with its spatial inertia, its joint to the parent (kind, placement `X_PJ`, damping,
+//!   armature, spring, limits, friction loss) and its initial joint coordinates, or a body
+//!   whose motion is prescribed;
 //! - geometries ([`GeometryDescription`]), any number per body, each with its placement
-//!   `X_BG`, shape, optional contact parameters and optional hydroelastic properties;
+//!   `X_BG`, shape, optional contact parameters, optional hydroelastic properties and an
+//!   optional collision filter;
 //! - actuators ([`ActuatorDescription`]): one joint velocity each, an effort limit and an
-//!   optional control law;
+//!   optional control law, with a kind (effort or position servo), gear and control range;
+//! - couplers ([`CouplerDescription`]) between one-coordinate joints;
 //! - the step settings (δt, approximation, margin, solver, default contact parameters) and
 //!   gravity.
 //!
@@ -22,6 +25,11 @@
 //! passes on what the model and simulator constructors refuse. It reports those as a
 //! [`DescriptionError`] that names the item by its index, so that a file reader can point at
 //! the item's line while code gets a plain [`crate::error::Error`] through `?`.
+//!
+//! Joint limits, friction loss, couplers, actuator gears, control ranges, position servos and
+//! collision filters are carried as data for the convex step's constraints (issue 22 item 4):
+//! [`SceneDescription::build`] does not apply them yet. Armature and joint springs it applies
+//! (the multibody model's mass matrix and free motion).
 //!
 //! Generalized coordinates follow the model ([`crate::multibody`]): the bodies' joints in
 //! order, a free joint's `q` as `[x, y, z, w, i, j, k]` (position of the body origin in the
@@ -38,7 +46,9 @@ use crate::geometry::Shape;
 use crate::hydroelastic::Hydroelastic;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
-use crate::multibody::{JointKind, JointSpec, MultibodyModel, PrescribedBody, PrescribedMotion};
+use crate::multibody::{
+    JointKind, JointSpec, JointSpring, MultibodyModel, PrescribedBody, PrescribedMotion,
+};
 pub use crate::scene::error::DescriptionError;
 use crate::scene::Scene;
 use crate::step::{Simulator, State, StepSettings};
@@ -58,6 +68,10 @@ pub struct SceneDescription {
     pub geometries: Vec<GeometryDescription>,
     /// Actuators, in the order of the control vector `u` (nu).
     pub actuators: Vec<ActuatorDescription>,
+    /// Holonomic couplings between one-coordinate joints (URDF mimic joints, MJCF joint
+    /// equalities). Carried as data for the convex step's coupler constraints (issue 22
+    /// item 4); [`SceneDescription::build`] does not apply them yet.
+    pub couplers: Vec<CouplerDescription>,
 }
 
 impl Default for SceneDescription {
@@ -69,6 +83,7 @@ impl Default for SceneDescription {
             bodies: Vec::new(),
             geometries: Vec::new(),
             actuators: Vec::new(),
+            couplers: Vec::new(),
         }
     }
 }
@@ -83,6 +98,9 @@ pub struct BodyDescription {
 }
 
 /// How a body moves.
+// Plain data made once per scene; boxing the jointed variant would only burden every
+// front-end that writes one.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum BodyMotion {
     /// A body of the multibody tree, moved by the dynamics through its joint.
@@ -115,6 +133,75 @@ pub struct JointedBody {
     pub q0: Vec<f64>,
     /// Initial joint velocities (nv of the joint).
     pub v0: Vec<f64>,
+    /// Position, velocity and effort limits of a one-coordinate joint; `None` for none. Data
+    /// for the convex step's limit constraints (issue 22 item 4): [`SceneDescription::build`]
+    /// does not enforce them yet.
+    pub limits: Option<JointLimits>,
+    /// Reflected rotor inertia per joint velocity (nv of the joint; kg or kg·m²), added to the
+    /// diagonal of the mass matrix.
+    pub armature: Vec<f64>,
+    /// A linear spring `τ = −k (q − q_ref)` on a revolute or prismatic joint; `None` for none.
+    pub spring: Option<JointSpring<f64>>,
+    /// Dry (Coulomb) friction per joint velocity (nv of the joint; N or N·m), zero for none.
+    /// Data for the convex step (MuJoCo's `frictionloss`): [`SceneDescription::build`] does
+    /// not apply it yet.
+    pub friction_loss: Vec<f64>,
+}
+
+/// Limits of a one-coordinate joint, `±∞` where a side is free.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointLimits {
+    /// Lowest coordinate (m or rad).
+    pub lower: f64,
+    /// Highest coordinate (m or rad).
+    pub upper: f64,
+    /// Largest speed |v| (m/s or rad/s).
+    pub velocity: f64,
+    /// Largest actuator effort |τ| (N or N·m).
+    pub effort: f64,
+}
+
+impl Default for JointLimits {
+    /// No limit at all: every bound infinite.
+    fn default() -> Self {
+        JointLimits {
+            lower: f64::NEG_INFINITY,
+            upper: f64::INFINITY,
+            velocity: f64::INFINITY,
+            effort: f64::INFINITY,
+        }
+    }
+}
+
+/// A holonomic coupling `q_joint = gear · q_leader + offset` between the coordinates of two
+/// one-coordinate joints, each named by the body it moves (a body has one joint).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CouplerDescription {
+    /// The body whose joint follows.
+    pub joint: String,
+    /// The body whose joint leads.
+    pub leader: String,
+    /// Ratio `dq_joint / dq_leader` (dimensionless for joints of the same kind).
+    pub gear: f64,
+    /// Offset (m or rad).
+    pub offset: f64,
+}
+
+/// Which geometries may touch, MuJoCo's bit masks: two geometries `a`, `b` are tested for
+/// contact iff `(a.contype & b.conaffinity) | (b.contype & a.conaffinity) ≠ 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollisionFilter {
+    /// Contact type bits.
+    pub contype: u32,
+    /// Contact affinity bits.
+    pub conaffinity: u32,
+}
+
+impl CollisionFilter {
+    /// Whether geometries with filters `self` and `other` may touch.
+    pub fn admits(&self, other: &CollisionFilter) -> bool {
+        (self.contype & other.conaffinity) | (other.contype & self.conaffinity) != 0
+    }
 }
 
 /// A collision geometry rigidly attached to a body.
@@ -134,6 +221,9 @@ pub struct GeometryDescription {
     /// Hydroelastic properties: pressure-field contact with other hydroelastic geometries;
     /// `None` for point contact.
     pub hydroelastic: Option<Hydroelastic>,
+    /// Which other geometries it may touch; `None` touches all. Data for the contact query
+    /// (issue 22 item 4): [`SceneDescription::build`] does not filter pairs with it yet.
+    pub filter: Option<CollisionFilter>,
 }
 
 /// An actuator: a force or torque on one joint velocity.
@@ -150,6 +240,31 @@ pub struct ActuatorDescription {
     pub effort_limit: f64,
     /// The control law; `None` leaves the effort to the caller (an optimizer), zero otherwise.
     pub control: Option<ControlLaw>,
+    /// What the actuator is: an effort source (the default) or a position servo.
+    pub kind: ActuatorKind,
+    /// Transmission ratio: the joint effort is `gear` times the actuator's force (MJCF
+    /// `gear`), default 1.
+    pub gear: f64,
+    /// Range of the control input `u` (MJCF `ctrlrange`); `None` for unbounded.
+    pub ctrl_range: Option<[f64; 2]>,
+}
+
+/// The kind of an actuator.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ActuatorKind {
+    /// The control input is an effort, times `gear`.
+    #[default]
+    Effort,
+    /// A position servo, MJCF's `position` actuator: the force
+    /// `kp (u − gear·q) − kv gear·v` with `u` the target, times `gear` on the joint; an
+    /// implicit actuator of the convex step (issue 22 item 4), which
+    /// [`SceneDescription::build`] does not apply yet.
+    Servo {
+        /// Position gain (N/m or N·m/rad).
+        kp: f64,
+        /// Velocity gain (N·s/m or N·m·s/rad).
+        kv: f64,
+    },
 }
 
 /// A built scene: what [`SceneDescription::build`] returns.
@@ -242,6 +357,8 @@ impl SceneDescription {
                         parent,
                         X_PJ: body.X_PJ,
                         damping: body.damping.clone(),
+                        armature: body.armature.clone(),
+                        spring: body.spring,
                     },
                 )
                 .map_err(|e| E::Body {
@@ -424,6 +541,10 @@ mod tests {
                 damping: vec![0.0; 6],
                 q0: vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0],
                 v0: vec![0.0, 0.0, 0.0, 0.5, 0.0, 0.0],
+                limits: None,
+                armature: vec![0.0; 6],
+                spring: None,
+                friction_loss: vec![0.0; 6],
             }),
         };
         let arm = BodyDescription {
@@ -440,6 +561,10 @@ mod tests {
                 damping: vec![0.1],
                 q0: vec![0.3],
                 v0: vec![-1.0],
+                limits: None,
+                armature: vec![0.0],
+                spring: None,
+                friction_loss: vec![0.0],
             }),
         };
         let geometry = |name: &str, body: &str, shape: Shape| GeometryDescription {
@@ -449,6 +574,7 @@ mod tests {
             shape,
             contact: None,
             hydroelastic: None,
+            filter: None,
         };
         SceneDescription {
             bodies: vec![ball, arm],
@@ -467,6 +593,9 @@ mod tests {
                 dof: 0,
                 effort_limit: f64::INFINITY,
                 control: Some(ControlLaw::pd(10.0, 1.0, 0.5)),
+                kind: ActuatorKind::Effort,
+                gear: 1.0,
+                ctrl_range: None,
             }],
             ..SceneDescription::default()
         }

@@ -33,8 +33,9 @@ mod error;
 
 pub use builder::{BodyDesc, SceneBuilder};
 pub use description::{
-    ActuatorDescription, BodyDescription, BodyMotion, BuiltScene, DescriptionError,
-    GeometryDescription, JointedBody, SceneDescription,
+    ActuatorDescription, ActuatorKind, BodyDescription, BodyMotion, BuiltScene, CollisionFilter,
+    CouplerDescription, DescriptionError, GeometryDescription, JointLimits, JointedBody,
+    SceneDescription,
 };
 
 use crate::control::Controller;

@@ -1,0 +1,143 @@
+//! Hinge and slide joints (MuJoCo XML reference, "joint"; src/user/user_objects.cc,
+//! `mjCJoint::Compile`, `checklimited`, `islimited`): `type`, `pos`, `axis` (normalized),
+//! `ref`, `range` with `limited` and the compiler's `autolimits` (angles in the compiler's
+//! unit), `damping`, `armature`, `stiffness`/`springref`, `frictionloss` and
+//! `actuatorfrcrange`. Ball joints are refused: the multibody model has none yet.
+
+use nalgebra::{Unit, UnitQuaternion, Vector3};
+
+use crate::error::Result;
+use crate::import::mjcf::defaults::Attrs;
+use crate::import::mjcf::orientation::{pose, Compiler};
+use crate::import::mjcf::tree::Context;
+use crate::math::Pose;
+use crate::multibody::{JointKind, JointSpring};
+use crate::scene::JointLimits;
+
+pub(super) fn non_negative(a: &Attrs, name: &str) -> Result<f64> {
+    let x = a.f64_or(name, 0.0)?;
+    if x < 0.0 {
+        return Err(a.error(name, "a value ≥ 0", x.to_string()));
+    }
+    Ok(x)
+}
+
+/// A hinge or slide read.
+pub(super) struct Joint {
+    pub kind: JointKind,
+    pub anchor: Vector3<f64>,
+    /// `J(−ref)`: rotation or translation that makes the coordinate MuJoCo's `qpos`.
+    pub rest_offset: Pose<f64>,
+    pub reference: f64,
+    pub limits: Option<JointLimits>,
+    pub damping: f64,
+    pub armature: f64,
+    pub spring: Option<JointSpring<f64>>,
+    pub friction_loss: f64,
+}
+
+/// Whether a `limited`/`range` pair is active (MuJoCo's `checklimited` and `islimited`).
+pub(super) fn limited(
+    a: &Attrs,
+    flag: &str,
+    range: &str,
+    compiler: &Compiler,
+) -> Result<Option<[f64; 2]>> {
+    let value = a.array::<2>(range, "lower, upper")?;
+    let mode = a.keyword(flag, &["auto", "true", "false"], "auto")?;
+    if mode == "auto" && value.is_some() && !compiler.autolimits {
+        return Err(a.error(
+            flag,
+            format!("`{flag}` beside `{range}` (compiler autolimits is false)"),
+            "nothing",
+        ));
+    }
+    let range_value = value.unwrap_or([0.0, 0.0]);
+    let on = mode == "true" || (mode == "auto" && range_value[0] < range_value[1]);
+    if on && range_value[0] > range_value[1] {
+        return Err(a.error(
+            range,
+            "lower ≤ upper",
+            format!("{} {}", range_value[0], range_value[1]),
+        ));
+    }
+    Ok(on.then_some(range_value))
+}
+
+pub(super) fn read_joint(a: &Attrs, cx: &Context) -> Result<Joint> {
+    let el = a.element;
+    let kind = a.keyword("type", &["hinge", "slide", "ball", "free"], "hinge")?;
+    if kind == "ball" {
+        return Err(a.error(
+            "type",
+            "hinge, slide or free (the multibody model has no ball joint yet)",
+            format!("ball joint \"{}\"", el.attr("name").unwrap_or_default()),
+        ));
+    }
+    if kind == "free" {
+        return Err(el.error(
+            None,
+            "a free joint alone in its body",
+            "a free joint beside other joints",
+        ));
+    }
+    let axis = Vector3::from(a.array::<3>("axis", "x y z")?.unwrap_or([0.0, 0.0, 1.0]));
+    if axis.norm() < 1e-14 {
+        return Err(a.error("axis", "a non-zero axis", a.str("axis").unwrap_or_default()));
+    }
+    let axis = axis.normalize();
+    let hinge = kind == "hinge";
+    let angle = |x: f64| if hinge { cx.compiler.angle(x) } else { x };
+    let reference = angle(a.f64_or("ref", 0.0)?);
+    let (kind, rest_offset) = if hinge {
+        let r = UnitQuaternion::from_axis_angle(&Unit::new_unchecked(axis), -reference);
+        (JointKind::Revolute { axis }, pose(Vector3::zeros(), &r))
+    } else {
+        (
+            JointKind::Prismatic { axis },
+            Pose::translation(-reference * axis),
+        )
+    };
+    let range = if cx.limits {
+        limited(a, "limited", "range", cx.compiler)?.map(|r| r.map(angle))
+    } else {
+        None
+    };
+    let effort = limited(a, "actuatorfrclimited", "actuatorfrcrange", cx.compiler)?
+        .map(|[lo, hi]| lo.abs().max(hi.abs()));
+    let limits = (range.is_some() || effort.is_some()).then(|| JointLimits {
+        lower: range.map_or(f64::NEG_INFINITY, |r| r[0]),
+        upper: range.map_or(f64::INFINITY, |r| r[1]),
+        effort: effort.unwrap_or(f64::INFINITY),
+        ..JointLimits::default()
+    });
+    if let Some(sd) = a.floats("springdamper")? {
+        if sd.iter().any(|x| *x != 0.0) {
+            return Err(a.error(
+                "springdamper",
+                "0 0 (set stiffness and damping instead)",
+                a.str("springdamper").unwrap_or_default(),
+            ));
+        }
+    }
+    let stiffness = non_negative(a, "stiffness")?;
+    let spring = (cx.passive && stiffness > 0.0).then(|| -> Result<JointSpring<f64>> {
+        Ok(JointSpring {
+            stiffness,
+            reference: angle(a.f64_or("springref", 0.0)?),
+        })
+    });
+    let spring = spring.transpose()?;
+    let damping = non_negative(a, "damping")?;
+    Ok(Joint {
+        kind,
+        anchor: Vector3::from(a.array::<3>("pos", "x y z")?.unwrap_or_default()),
+        rest_offset,
+        reference,
+        limits,
+        damping: if cx.passive { damping } else { 0.0 },
+        armature: non_negative(a, "armature")?,
+        spring,
+        friction_loss: non_negative(a, "frictionloss")?,
+    })
+}

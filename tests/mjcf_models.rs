@@ -1,0 +1,766 @@
+//! MJCF import (`stiction::import::mjcf`): small models written here, checked against closed
+//! forms, and (ignored by default) MuJoCo's own models checked against MuJoCo.
+//!
+//! The ignored tests need a Python environment with `mujoco`, `dm_control` and `gymnasium`:
+//!
+//! ```text
+//! python3 -m venv .venv-robots
+//! .venv-robots/bin/pip install mujoco==3.3.7 dm_control==1.0.34 gymnasium==1.2.2
+//! STICTION_ROBOTS_VENV=$PWD/.venv-robots cargo test --test mjcf_models -- --ignored --nocapture
+//! ```
+//!
+//! (`scripts/robots/run_mujoco_reference.sh` does all three.) `STICTION_ROBOTS_VENV` defaults
+//! to `.venv-robots` in the repository, then `/work/venv-robots`. Each model's reference comes
+//! from `scripts/robots/mujoco_reference.py`: `M` (`mj_fullM`) and `qfrc_bias` at 20 random
+//! configurations.
+#![allow(non_snake_case)]
+
+use std::path::{Path, PathBuf};
+
+use approx::assert_relative_eq;
+use nalgebra::{DMatrix, DVector, Matrix3, UnitQuaternion, Vector3};
+use stiction::error::Error;
+use stiction::import::mjcf::{self, MjcfModel};
+use stiction::multibody::{bias_forces, forward_kinematics, mass_matrix, JointKind, MultibodyData};
+use stiction::scene::{BodyMotion, JointedBody};
+
+/// Round-off of a few products of f64 values of order one.
+const EXACT: f64 = 1e-12;
+
+fn parse(text: &str) -> MjcfModel {
+    mjcf::parse(text, Path::new("test.xml")).expect("a valid model")
+}
+
+fn body<'a>(model: &'a MjcfModel, name: &str) -> &'a JointedBody {
+    let b = model
+        .description
+        .bodies
+        .iter()
+        .find(|b| b.name == name)
+        .unwrap_or_else(|| panic!("a body {name}"));
+    match &b.motion {
+        BodyMotion::Jointed(j) => j,
+        BodyMotion::Prescribed { .. } => panic!("{name} is jointed"),
+    }
+}
+
+/// `M(q)` and `bias(q, v)` of an imported model.
+fn dynamics(model: &MjcfModel, q: &DVector<f64>, v: &DVector<f64>) -> (DMatrix<f64>, DVector<f64>) {
+    let built = model.description.build().expect("a model that builds");
+    let m = &built.simulator.model;
+    let mut data = MultibodyData::new(m);
+    forward_kinematics(m, &mut data, q, v);
+    (mass_matrix(m, &data), bias_forces(m, &data, v))
+}
+
+const DOUBLE_PENDULUM: &str = r#"
+<mujoco model="double pendulum">
+  <compiler angle="radian"/>
+  <option gravity="0 0 -9.81" timestep="0.001"/>
+  <worldbody>
+    <body name="upper" pos="0 0 2">
+      <joint name="shoulder" type="hinge" axis="0 1 0" armature="0.05"/>
+      <inertial pos="0 0 -0.3" mass="1.5" diaginertia="0.02 0.03 0.04"/>
+      <body name="lower" pos="0 0 -0.6">
+        <joint name="elbow" type="hinge" axis="0 1 0"/>
+        <inertial pos="0 0 -0.25" mass="0.8" diaginertia="0.01 0.015 0.005"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"#;
+
+#[test]
+fn a_double_pendulum_has_the_closed_form_mass_matrix_and_gravity_torques() {
+    let model = parse(DOUBLE_PENDULUM);
+    let (m1, l1, i1, arm) = (1.5, 0.3, 0.03, 0.05);
+    let (L1, m2, l2, i2) = (0.6, 0.8, 0.25, 0.015);
+    let g = 9.81;
+    let names: Vec<&str> = model.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["shoulder", "elbow"]);
+    for (t1, t2) in [(0.0, 0.0), (0.4, -1.1), (2.5, 0.7)] {
+        let q = DVector::from_vec(vec![t1, t2]);
+        let (M, bias) = dynamics(&model, &q, &DVector::zeros(2));
+        let c2 = f64::cos(t2);
+        let M11 = arm + i1 + m1 * l1 * l1 + i2 + m2 * (L1 * L1 + l2 * l2 + 2.0 * L1 * l2 * c2);
+        let M12 = i2 + m2 * (l2 * l2 + L1 * l2 * c2);
+        let M22 = i2 + m2 * l2 * l2;
+        assert_relative_eq!(
+            M,
+            DMatrix::from_row_slice(2, 2, &[M11, M12, M12, M22]),
+            epsilon = EXACT
+        );
+        // bias = ∂V/∂q with V = −g (m1 l1 cos θ1 + m2 (L1 cos θ1 + l2 cos(θ1 + θ2))).
+        let b2 = m2 * g * l2 * f64::sin(t1 + t2);
+        let b1 = g * (m1 * l1 + m2 * L1) * f64::sin(t1) + b2;
+        assert_relative_eq!(bias, DVector::from_vec(vec![b1, b2]), epsilon = EXACT);
+    }
+    assert_eq!(model.description.settings.dt, 0.001);
+}
+
+#[test]
+fn defaults_nest_and_childclass_applies_unless_a_class_is_given() {
+    let model = parse(
+        r#"
+<mujoco>
+  <default>
+    <joint damping="1" armature="0.1"/>
+    <geom type="sphere" size="0.1" density="500"/>
+    <default class="heavy">
+      <geom density="2000"/>
+      <default class="stiff">
+        <joint stiffness="30" springref="10"/>
+      </default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="a" childclass="stiff">
+      <joint name="ja" axis="1 0 0"/>
+      <geom/>
+      <body name="b" pos="0 0 -1">
+        <joint name="jb" class="main" axis="1 0 0" damping="3"/>
+        <geom class="main"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"#,
+    );
+    let volume = 4.0 / 3.0 * std::f64::consts::PI * 0.001;
+    let a = body(&model, "a");
+    // `stiff` inherits `heavy`'s density and main's damping; springref in degrees.
+    assert_relative_eq!(a.inertia.mass, 2000.0 * volume, epsilon = EXACT);
+    assert_eq!((a.damping[0], a.armature[0]), (1.0, 0.1));
+    let spring = a.spring.expect("a spring from class stiff");
+    assert_eq!(spring.stiffness, 30.0);
+    assert_relative_eq!(spring.reference, 10f64.to_radians(), epsilon = EXACT);
+    // An explicit class beats the childclass; an explicit attribute beats both.
+    let b = body(&model, "b");
+    assert_relative_eq!(b.inertia.mass, 500.0 * volume, epsilon = EXACT);
+    assert_eq!(b.damping[0], 3.0);
+    assert!(b.spring.is_none());
+}
+
+/// The five orientation forms of one rotation (90° about x) give one pose, and `eulerseq`
+/// distinguishes rotating from fixed axes.
+#[test]
+fn orientation_forms_agree_on_equivalent_rotations() {
+    let forms = [
+        r#"quat="0.7071067811865476 0.7071067811865476 0 0""#,
+        r#"axisangle="1 0 0 90""#,
+        r#"euler="90 0 0""#,
+        r#"xyaxes="1 0 0 0 0 1""#,
+        r#"zaxis="0 -1 0""#,
+    ];
+    let geoms: String = forms
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            format!(r#"<geom name="g{i}" type="box" size="0.1 0.2 0.3" pos="0 {i} 0" {f}/>"#)
+        })
+        .collect();
+    let model = parse(&format!("<mujoco><worldbody>{geoms}</worldbody></mujoco>"));
+    let expected = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_2);
+    for (i, g) in model.description.geometries.iter().enumerate() {
+        assert_relative_eq!(
+            g.X_BG.R,
+            *expected.to_rotation_matrix().matrix(),
+            epsilon = EXACT
+        );
+        assert_relative_eq!(g.X_BG.p, Vector3::new(0.0, i as f64, 0.0), epsilon = EXACT);
+    }
+    // Rotating axes x, y, z by (a, b, c) equal fixed axes Z, Y, X by (c, b, a).
+    let rotating = parse(
+        r#"<mujoco><compiler eulerseq="xyz"/><worldbody>
+           <geom type="sphere" size="1" euler="30 40 50"/></worldbody></mujoco>"#,
+    );
+    let fixed = parse(
+        r#"<mujoco><compiler eulerseq="ZYX"/><worldbody>
+           <geom type="sphere" size="1" euler="50 40 30"/></worldbody></mujoco>"#,
+    );
+    let (r, f) = (
+        &rotating.description.geometries[0],
+        &fixed.description.geometries[0],
+    );
+    assert_relative_eq!(r.X_BG.R, f.X_BG.R, epsilon = EXACT);
+    let rx = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), 30f64.to_radians());
+    let ry = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), 40f64.to_radians());
+    let rz = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), 50f64.to_radians());
+    assert_relative_eq!(
+        r.X_BG.R,
+        *(rx * ry * rz).to_rotation_matrix().matrix(),
+        epsilon = EXACT
+    );
+}
+
+/// A capsule's mass and inertia by density: a cylinder of length 2h and two hemispheres, each
+/// with its centre of mass 3r/8 from its flat face.
+#[test]
+fn inertia_from_a_capsule_geom_matches_the_closed_form() {
+    let (r, h, rho) = (0.05, 0.2, 800.0);
+    let model = parse(&format!(
+        r#"<mujoco><worldbody><body name="link">
+             <joint type="slide" axis="0 0 1"/>
+             <geom type="capsule" size="{r}" fromto="0 0 0 {} 0 0" density="{rho}"/>
+           </body></worldbody></mujoco>"#,
+        2.0 * h
+    ));
+    let pi = std::f64::consts::PI;
+    let m_cyl = rho * pi * r * r * 2.0 * h;
+    let m_hemi = rho * 2.0 / 3.0 * pi * r * r * r;
+    let axial = m_cyl * r * r / 2.0 + 2.0 * 0.4 * m_hemi * r * r;
+    let d = h + 3.0 * r / 8.0;
+    let hemi_own = 0.4 * m_hemi * r * r - m_hemi * (3.0 * r / 8.0).powi(2);
+    let transverse = m_cyl * (3.0 * r * r + 4.0 * h * h) / 12.0 + 2.0 * (hemi_own + m_hemi * d * d);
+    let link = body(&model, "link");
+    assert_relative_eq!(link.inertia.mass, m_cyl + 2.0 * m_hemi, epsilon = EXACT);
+    assert_relative_eq!(link.inertia.com, Vector3::new(h, 0.0, 0.0), epsilon = EXACT);
+    let expected = Matrix3::from_diagonal(&Vector3::new(axial, transverse, transverse));
+    assert_relative_eq!(link.inertia.inertia_com, expected, epsilon = EXACT);
+}
+
+/// `inertiafromgeom` chooses between `<inertial>` and the geoms; `boundmass` and
+/// `boundinertia` raise what is below them; `discardvisual` drops visual geoms' mass;
+/// `settotalmass` scales every body.
+#[test]
+fn compiler_settings_choose_and_bound_the_inertia() {
+    let model_with = |compiler: &str| {
+        parse(&format!(
+            r#"<mujoco><compiler {compiler}/><worldbody>
+                 <body name="a"><joint axis="1 0 0"/>
+                   <inertial pos="0 0 0" mass="3" diaginertia="1 1 1"/>
+                   <geom type="box" size="0.1 0.1 0.1" density="1000"/>
+                   <geom type="box" size="0.1 0.1 0.1" pos="0 0 1" density="1000" contype="0" conaffinity="0"/>
+                 </body>
+                 <body name="b" pos="1 0 0"><joint axis="1 0 0"/>
+                   <inertial pos="0 0 0" mass="1e-3" diaginertia="1e-6 1e-6 1e-6"/>
+                   <geom type="sphere" size="0.01" mass="1e-3"/>
+                 </body>
+               </worldbody></mujoco>"#
+        ))
+    };
+    let cube = 8.0; // kg: 1000 kg/m³ × (0.2 m)³
+    let auto = model_with(r#"angle="radian""#);
+    assert_eq!(body(&auto, "a").inertia.mass, 3.0);
+    let from_geoms = model_with(r#"inertiafromgeom="true""#);
+    let a = body(&from_geoms, "a");
+    assert_relative_eq!(a.inertia.mass, 2.0 * cube, epsilon = EXACT);
+    assert_relative_eq!(a.inertia.com, Vector3::new(0.0, 0.0, 0.5), epsilon = EXACT);
+    let discard = model_with(r#"inertiafromgeom="true" discardvisual="true""#);
+    assert_relative_eq!(body(&discard, "a").inertia.mass, cube, epsilon = EXACT);
+    let bounded = model_with(r#"boundmass="0.5" boundinertia="0.01""#);
+    let b = body(&bounded, "b");
+    assert_eq!(b.inertia.mass, 0.5);
+    assert_relative_eq!(
+        b.inertia.inertia_com,
+        Matrix3::identity() * 0.01,
+        epsilon = EXACT
+    );
+    let total = model_with(r#"settotalmass="6.002""#);
+    assert_relative_eq!(body(&total, "a").inertia.mass, 6.0, epsilon = EXACT);
+    assert_relative_eq!(body(&total, "b").inertia.mass, 2e-3, epsilon = EXACT);
+    assert_relative_eq!(
+        body(&total, "a").inertia.inertia_com,
+        Matrix3::identity() * 2.0,
+        epsilon = EXACT
+    );
+}
+
+#[test]
+fn a_slide_and_a_hinge_in_one_body_chain_through_a_massless_frame() {
+    let model = parse(
+        r#"<mujoco><worldbody><body name="torso" pos="0 0 1">
+             <joint name="x" type="slide" axis="1 0 0"/>
+             <joint name="pitch" type="hinge" axis="0 1 0" pos="0 0 0.2"/>
+             <geom type="sphere" size="0.1" mass="2"/>
+           </body></worldbody></mujoco>"#,
+    );
+    let kinds: Vec<JointKind> = model.joints.iter().map(|j| j.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            JointKind::Prismatic { axis: Vector3::x() },
+            JointKind::Revolute { axis: Vector3::y() }
+        ]
+    );
+    assert_eq!(body(&model, "torso:x").inertia.mass, 0.0);
+    // Pitching about the anchor 0.2 m above the sphere's centre: M = [[m, m d], [m d, m d² + I]].
+    let (M, _) = dynamics(&model, &DVector::zeros(2), &DVector::zeros(2));
+    let (m, d, i) = (2.0, -0.2, 0.4 * 2.0 * 0.01);
+    assert_relative_eq!(
+        M,
+        DMatrix::from_row_slice(2, 2, &[m, m * d, m * d, m * d * d + i]),
+        epsilon = EXACT
+    );
+}
+
+#[test]
+fn limits_couplers_servos_and_filters_are_carried_as_data() {
+    let model = parse(
+        r#"<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="a"><joint name="ja" axis="0 1 0" range="-30 60" ref="10"/>
+      <geom type="sphere" size="0.1" contype="2" conaffinity="4" friction="0.3 0.01 0.001"/>
+      <geom type="sphere" size="0.2" contype="0" conaffinity="0"/>
+      <body name="b"><joint name="jb" axis="0 1 0"/><geom type="sphere" size="0.1" condim="1"/></body>
+    </body>
+  </worldbody>
+  <equality><joint joint1="jb" joint2="ja" polycoef="0.1 -2 0 0 0"/></equality>
+  <actuator>
+    <motor joint="ja" gear="50" ctrlrange="-1 1"/>
+    <position joint="jb" kp="100" kv="5" forcerange="-7 7"/>
+  </actuator>
+</mujoco>"#,
+    );
+    let a = body(&model, "a");
+    let limits = a.limits.expect("ja is limited (autolimits)");
+    assert_relative_eq!(limits.lower, (-30f64).to_radians(), epsilon = EXACT);
+    assert_relative_eq!(limits.upper, 60f64.to_radians(), epsilon = EXACT);
+    assert!(body(&model, "b").limits.is_none());
+    // q is MuJoCo's qpos: the rest pose is q = ref.
+    assert_relative_eq!(a.q0[0], 10f64.to_radians(), epsilon = EXACT);
+    let coupler = &model.description.couplers[0];
+    assert_eq!(
+        (
+            coupler.joint.as_str(),
+            coupler.leader.as_str(),
+            coupler.gear
+        ),
+        ("b", "a", -2.0)
+    );
+    assert_relative_eq!(
+        coupler.offset,
+        0.1 + 2.0 * 10f64.to_radians(),
+        epsilon = EXACT
+    );
+    let [motor, servo] = &model.description.actuators[..] else {
+        panic!("two actuators")
+    };
+    assert_eq!(
+        (motor.gear, motor.effort_limit, motor.ctrl_range),
+        (50.0, 50.0, Some([-1.0, 1.0]))
+    );
+    assert_eq!(
+        servo.kind,
+        stiction::scene::ActuatorKind::Servo { kp: 100.0, kv: 5.0 }
+    );
+    assert_eq!(servo.effort_limit, 7.0);
+    // The visual sphere is skipped for collision but weighs.
+    let names: Vec<&str> = model
+        .description
+        .geometries
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    let g = &model.description.geometries[1];
+    assert_eq!(g.filter.map(|f| (f.contype, f.conaffinity)), Some((2, 4)));
+    assert_eq!(g.contact.map(|c| c.mu), Some(0.3));
+    // condim 1: frictionless.
+    assert_eq!(
+        model.description.geometries[2].contact.map(|c| c.mu),
+        Some(0.0)
+    );
+    let volume = |r: f64| 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+    assert_relative_eq!(
+        a.inertia.mass,
+        1000.0 * (volume(0.1) + volume(0.2)),
+        epsilon = 1e-9
+    );
+    assert_eq!(
+        model.report.summary().as_deref(),
+        Some("skipped (no effect on the dynamics here): 1× visual-only geom")
+    );
+    model.description.build().expect("the description builds");
+}
+
+/// The error's text names the file and line (`test.xml:LINE:`).
+fn error_at(text: &str) -> (String, usize) {
+    let e = mjcf::parse(text, Path::new("test.xml")).expect_err("an invalid model");
+    let Error::ProblemFile { location, .. } = &e else {
+        panic!("a file error: {e}")
+    };
+    (e.to_string(), location.expect("a location").line)
+}
+
+#[test]
+fn unsupported_and_non_physical_input_is_an_error_at_its_line() {
+    let (message, line) = error_at(
+        "<mujoco>\n<worldbody>\n<body><joint/><geom size=\"0.1\"/></body>\n</worldbody>\n<tendon>\n<fixed name=\"t\"/>\n</tendon>\n</mujoco>",
+    );
+    assert_eq!(line, 6, "{message}");
+    assert!(
+        message.starts_with("test.xml:6:") && message.contains("fixed"),
+        "{message}"
+    );
+    let (message, line) = error_at(
+        "<mujoco>\n<worldbody>\n<body name=\"bad\">\n<joint/>\n<inertial pos=\"0 0 0\" mass=\"1\" diaginertia=\"1 1 3\"/>\n</body>\n</worldbody>\n</mujoco>",
+    );
+    assert_eq!(line, 3, "{message}");
+    assert!(
+        message.contains("A + B ≥ C") && message.contains("body \"bad\""),
+        "{message}"
+    );
+    let (message, line) = error_at("<mujoco>\n<worldbody>\n<body>\n<joint name=\"j\" type=\"ball\"/>\n<geom size=\"1\"/></body></worldbody></mujoco>");
+    assert_eq!(line, 4, "{message}");
+    assert!(message.contains("ball joint \"j\""), "{message}");
+    let (message, line) = error_at("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom type=\"mesh\" mesh=\"m\"/></body></worldbody></mujoco>");
+    assert_eq!(line, 5, "{message}");
+    assert!(message.contains("mesh loader"), "{message}");
+    let (message, line) = error_at("<mujoco>\n<default>\n<geom size=\"-1\"/>\n</default>\n<worldbody><body><joint/><geom/></body></worldbody></mujoco>");
+    assert_eq!(line, 3, "a bad default points at the default: {message}");
+    let (_, line) = error_at("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>");
+    assert_eq!(line, 4);
+}
+
+#[test]
+fn includes_resolve_relative_to_the_including_file() {
+    let dir = std::env::temp_dir().join(format!("stiction-mjcf-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("parts")).expect("a temporary folder");
+    std::fs::write(
+        dir.join("parts/arm.xml"),
+        r#"<mujoco><include file="defaults.xml"/><worldbody><body name="arm"><joint/><geom size="0.1"/></body></worldbody></mujoco>"#,
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("parts/defaults.xml"),
+        r#"<mujoco><default><joint damping="4"/></default></mujoco>"#,
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("robot.xml"),
+        r#"<mujoco><include file="parts/arm.xml"/></mujoco>"#,
+    )
+    .expect("write");
+    let model = mjcf::load(&dir.join("robot.xml")).expect("a model with includes");
+    assert_eq!(body(&model, "arm").damping, [4.0]);
+    std::fs::write(
+        dir.join("parts/defaults.xml"),
+        r#"<mujoco><include file="arm.xml"/></mujoco>"#,
+    )
+    .expect("write");
+    let e = mjcf::load(&dir.join("robot.xml")).expect_err("an include cycle");
+    assert!(e.to_string().contains("include cycle"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Springs, armature and damping of an imported model enter the step's analytic derivative
+/// `∂r/∂θ` as they enter the dual-number reference (the step re-assembled in duals), in
+/// states with contact: a sprung pendulum whose tip rubs on the floor, on a sprung slider,
+/// beside a free ball with armature.
+#[test]
+fn imported_springs_and_armature_differentiate_like_the_dual_reference() {
+    use stiction::derivatives::analytic::state_residual_jacobian;
+    use stiction::derivatives::ift::{nominal_step, residual_jacobian};
+    use stiction::derivatives::lifted::Directions;
+    /// Both paths compute one derivative, analytically and by duals: round-off apart.
+    const TOLERANCE: f64 = 1e-10;
+    let model = parse(
+        r#"<mujoco>
+  <compiler angle="degree"/>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane"/>
+    <body name="ball" pos="0.6 0 0.1"><freejoint/><geom type="sphere" size="0.1"/></body>
+    <body name="carriage" pos="0 0 0.5">
+      <joint name="x" type="slide" axis="1 0 0" stiffness="40" springref="0.05" armature="0.3"/>
+      <geom type="box" size="0.05 0.05 0.05" contype="0" conaffinity="0"/>
+      <body name="arm">
+        <joint name="swing" axis="0 1 0" stiffness="3" springref="30" armature="0.02" damping="0.1"/>
+        <geom type="capsule" size="0.03" fromto="0 0 0 0 0 -0.49"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"#,
+    );
+    let built = model.description.build().expect("a model that builds");
+    let mut sim = built.simulator;
+    let recording =
+        stiction::simulate::run(&mut sim, &built.initial_state, 0.2, |_, _| {}).expect("a rollout");
+    let with_contact: Vec<_> = recording
+        .states
+        .iter()
+        .zip(&recording.reports)
+        .filter(|(_, r)| r.contacts.len() >= 2)
+        .map(|(s, _)| s.clone())
+        .collect();
+    assert!(
+        with_contact.len() > 10,
+        "the ball and the arm touch the floor"
+    );
+    let u = DVector::zeros(sim.model.nu());
+    for state in with_contact.iter().step_by(with_contact.len() / 4) {
+        let nominal = nominal_step(&mut sim, state, &u).expect("nominal step");
+        let dirs = Directions {
+            nv: sim.model.nv(),
+            nu: 0,
+            np: 0,
+        };
+        let duals = residual_jacobian(&sim, &nominal, &[], dirs).expect("dual ∂r/∂θ");
+        let analytic = state_residual_jacobian(&sim, &nominal).expect("analytic ∂r/∂θ");
+        let scale = duals.abs().max();
+        let e = (&analytic - &duals).abs().max() / scale;
+        assert!(
+            e <= TOLERANCE,
+            "t = {}: ∂r/∂θ differs by {e:.2e} of {scale:.2e}",
+            state.t
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// MuJoCo's models against MuJoCo (ignored by default: they need the Python packages).
+
+/// Agreement of M and bias with MuJoCo, relative to the norm of MuJoCo's matrix or vector.
+const MUJOCO_AGREEMENT: f64 = 1e-8;
+
+fn venv() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("STICTION_ROBOTS_VENV").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-robots")),
+        Some(PathBuf::from("/work/venv-robots")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("bin/python").exists())
+}
+
+fn site_packages(venv: &Path) -> PathBuf {
+    let lib = venv.join("lib");
+    std::fs::read_dir(&lib)
+        .expect("the venv's lib folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.exists())
+        .expect("a site-packages folder")
+}
+
+/// MuJoCo's reference for `model`, from scripts/robots/mujoco_reference.py.
+fn reference(venv: &Path, model: &Path) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/robots/mujoco_reference.py");
+    let out = std::process::Command::new(venv.join("bin/python"))
+        .arg(script)
+        .arg(model)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn numbers(v: &serde_json::Value) -> Vec<f64> {
+    match v {
+        serde_json::Value::Array(items) => items.iter().flat_map(numbers).collect(),
+        other => vec![other.as_f64().expect("a number")],
+    }
+}
+
+/// `T` with `v_ours = T v_mujoco`: a free joint's `[v_W, ω_B]` becomes `[ω_W, v_W]`.
+fn velocity_map(model: &MjcfModel, q: &DVector<f64>, nv: usize) -> DMatrix<f64> {
+    let mut T = DMatrix::identity(nv, nv);
+    for j in model.joints.iter().filter(|j| j.kind == JointKind::Free) {
+        let (qi, vi) = (j.q_index, j.v_index);
+        let quat = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+            q[qi + 3],
+            q[qi + 4],
+            q[qi + 5],
+            q[qi + 6],
+        ));
+        let R = quat.to_rotation_matrix().into_inner();
+        let mut block = DMatrix::zeros(6, 6);
+        block.view_mut((0, 3), (3, 3)).copy_from(&R);
+        block
+            .view_mut((3, 0), (3, 3))
+            .copy_from(&Matrix3::identity());
+        T.view_mut((vi, vi), (6, 6)).copy_from(&block);
+    }
+    T
+}
+
+/// Loads `file`, compares M and bias with MuJoCo at 20 configurations, runs 2 s.
+fn check_against_mujoco(venv: &Path, file: &Path) -> Result<(), String> {
+    let model = mjcf::load(file).map_err(|e| format!("load: {e}"))?;
+    let reference = reference(venv, file);
+    let (nq, nv) = (
+        reference["nq"].as_u64().unwrap_or(0) as usize,
+        reference["nv"].as_u64().unwrap_or(0) as usize,
+    );
+    let built = model
+        .description
+        .build()
+        .map_err(|e| format!("build: {}", Error::from(e)))?;
+    let m = &built.simulator.model;
+    if (m.nq(), m.nv()) != (nq, nv) {
+        return Err(format!(
+            "nq, nv = {}, {}; MuJoCo {nq}, {nv}",
+            m.nq(),
+            m.nv()
+        ));
+    }
+    let mut data = MultibodyData::new(m);
+    let mut worst = (0.0f64, 0.0f64);
+    for sample in reference["samples"].as_array().expect("samples") {
+        let q = DVector::from_vec(numbers(&sample["q"]));
+        let T = velocity_map(&model, &q, nv);
+        let v = &T * DVector::from_vec(numbers(&sample["v"]));
+        forward_kinematics(m, &mut data, &q, &v);
+        let M = T.transpose() * mass_matrix(m, &data) * &T;
+        let bias = T.transpose() * bias_forces(m, &data, &v);
+        let M_ref = DMatrix::from_row_slice(nv, nv, &numbers(&sample["M"]));
+        let bias_ref = DVector::from_vec(numbers(&sample["bias"]));
+        let eM = (&M - &M_ref).norm() / M_ref.norm();
+        let eb = (&bias - &bias_ref).norm() / bias_ref.norm().max(1e-300);
+        worst = (worst.0.max(eM), worst.1.max(eb));
+    }
+    if worst.0 > MUJOCO_AGREEMENT || worst.1 > MUJOCO_AGREEMENT {
+        return Err(format!(
+            "M off by {:.1e}, bias by {:.1e} (relative)",
+            worst.0, worst.1
+        ));
+    }
+    let mut sim = built.simulator;
+    let recording = stiction::simulate::run(&mut sim, &built.initial_state, 2.0, |_, _| {})
+        .map_err(|e| format!("2 s run: {e}"))?;
+    let contacts: usize = recording.reports.iter().map(|r| r.contacts.len()).sum();
+    println!(
+        "{}: nq {nq}, nv {nv}; M agrees to {:.1e}, bias to {:.1e}; 2 s at δt = {} s, {} steps, {contacts} contact-steps; {}",
+        file.display(),
+        worst.0,
+        worst.1,
+        sim.settings.dt,
+        recording.reports.len(),
+        model.report.summary().unwrap_or_default()
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs MuJoCo, dm_control and gymnasium in the robots venv (STICTION_ROBOTS_VENV)"]
+fn mujoco_standard_models_agree_with_mujoco_and_run() {
+    let venv = venv().expect("a robots venv: see the module doc");
+    let sp = site_packages(&venv);
+    let gym = sp.join("gymnasium/envs/mujoco/assets");
+    let suite = sp.join("dm_control/suite");
+    let models = [
+        gym.join("half_cheetah.xml"),
+        gym.join("hopper.xml"),
+        gym.join("walker2d.xml"),
+        gym.join("ant.xml"),
+        gym.join("inverted_double_pendulum.xml"),
+        gym.join("inverted_pendulum.xml"),
+        gym.join("reacher.xml"),
+        gym.join("pusher.xml"),
+        suite.join("cartpole.xml"),
+        suite.join("acrobot.xml"),
+        suite.join("cheetah.xml"),
+        suite.join("pendulum.xml"),
+        suite.join("hopper.xml"),
+        suite.join("walker.xml"),
+        suite.join("humanoid.xml"),
+        suite.join("finger.xml"),
+        suite.join("reacher.xml"),
+    ];
+    let mut passed = Vec::new();
+    let mut failed = Vec::new();
+    for file in &models {
+        match check_against_mujoco(&venv, file) {
+            Ok(()) => passed.push(
+                file.file_name()
+                    .map(|f| f.to_string_lossy().to_string())
+                    .unwrap_or_default(),
+            ),
+            Err(e) => {
+                println!("{}: {e}", file.display());
+                failed.push(file.clone());
+            }
+        }
+    }
+    println!("agree with MuJoCo and run 2 s: {}", passed.join(", "));
+    assert!(failed.is_empty(), "models that fail: {failed:?}");
+}
+
+/// IFT and the direct dual path compute the same derivative two ways: only round-off apart.
+const DIRECT_TOLERANCE: f64 = 1e-9;
+
+/// Agreement of the IFT Jacobians with central differences where the step is smooth
+/// (the bound of tests/gradients.rs).
+const FD_TOLERANCE: f64 = 1e-6;
+
+/// Whether every loaded contact of a step clearly sticks (slip below the stiction tolerance
+/// v_s) or clearly slips (above 10 v_s), or none is loaded: where central differences of
+/// the step resolve its derivative. Between, the regularized friction bends on the scale of
+/// v_s and differences over a finite step do not.
+fn smooth(report: &stiction::step::StepReport, v_s: f64) -> bool {
+    report
+        .contacts
+        .iter()
+        .filter(|c| c.normal_force > 0.0)
+        .all(|c| c.slip < v_s || c.slip > 10.0 * v_s)
+}
+
+/// Gradient checks on 10 steps with contact of gymnasium's half-cheetah (armature, joint
+/// springs, three joints in its torso): IFT against the direct dual path on every step, and
+/// against central differences on the steps where every contact clearly sticks or slips.
+///
+/// Not yet for the hopper and walker: until the step honours the geometries' collision
+/// filters (MuJoCo also never lets a body touch its parent), their adjacent, collinear
+/// capsules touch each other, and central differences then disagree by up to 0.1 (the
+/// hopper lying down) or the check's 1e-14 solver tolerance is out of reach (the walker,
+/// 13 contacts).
+#[test]
+#[ignore = "needs gymnasium's assets in the robots venv (STICTION_ROBOTS_VENV)"]
+fn mujoco_half_cheetah_passes_the_gradient_check_on_ten_contact_steps() {
+    use stiction::derivatives::gradient_check;
+    let venv = venv().expect("a robots venv: see the module doc");
+    let gym = site_packages(&venv).join("gymnasium/envs/mujoco/assets");
+    for name in ["half_cheetah.xml"] {
+        let model = mjcf::load(&gym.join(name)).expect("a model that loads");
+        let built = model.description.build().expect("a model that builds");
+        let mut sim = built.simulator;
+        let v_s = sim.settings.contact.stiction_tolerance;
+        let recording = stiction::simulate::run(&mut sim, &built.initial_state, 1.0, |_, _| {})
+            .expect("a rollout");
+        let with_contact: Vec<_> = recording
+            .states
+            .iter()
+            .zip(&recording.reports)
+            .filter(|(_, r)| !r.contacts.is_empty())
+            .map(|(s, r)| (s.clone(), smooth(r, v_s)))
+            .collect();
+        let every = (with_contact.len() / 10).max(1);
+        let u = DVector::zeros(sim.model.nu());
+        let (mut worst_fd, mut smooth_steps) = (0.0f64, 0);
+        for (state, is_smooth) in with_contact.iter().step_by(every).take(10) {
+            let check = gradient_check(&mut sim, state, &u, &[])
+                .unwrap_or_else(|e| panic!("{name} t = {}: {e}", state.t));
+            for b in &check.blocks {
+                assert!(
+                    b.ift_vs_direct <= DIRECT_TOLERANCE,
+                    "{name} t = {}: {} IFT vs direct {:.2e}",
+                    state.t,
+                    b.name,
+                    b.ift_vs_direct
+                );
+                if *is_smooth {
+                    assert!(
+                        b.ift_vs_fd <= FD_TOLERANCE,
+                        "{name} t = {}: {} IFT vs FD {:.2e}",
+                        state.t,
+                        b.name,
+                        b.ift_vs_fd
+                    );
+                    worst_fd = worst_fd.max(b.ift_vs_fd);
+                }
+            }
+            smooth_steps += usize::from(*is_smooth);
+        }
+        println!(
+            "{name}: 10 contact steps, IFT vs direct ≤ {DIRECT_TOLERANCE:.0e}; \
+             {smooth_steps} smooth, IFT vs FD ≤ {worst_fd:.1e} there"
+        );
+    }
+}
