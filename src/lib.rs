@@ -89,6 +89,7 @@ pub mod error;
 pub mod geometry;
 pub mod hydroelastic;
 pub mod identify;
+pub mod import;
 pub mod math;
 pub mod multibody;
 pub mod ncp;

@@ -550,6 +550,7 @@ impl Builder<'_> {
             bodies,
             geometries,
             actuators,
+            couplers: Vec::new(),
         };
         let scene = description
             .build()

@@ -182,6 +182,9 @@ impl Builder<'_> {
                 damping,
                 q0,
                 v0,
+                joint_name: None,
+                limits: None,
+                friction: Vec::new(),
             }),
         })
     }

@@ -286,6 +286,9 @@ impl SceneBuilder {
                     damping: vec![0.0; b.kind.nv()],
                     q0,
                     v0,
+                    joint_name: None,
+                    limits: None,
+                    friction: Vec::new(),
                 }),
             });
             geometries.push(GeometryDescription {
@@ -312,6 +315,7 @@ impl SceneBuilder {
             bodies,
             geometries,
             actuators,
+            couplers: Vec::new(),
         })
     }
 }

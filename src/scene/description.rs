@@ -12,7 +12,14 @@
 //! - actuators ([`ActuatorDescription`]): one joint velocity each, an effort limit and an
 //!   optional control law;
 //! - the step settings (δt, approximation, margin, solver, default contact parameters) and
-//!   gravity.
+//!   gravity;
+//! - joint limits ([`JointLimits`]), Coulomb joint friction ([`JointedBody::friction`]) and
+//!   couplers between joints ([`CouplerDescription`]: URDF mimic joints, MJCF joint
+//!   equalities), as the robot importers read them. **They are data only for now:**
+//!   [`SceneDescription::build`] does not put them into the step (issue 22 item 4 adds them
+//!   to the convex problem as SAP constraints); [`SceneDescription::constraints_not_in_step`]
+//!   lists what a build leaves out, so that front-ends say so instead of dropping it
+//!   silently.
 //!
 //! Every way into a scene produces one: the problem-file reader ([`crate::problem`]),
 //! [`super::SceneBuilder`], and robot importers (URDF, MJCF). Each front-end checks what its
@@ -57,6 +64,9 @@ pub struct SceneDescription {
     pub geometries: Vec<GeometryDescription>,
     /// Actuators, in the order of the control vector `u` (nu).
     pub actuators: Vec<ActuatorDescription>,
+    /// Couplers `q_follower = multiplier · q_leader + offset` between one-velocity joints
+    /// (URDF mimic joints). Not yet part of the step: see the module doc.
+    pub couplers: Vec<CouplerDescription>,
 }
 
 impl Default for SceneDescription {
@@ -68,6 +78,7 @@ impl Default for SceneDescription {
             bodies: Vec::new(),
             geometries: Vec::new(),
             actuators: Vec::new(),
+            couplers: Vec::new(),
         }
     }
 }
@@ -114,6 +125,60 @@ pub struct JointedBody {
     pub q0: Vec<f64>,
     /// Initial joint velocities (nv of the joint).
     pub v0: Vec<f64>,
+    /// The joint's name in the model file it came from (a URDF `<joint name>`); `None` for
+    /// joints that have no name of their own (they are known by their body's name).
+    pub joint_name: Option<String>,
+    /// Position, velocity and effort limits of a one-velocity joint; `None` for none. Not yet
+    /// part of the step: see the module doc.
+    pub limits: Option<JointLimits>,
+    /// Coulomb (dry) friction per joint velocity (nv of the joint, or empty for none; N or
+    /// N·m), the URDF `<dynamics friction>`. Not yet part of the step: see the module doc.
+    pub friction: Vec<f64>,
+}
+
+/// Limits of a one-velocity joint (revolute or prismatic), as URDF `<limit>` and MJCF
+/// `range` state them. Units are the joint's: rad and rad/s and N·m for a revolute joint,
+/// m and m/s and N for a prismatic one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointLimits {
+    /// Lowest position (rad or m); `f64::NEG_INFINITY` for none.
+    pub lower: f64,
+    /// Highest position (rad or m, ≥ `lower`); `f64::INFINITY` for none.
+    pub upper: f64,
+    /// Largest speed |v| (rad/s or m/s, > 0); `f64::INFINITY` for none.
+    pub velocity: f64,
+    /// Largest effort |τ| (N·m or N, > 0); `f64::INFINITY` for none. An importer that makes
+    /// actuators for the joint gives them this effort limit.
+    pub effort: f64,
+}
+
+impl JointLimits {
+    /// No limit at all.
+    pub const NONE: JointLimits = JointLimits {
+        lower: f64::NEG_INFINITY,
+        upper: f64::INFINITY,
+        velocity: f64::INFINITY,
+        effort: f64::INFINITY,
+    };
+
+    /// Whether the position is bounded on either side.
+    pub fn has_position_limit(&self) -> bool {
+        self.lower.is_finite() || self.upper.is_finite()
+    }
+}
+
+/// A coupler between two one-velocity joints: `q_follower = multiplier · q_leader + offset`
+/// (a URDF mimic joint; Drake's coupler constraint, SAP Sec. V-B).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CouplerDescription {
+    /// The body whose joint follows.
+    pub follower: String,
+    /// The body whose joint leads.
+    pub leader: String,
+    /// Gear ratio (dimensionless for joints of one kind; m/rad or rad/m across kinds).
+    pub multiplier: f64,
+    /// Offset (rad or m, the follower's unit).
+    pub offset: f64,
 }
 
 /// A collision geometry rigidly attached to a body.
@@ -171,6 +236,48 @@ impl From<BuiltScene> for Scene {
 }
 
 impl SceneDescription {
+    /// What [`SceneDescription::build`] leaves out of the step, one phrase per kind (joint
+    /// position limits, velocity limits, Coulomb joint friction, couplers), with counts and
+    /// the first names; empty when the step models the whole description. Front-ends print
+    /// it so that nothing the model file states is dropped silently.
+    pub fn constraints_not_in_step(&self) -> Vec<String> {
+        let jointed = || {
+            self.bodies.iter().filter_map(|b| match &b.motion {
+                BodyMotion::Jointed(j) => Some((b.name.as_str(), j)),
+                BodyMotion::Prescribed { .. } => None,
+            })
+        };
+        let listed = |what: &str, names: Vec<&str>| {
+            (!names.is_empty()).then(|| {
+                let shown: Vec<&str> = names.iter().take(3).copied().collect();
+                let more = if names.len() > 3 { ", …" } else { "" };
+                format!("{} {what} ({}{more})", names.len(), shown.join(", "))
+            })
+        };
+        let position = jointed()
+            .filter(|(_, j)| j.limits.is_some_and(|l| l.has_position_limit()))
+            .map(|(n, _)| n)
+            .collect();
+        let velocity = jointed()
+            .filter(|(_, j)| j.limits.is_some_and(|l| l.velocity.is_finite()))
+            .map(|(n, _)| n)
+            .collect();
+        let friction = jointed()
+            .filter(|(_, j)| j.friction.iter().any(|&f| f != 0.0))
+            .map(|(n, _)| n)
+            .collect();
+        let couplers = self.couplers.iter().map(|c| c.follower.as_str()).collect();
+        [
+            listed("joint position limits", position),
+            listed("joint velocity limits", velocity),
+            listed("joints with Coulomb friction", friction),
+            listed("couplers (mimic joints)", couplers),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// The simulator, controller, effort limits and initial state of this scene.
     ///
     /// Checks, in this order: every geometry's body exists; per body, its name, its parent
@@ -180,6 +287,9 @@ impl SceneDescription {
     /// actuator, its body, `dof`, a velocity no other actuator drives, no PD law on a free
     /// joint and a positive effort limit; finite initial state; then what [`Simulator::new`]
     /// checks (settings, shapes, contact parameters).
+    ///
+    /// Joint limits, Coulomb joint friction and couplers are not built into the step yet
+    /// (see the module doc and [`SceneDescription::constraints_not_in_step`]).
     ///
     /// # Errors
     /// The first [`DescriptionError`] found.
@@ -423,6 +533,9 @@ mod tests {
                 damping: vec![0.0; 6],
                 q0: vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0],
                 v0: vec![0.0, 0.0, 0.0, 0.5, 0.0, 0.0],
+                joint_name: None,
+                limits: None,
+                friction: Vec::new(),
             }),
         };
         let arm = BodyDescription {
@@ -439,6 +552,9 @@ mod tests {
                 damping: vec![0.1],
                 q0: vec![0.3],
                 v0: vec![-1.0],
+                joint_name: None,
+                limits: None,
+                friction: Vec::new(),
             }),
         };
         let geometry = |name: &str, body: &str, shape: Shape| GeometryDescription {

@@ -33,8 +33,8 @@ mod error;
 
 pub use builder::{BodyDesc, SceneBuilder};
 pub use description::{
-    ActuatorDescription, BodyDescription, BodyMotion, BuiltScene, DescriptionError,
-    GeometryDescription, JointedBody, SceneDescription,
+    ActuatorDescription, BodyDescription, BodyMotion, BuiltScene, CouplerDescription,
+    DescriptionError, GeometryDescription, JointLimits, JointedBody, SceneDescription,
 };
 
 use crate::control::Controller;
