@@ -60,7 +60,10 @@ fn robots() -> PathBuf {
     let entries = std::fs::read_dir(&lib).expect("the venv's lib folder");
     entries
         .filter_map(|e| e.ok())
-        .map(|e| e.path().join("site-packages/cmeel.prefix/share/example-robot-data/robots"))
+        .map(|e| {
+            e.path()
+                .join("site-packages/cmeel.prefix/share/example-robot-data/robots")
+        })
         .find(|p| p.is_dir())
         .unwrap_or_else(|| panic!("example-robot-data is not installed in {}", lib.display()))
 }
@@ -72,7 +75,8 @@ fn pinocchio_reference(urdf: &Path, floating: bool) -> Value {
         urdf.file_stem().and_then(|s| s.to_str()).unwrap_or("robot"),
         if floating { "floating" } else { "fixed" }
     ));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/robots/pinocchio_reference.py");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/robots/pinocchio_reference.py");
     let mut command = Command::new(venv().join("bin/python"));
     command.arg(&script).arg(urdf).arg("--out").arg(&out);
     command.args(["--samples", &SAMPLES.to_string()]);
@@ -172,7 +176,8 @@ fn compare(urdf: &Path, base: Base) -> (f64, f64) {
                 JointKind::Free => {
                     let p = &q_pin[iq..iq + 3];
                     let [x, y, z, w] = [q_pin[iq + 3], q_pin[iq + 4], q_pin[iq + 5], q_pin[iq + 6]];
-                    q.rows_mut(*qs, 7).copy_from_slice(&[p[0], p[1], p[2], w, x, y, z]);
+                    q.rows_mut(*qs, 7)
+                        .copy_from_slice(&[p[0], p[1], p[2], w, x, y, z]);
                     let R = UnitQuaternion::from_quaternion(Quaternion::new(w, x, y, z))
                         .to_rotation_matrix()
                         .into_inner();
@@ -218,8 +223,14 @@ fn compare(urdf: &Path, base: Base) -> (f64, f64) {
         "{}: largest relative difference to Pinocchio over {SAMPLES} configurations: M {worst_M:.2e}, bias {worst_bias:.2e}",
         urdf.display()
     );
-    assert!(worst_M < REL_TOL, "M differs from Pinocchio's by {worst_M:.2e} (relative)");
-    assert!(worst_bias < REL_TOL, "bias differs from Pinocchio's by {worst_bias:.2e} (relative)");
+    assert!(
+        worst_M < REL_TOL,
+        "M differs from Pinocchio's by {worst_M:.2e} (relative)"
+    );
+    assert!(
+        worst_bias < REL_TOL,
+        "bias differs from Pinocchio's by {worst_bias:.2e} (relative)"
+    );
     (worst_M, worst_bias)
 }
 
@@ -235,8 +246,14 @@ fn run_on_ground(mut d: SceneDescription) -> Scene {
         hydroelastic: None,
     });
     let mut scene = Scene::from(d.build().expect("a valid description"));
-    let recording = scene.run_for(2.0).unwrap_or_else(|e| panic!("the 2 s run failed: {e}"));
-    let contacts = recording.reports.iter().filter(|r| !r.contacts.is_empty()).count();
+    let recording = scene
+        .run_for(2.0)
+        .unwrap_or_else(|e| panic!("the 2 s run failed: {e}"));
+    let contacts = recording
+        .reports
+        .iter()
+        .filter(|r| !r.contacts.is_empty())
+        .count();
     assert!(contacts > 0, "the robot never touched anything");
     assert!(scene.state().q.iter().all(|x| x.is_finite()));
     scene
@@ -292,7 +309,9 @@ fn solo12_drops_onto_the_ground_and_comes_to_rest() {
         pose: stiction::math::Pose::translation(Vector3::new(0.0, 0.0, 0.4)),
         ..ImportOptions::default()
     };
-    let d = load_model(&solo12(), &options).unwrap_or_else(|e| panic!("{e}")).description;
+    let d = load_model(&solo12(), &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .description;
     let scene = run_on_ground(d);
     // Down from 0.4 m: the base lies below its start and above the ground.
     let z = scene.state().q[2];

@@ -37,7 +37,9 @@
 //! (along z in both conventions; `length` → half length), sphere, capsule (`length` of the
 //! core segment) and mesh (its convex hull, [`super::mesh`]) map to [`Shape`]s. `<visual>`,
 //! `<material>`, `<gazebo>` and `<transmission>` do not change the dynamics and are not
-//! read.
+//! read. Every parent–child pair of bodies is listed in
+//! [`SceneDescription::excluded_collisions`] (their meshes overlap at the joint; MuJoCo
+//! excludes such pairs too).
 //!
 //! Checks (each an [`Error::ModelFile`] naming file, line, element and what was expected):
 //! malformed XML, numbers that do not parse, duplicate names, a joint naming a missing link,
@@ -502,11 +504,20 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             self.add_geometries(link)?;
         }
         let couplers = self.couplers()?;
+        // Parent and child links overlap at their joint: they never touch (MuJoCo's rule).
+        let excluded_collisions = bodies
+            .iter()
+            .filter_map(|b| match &b.motion {
+                BodyMotion::Jointed(j) => j.parent.clone().map(|p| (p, b.name.clone())),
+                BodyMotion::Prescribed { .. } => None,
+            })
+            .collect();
         Ok(ImportedModel {
             description: SceneDescription {
                 bodies,
                 geometries: self.geometries,
                 couplers,
+                excluded_collisions,
                 ..SceneDescription::default()
             },
             notes: self.notes,

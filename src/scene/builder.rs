@@ -316,6 +316,7 @@ impl SceneBuilder {
             geometries,
             actuators,
             couplers: Vec::new(),
+            excluded_collisions: Vec::new(),
         })
     }
 }

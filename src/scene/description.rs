@@ -13,9 +13,11 @@
 //!   optional control law;
 //! - the step settings (δt, approximation, margin, solver, default contact parameters) and
 //!   gravity;
-//! - joint limits ([`JointLimits`]), Coulomb joint friction ([`JointedBody::friction`]) and
+//! - joint limits ([`JointLimits`]), Coulomb joint friction ([`JointedBody::friction`]),
 //!   couplers between joints ([`CouplerDescription`]: URDF mimic joints, MJCF joint
-//!   equalities), as the robot importers read them. **They are data only for now:**
+//!   equalities) and body pairs excluded from collision
+//!   ([`SceneDescription::excluded_collisions`]), as the robot importers read them. **They
+//!   are data only for now:**
 //!   [`SceneDescription::build`] does not put them into the step (issue 22 item 4 adds them
 //!   to the convex problem as SAP constraints); [`SceneDescription::constraints_not_in_step`]
 //!   lists what a build leaves out, so that front-ends say so instead of dropping it
@@ -67,6 +69,11 @@ pub struct SceneDescription {
     /// Couplers `q_follower = multiplier · q_leader + offset` between one-velocity joints
     /// (URDF mimic joints). Not yet part of the step: see the module doc.
     pub couplers: Vec<CouplerDescription>,
+    /// Pairs of bodies (by name) whose geometries must not touch each other: a robot's
+    /// parent and child links, whose collision meshes overlap at the joint (MuJoCo excludes
+    /// parent–child pairs, Drake adjacent bodies; MJCF `<contact><exclude>`). Not yet applied
+    /// by the step (see the module doc): until then such pairs make contacts.
+    pub excluded_collisions: Vec<(String, String)>,
 }
 
 impl Default for SceneDescription {
@@ -79,6 +86,7 @@ impl Default for SceneDescription {
             geometries: Vec::new(),
             actuators: Vec::new(),
             couplers: Vec::new(),
+            excluded_collisions: Vec::new(),
         }
     }
 }
@@ -267,11 +275,20 @@ impl SceneDescription {
             .map(|(n, _)| n)
             .collect();
         let couplers = self.couplers.iter().map(|c| c.follower.as_str()).collect();
+        let excluded = self
+            .excluded_collisions
+            .iter()
+            .map(|(_, child)| child.as_str())
+            .collect();
         [
             listed("joint position limits", position),
             listed("joint velocity limits", velocity),
             listed("joints with Coulomb friction", friction),
             listed("couplers (mimic joints)", couplers),
+            listed(
+                "collision exclusions (these body pairs still touch)",
+                excluded,
+            ),
         ]
         .into_iter()
         .flatten()
@@ -288,7 +305,8 @@ impl SceneDescription {
     /// joint and a positive effort limit; finite initial state; then what [`Simulator::new`]
     /// checks (settings, shapes, contact parameters).
     ///
-    /// Joint limits, Coulomb joint friction and couplers are not built into the step yet
+    /// Joint limits, Coulomb joint friction, couplers and collision exclusions are not built
+    /// into the step yet
     /// (see the module doc and [`SceneDescription::constraints_not_in_step`]).
     ///
     /// # Errors

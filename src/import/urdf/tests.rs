@@ -270,10 +270,25 @@ fn an_arm_keeps_limits_friction_and_its_mimic_joint_as_data() {
     assert!((tcp.X_BG.p - Vector3::new(0.0, 0.0, 0.1)).norm() < TOL);
     // Nothing of that is in the step yet, and the description says so.
     let pending = d.constraints_not_in_step();
-    assert_eq!(pending.len(), 4, "{pending:?}");
+    assert_eq!(pending.len(), 5, "{pending:?}");
     assert!(
         pending[3].starts_with("1 couplers (mimic joints) (left_right)"),
         "{pending:?}"
+    );
+    // Parent–child pairs never touch; the fingers (siblings) may.
+    let pairs: Vec<(&str, &str)> = d
+        .excluded_collisions
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("left_base", "left_l1"),
+            ("left_l1", "left_hand"),
+            ("left_hand", "left_left"),
+            ("left_hand", "left_right")
+        ]
     );
     // The model: 4 joint coordinates (j1, j2, two fingers), in file order.
     let built = d.build().expect("a valid description");
