@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use nalgebra::Vector3;
 
 use stiction::error::{Error, Result};
 use stiction::geometry::Shape;
@@ -29,6 +30,15 @@ pub struct RobotArgs {
     /// folders holding packages) and the model file's ancestors called NAME.
     #[arg(long = "package-path", value_name = "NAME=DIR")]
     pub package_path: Vec<String>,
+    /// Robot models: the root link's position in the world (m), default 0,0,0 (a floating
+    /// robot starts there, a fixed one is welded there).
+    #[arg(
+        long,
+        value_name = "X,Y,Z",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    pub position: Option<Vec<f64>>,
 }
 
 impl RobotArgs {
@@ -40,7 +50,21 @@ impl RobotArgs {
                 .push_named(entry)
                 .map_err(|reason| Error::invalid("--package-path", entry, &reason))?;
         }
+        let pose = match self.position.as_deref() {
+            None => Pose::identity(),
+            Some(&[x, y, z]) if [x, y, z].iter().all(|c| c.is_finite()) => {
+                Pose::translation(Vector3::new(x, y, z))
+            }
+            Some(other) => {
+                return Err(Error::invalid(
+                    "--position",
+                    format!("{other:?}"),
+                    "expected three finite numbers X,Y,Z (m)",
+                ))
+            }
+        };
         Ok(ImportOptions {
+            pose,
             base: if self.floating {
                 Base::Floating
             } else {
