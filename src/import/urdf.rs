@@ -5,12 +5,14 @@
 //!
 //! The link tree. Every link but one (the root) is the child of exactly one joint; the
 //! bodies follow a depth-first walk from the root, a link's child joints in file order. A
-//! link becomes a body of the multibody tree, except a link on a fixed joint without a
-//! positive-definite inertia of its own (a massless tool frame such as `panda_hand_tcp`),
-//! which is merged into its parent's body: its inertia (if any) adds to the parent's, its
-//! collision geometries and children hang from the parent at the link's fixed placement. A
-//! fixed base is the root on a fixed joint to the world at [`ImportOptions::pose`] (merged
-//! into the world by the same rule), a floating base the root on a free joint.
+//! link on a moving joint becomes a body of the multibody tree; a link on a fixed joint is
+//! merged into its parent's body, as Pinocchio and MuJoCo's URDF import do (a hand, a
+//! massless tool frame such as `panda_hand_tcp`): its inertia (if any) adds to the
+//! parent's, its collision geometries and children hang from the parent at the link's fixed
+//! placement. A fixed base is the root on a fixed joint to the world at
+//! [`ImportOptions::pose`], its own body if its inertia is positive definite (so that it
+//! keeps its name), merged into the world otherwise; a floating base is the root on a free
+//! joint.
 //!
 //! Frames. A joint's `<origin>` places the child link frame in the parent link frame at
 //! q = 0: `X_PC = (R, p)` with `p = xyz` and URDF's fixed-axis roll-pitch-yaw
@@ -48,7 +50,8 @@
 //! semi-definite or violates the triangle inequality `I₁ + I₂ ≥ I₃` of its principal moments
 //! (as MuJoCo's compiler checks), a moving link without mass or with a singular inertia; a
 //! zero axis, `lower > upper`, negative damping or friction; a mimic of a missing, fixed or
-//! multi-velocity joint, or a mimic loop; a missing mesh (with the places searched).
+//! multi-velocity joint, or a mimic loop; a missing mesh (with the places searched). A
+//! `<mimic>` on a fixed joint is ignored with a note.
 #![allow(non_snake_case)]
 
 use std::collections::HashMap;
@@ -58,7 +61,7 @@ use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
 use roxmltree::{Document, Node};
 
 use super::{mesh, model_error, Base, ImportOptions, ImportedModel};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geometry::Shape;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::JointKind;
@@ -66,6 +69,7 @@ use crate::scene::{
     BodyDescription, BodyMotion, CouplerDescription, GeometryDescription, JointLimits, JointedBody,
     SceneDescription,
 };
+use xml::Source;
 
 /// Relative tolerance of the inertia checks (positive semi-definite, triangle inequality),
 /// relative to the trace: files print inertias with 6–9 significant digits.
@@ -104,157 +108,6 @@ pub fn parse_urdf(text: &str, path: &Path, options: &ImportOptions) -> Result<Im
     let robot = urdf_rs::read_from_string(text)
         .map_err(|e| source.error(root, format!("not a valid URDF: {e}")))?;
     Importer::new(&source, &robot, options)?.run()
-}
-
-/// The file's name and parsed XML, for errors with lines.
-struct Source<'a, 'input> {
-    path: &'a Path,
-    doc: &'a Document<'input>,
-}
-
-impl<'a, 'input> Source<'a, 'input> {
-    /// An error at `node`: its line and `<tag name="…">`.
-    fn error(&self, node: Node, message: impl Into<String>) -> Error {
-        let line = self.doc.text_pos_at(node.range().start).row as usize;
-        let element = match node.attribute("name") {
-            Some(name) => format!("<{} name=\"{name}\">", node.tag_name().name()),
-            None => format!("<{}>", node.tag_name().name()),
-        };
-        model_error(self.path, Some(line), &element, message)
-    }
-
-    /// The top-level `<tag name="name">` element.
-    fn named(&self, tag: &str, name: &str) -> Node<'a, 'input> {
-        self.doc
-            .root_element()
-            .children()
-            .find(|n| n.has_tag_name(tag) && n.attribute("name") == Some(name))
-            .unwrap_or(self.doc.root_element())
-    }
-
-    /// The first child `<tag>` of `node`.
-    fn child(node: Node<'a, 'input>, tag: &str) -> Option<Node<'a, 'input>> {
-        node.children().find(|n| n.has_tag_name(tag))
-    }
-
-    /// Every numeric attribute parses (with the right count), every link and joint has a
-    /// name, every joint a known type, a parent and a child: the checks `urdf-rs` makes
-    /// without saying where.
-    fn check_attributes(&self, root: Node) -> Result<()> {
-        for node in root.descendants().filter(|n| n.is_element()) {
-            let skipped = node
-                .ancestors()
-                .any(|a| a.has_tag_name("gazebo") || a.has_tag_name("transmission"));
-            if skipped {
-                continue;
-            }
-            let tag = node.tag_name().name();
-            let numbers: &[(&str, usize)] = match tag {
-                "origin" => &[("xyz", 3), ("rpy", 3)],
-                "axis" => &[("xyz", 3)],
-                "mass" => &[("value", 1)],
-                "inertia" => &[
-                    ("ixx", 1),
-                    ("ixy", 1),
-                    ("ixz", 1),
-                    ("iyy", 1),
-                    ("iyz", 1),
-                    ("izz", 1),
-                ],
-                "box" => &[("size", 3)],
-                "cylinder" | "capsule" => &[("radius", 1), ("length", 1)],
-                "sphere" => &[("radius", 1)],
-                "mesh" => &[("scale", 3)],
-                "limit" => &[("lower", 1), ("upper", 1), ("effort", 1), ("velocity", 1)],
-                "dynamics" => &[("damping", 1), ("friction", 1)],
-                "mimic" => &[("multiplier", 1), ("offset", 1)],
-                _ => &[],
-            };
-            for &(attribute, count) in numbers {
-                let Some(value) = node.attribute(attribute) else {
-                    continue;
-                };
-                let parsed: Vec<Option<f64>> = value
-                    .split_whitespace()
-                    .map(|x| x.parse::<f64>().ok().filter(|x| x.is_finite()))
-                    .collect();
-                if parsed.len() != count || parsed.iter().any(Option::is_none) {
-                    let expected = if count == 1 {
-                        "a finite number".to_string()
-                    } else {
-                        format!("{count} finite numbers separated by spaces")
-                    };
-                    return Err(self.error(
-                        node,
-                        format!("attribute `{attribute}`: expected {expected}, found \"{value}\""),
-                    ));
-                }
-            }
-            let required: &[&str] = match tag {
-                "mass" => &["value"],
-                "inertia" => &["ixx", "ixy", "ixz", "iyy", "iyz", "izz"],
-                "box" => &["size"],
-                "cylinder" | "capsule" => &["radius", "length"],
-                "sphere" => &["radius"],
-                "mesh" => &["filename"],
-                "limit" => &["velocity"],
-                "mimic" => &["joint"],
-                _ => &[],
-            };
-            if let Some(missing) = required.iter().find(|a| node.attribute(**a).is_none()) {
-                return Err(self.error(node, format!("expected attribute `{missing}`")));
-            }
-        }
-        for node in root.children().filter(|n| n.is_element()) {
-            match node.tag_name().name() {
-                "link" | "joint" if node.attribute("name").is_none_or(str::is_empty) => {
-                    return Err(self.error(node, "expected a non-empty `name` attribute"));
-                }
-                "link" => {
-                    if let Some(inertial) = Source::child(node, "inertial") {
-                        for part in ["mass", "inertia"] {
-                            if Source::child(inertial, part).is_none() {
-                                return Err(
-                                    self.error(inertial, format!("expected a <{part}> element"))
-                                );
-                            }
-                        }
-                    }
-                }
-                "joint" => {
-                    const TYPES: [&str; 7] = [
-                        "revolute",
-                        "continuous",
-                        "prismatic",
-                        "fixed",
-                        "floating",
-                        "planar",
-                        "spherical",
-                    ];
-                    let kind = node.attribute("type").unwrap_or("");
-                    if !TYPES.contains(&kind) {
-                        return Err(self.error(
-                            node,
-                            format!(
-                                "attribute `type`: expected one of revolute, continuous, \
-                                 prismatic, fixed, floating, planar; found \"{kind}\""
-                            ),
-                        ));
-                    }
-                    for part in ["parent", "child"] {
-                        let link = Source::child(node, part).and_then(|n| n.attribute("link"));
-                        if link.is_none_or(str::is_empty) {
-                            return Err(
-                                self.error(node, format!("expected a <{part} link=\"…\"> element"))
-                            );
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Where a link's frame is: on the world or on a body of the description, at `X_BL`.
@@ -534,16 +387,20 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz,
         );
         if m < 0.0 {
-            return Err(self
-                .source
-                .error(node, format!("expected a mass ≥ 0 (kg), found {m}")));
+            return Err(self.source.error(
+                node,
+                format!("link `{}`: expected a mass ≥ 0 (kg), found {m}", link.name),
+            ));
         }
         if m == 0.0 {
             if I.iter().any(|x| *x != 0.0) {
                 return Err(self.source.error(
                     node,
-                    "a link without mass has a non-zero inertia: give it a mass or zero the \
+                    format!(
+                        "link `{}`: no mass but a non-zero inertia: give it a mass or zero the \
                      inertia",
+                        link.name
+                    ),
                 ));
             }
             return Ok(None);
@@ -555,8 +412,9 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             return Err(self.source.error(
                 node,
                 format!(
-                    "inertia is not positive semi-definite (principal moments {a:.6e}, \
-                     {b:.6e}, {c:.6e} kg·m²)"
+                    "link `{}`: inertia is not positive semi-definite (principal moments {a:.6e}, \
+                     {b:.6e}, {c:.6e} kg·m²)",
+                    link.name
                 ),
             ));
         }
@@ -564,8 +422,9 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             return Err(self.source.error(
                 node,
                 format!(
-                    "inertia violates the triangle inequality of its principal moments \
-                     ({a:.6e}, {b:.6e}, {c:.6e} kg·m²): no rigid body has it"
+                    "link `{}`: inertia violates the triangle inequality of its principal moments \
+                     ({a:.6e}, {b:.6e}, {c:.6e} kg·m²): no rigid body has it",
+                    link.name
                 ),
             ));
         }
@@ -677,8 +536,9 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
     }
 
     /// `link` on a fixed joint (`None`: the root on the world) whose child frame sits at
-    /// `X_HO` in the frame of `host` (a body, or the world): its own body if its inertia is
-    /// positive definite, merged into the host otherwise.
+    /// `X_HO` in the frame of `host` (a body, or the world): merged into a host body (as
+    /// Pinocchio and MuJoCo's URDF import do); on the world, its own body if its inertia is
+    /// positive definite (the base keeps its name), merged into the world otherwise.
     fn place_fixed(
         &mut self,
         link: usize,
@@ -687,7 +547,7 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
         joint: Option<usize>,
         mass_parts: &[Option<MassPart>],
     ) -> Result<()> {
-        let own = mass_parts[link].is_some_and(|p| positive_definite(&p.inertia));
+        let own = host.is_none() && mass_parts[link].is_some_and(|p| positive_definite(&p.inertia));
         if own {
             self.add_body(
                 link,
@@ -943,7 +803,8 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
     }
 
     /// The `<mimic>` elements as couplers, with their checks.
-    fn couplers(&self) -> Result<Vec<CouplerDescription>> {
+    fn couplers(&mut self) -> Result<Vec<CouplerDescription>> {
+        let mut notes = Vec::new();
         let mut leader_of: HashMap<usize, usize> = HashMap::new();
         let mut couplers = Vec::new();
         for (j, joint) in self.robot.joints.iter().enumerate() {
@@ -958,6 +819,14 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                     U::Revolute | U::Continuous | U::Prismatic
                 )
             };
+            if joint.joint_type == urdf_rs::JointType::Fixed {
+                notes.push(format!(
+                    "{}: <mimic> on fixed joint `{}` ignored (a fixed joint does not move)",
+                    self.source.location(node),
+                    joint.name
+                ));
+                continue;
+            }
             if !one_velocity(j) {
                 return Err(self.source.error(
                     node,
@@ -1022,9 +891,11 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                 j = next;
             }
         }
+        self.notes.extend(notes);
         Ok(couplers)
     }
 }
 
 #[cfg(test)]
 mod tests;
+mod xml;

@@ -101,6 +101,9 @@ pub struct BodyDescription {
 }
 
 /// How a body moves.
+// A description is plain data made once per scene; boxing the jointed variant (the common
+// one) would only make every front-end's construction noisier.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum BodyMotion {
     /// A body of the multibody tree, moved by the dynamics through its joint.

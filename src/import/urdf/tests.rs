@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::{DVector, Matrix3, Vector3};
 
 use super::*;
+use crate::error::Error;
 use crate::multibody::dynamics::{bias_forces, mass_matrix};
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 
@@ -172,8 +173,9 @@ fn origins_use_fixed_axis_roll_pitch_yaw() {
     assert!((rpy_matrix([r, p, y]) - rz * ry * rx).norm() < 1e-15);
 }
 
-/// A 3-link arm on a massive base: limits, friction, a gripper whose second finger mimics the
-/// first, and a massless tool frame with a collision sphere (merged into the hand).
+/// A 3-link arm on a massive base: limits, friction, a camera fixed to the first link (merged
+/// into it), a gripper whose second finger mimics the first, and a massless tool frame with
+/// a collision sphere (merged into the hand).
 fn arm() -> &'static str {
     r#"<robot name="arm">
   <link name="base"><inertial><mass value="3"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
@@ -183,6 +185,8 @@ fn arm() -> &'static str {
     <dynamics damping="0.5" friction="0.2"/>
   </joint>
   <link name="l1"><inertial><origin xyz="0 0 0.2"/><mass value="2"/><inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="camera_mount" type="fixed"><parent link="l1"/><child link="camera"/><origin xyz="0.1 0 0.3"/></joint>
+  <link name="camera"><inertial><mass value="0.5"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
   <joint name="j2" type="revolute">
     <parent link="l1"/><child link="hand"/><origin xyz="0 0 0.4"/>
     <axis xyz="0 1 0"/><limit lower="-2" upper="0.5" effort="20" velocity="2"/>
@@ -232,6 +236,19 @@ fn an_arm_keeps_limits_friction_and_its_mimic_joint_as_data() {
         })
         .collect();
     assert_eq!(jointed[0].joint, JointKind::Fixed);
+    // l1 carries the camera: masses add, the centre is their weighted mean (0.02, 0, 0.22),
+    // and the inertia about it follows the parallel-axis theorem with l1's centre at
+    // d₁ = (−0.02, 0, −0.02) and the camera's at d₂ = (0.08, 0, 0.08) from it:
+    // I_xx = 0.02 + 2·0.02² + 0.001 + 0.5·0.08², I_xz = −(2·0.02·0.02 + 0.5·0.08·0.08).
+    let l1 = &jointed[1].inertia;
+    assert!((l1.mass - 2.5).abs() < TOL);
+    assert!((l1.com - Vector3::new(0.02, 0.0, 0.22)).norm() < TOL);
+    assert!(
+        (l1.inertia_com[(0, 0)] - 0.025).abs() < TOL,
+        "{}",
+        l1.inertia_com
+    );
+    assert!((l1.inertia_com[(0, 2)] + 2.0 * 0.02 * 0.02 + 0.5 * 0.08 * 0.08).abs() < TOL);
     assert_eq!(jointed[1].joint_name.as_deref(), Some("left_j1"));
     // URDF's effort 0 means no limit.
     assert_eq!(
