@@ -12,7 +12,8 @@
 //! placement. A fixed base is the root on a fixed joint to the world at
 //! [`ImportOptions::pose`], its own body if its inertia is positive definite (so that it
 //! keeps its name), merged into the world otherwise; a floating base is the root on a free
-//! joint.
+//! joint. A root link called `world` (ROS's convention for a robot bolted down by its own
+//! fixed joint) is the world itself, and refuses a floating base.
 //!
 //! Frames. A joint's `<origin>` places the child link frame in the parent link frame at
 //! q = 0: `X_PC = (R, p)` with `p = xyz` and URDF's fixed-axis roll-pitch-yaw
@@ -320,9 +321,21 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             .map(|l| self.link_mass(l))
             .collect::<Result<_>>()?;
 
-        // The root on the world.
+        // The root on the world. A root link called `world` (the ROS convention for a robot
+        // bolted down by its own fixed joint) is the world itself.
+        let world_root = self.robot.links[root].name == "world";
         match self.options.base {
+            Base::Fixed if world_root => {
+                self.place_link(root, None, self.options.pose, &mass_parts)
+            }
             Base::Fixed => self.place_fixed(root, None, self.options.pose, None, &mass_parts)?,
+            Base::Floating if world_root => {
+                return Err(self.source.error(
+                    self.link_node(root),
+                    "the root link is `world`: the file fixes the robot to the world; import \
+                     it with a fixed base",
+                ))
+            }
             Base::Floating => {
                 let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(
                     &self.options.pose.R,

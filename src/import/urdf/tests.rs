@@ -575,3 +575,31 @@ fn errors_name_the_line_the_element_and_what_was_expected() {
         assert_eq!(*line, Some(expected_line), "{name}: {e}");
     }
 }
+
+#[test]
+fn a_root_link_called_world_is_the_world() {
+    let text = r#"<robot name="bolted">
+  <link name="world"/>
+  <joint name="bolt" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/></joint>
+  <link name="base"><collision><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <joint name="hinge" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/></joint>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+</robot>"#;
+    let d = parse(text, &ImportOptions::default())
+        .expect("a valid URDF")
+        .description;
+    let names: Vec<&str> = d.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["arm"]);
+    assert_eq!(d.geometries[0].body, "world");
+    assert!((d.geometries[0].X_BG.p.z - 0.5).abs() < TOL);
+    let floating = ImportOptions {
+        base: Base::Floating,
+        ..ImportOptions::default()
+    };
+    let e = parse(text, &floating).expect_err("a world root cannot float");
+    assert!(
+        e.to_string()
+            .starts_with("test.urdf:2: <link name=\"world\">: the root link is `world`"),
+        "{e}"
+    );
+}
