@@ -1,7 +1,7 @@
 //! Robot importers: model files written for other tools become a
-//! [`SceneDescription`](crate::scene::SceneDescription), the plain data every front-end of the
+//! [`SceneDescription`], the plain data every front-end of the
 //! crate produces (see [`crate::scene::description`]), ready for
-//! [`SceneDescription::build`](crate::scene::SceneDescription::build) or to join other bodies
+//! [`SceneDescription::build`] or to join other bodies
 //! in one scene.
 //!
 //! - URDF ([`urdf`], ROS's Unified Robot Description Format, <http://wiki.ros.org/urdf/XML>):

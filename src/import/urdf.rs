@@ -44,7 +44,7 @@
 //! [`SceneDescription::excluded_collisions`] (their meshes overlap at the joint; MuJoCo
 //! excludes such pairs too).
 //!
-//! Checks (each an [`Error::ModelFile`] naming file, line, element and what was expected):
+//! Checks (each an [`Error::ModelFile`](crate::error::Error::ModelFile) naming file, line, element and what was expected):
 //! malformed XML, numbers that do not parse, duplicate names, a joint naming a missing link,
 //! a link with two parent joints, not exactly one root, a joint loop; a negative or
 //! non-finite mass, a massless link with inertia, an inertia that is not positive
@@ -79,7 +79,7 @@ const INERTIA_TOL: f64 = 1e-9;
 /// Reads the URDF file at `path` (see the module doc).
 ///
 /// # Errors
-/// [`Error::ModelFile`] for a file that cannot be read or any check of the module doc.
+/// [`Error::ModelFile`](crate::error::Error::ModelFile) for a file that cannot be read or any check of the module doc.
 pub fn read_urdf(path: &Path, options: &ImportOptions) -> Result<ImportedModel> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| model_error(path, None, "(file)", format!("cannot read: {e}")))?;
@@ -90,7 +90,7 @@ pub fn read_urdf(path: &Path, options: &ImportOptions) -> Result<ImportedModel> 
 /// package look-ups.
 ///
 /// # Errors
-/// [`Error::ModelFile`] for any check of the module doc.
+/// [`Error::ModelFile`](crate::error::Error::ModelFile) for any check of the module doc.
 pub fn parse_urdf(text: &str, path: &Path, options: &ImportOptions) -> Result<ImportedModel> {
     let doc = Document::parse(text).map_err(|e| {
         model_error(
