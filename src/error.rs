@@ -33,6 +33,22 @@ pub enum Error {
         /// What was found instead.
         found: String,
     },
+    /// A robot model file (URDF, MJCF) or a mesh it names could not be read or does not
+    /// describe a valid model. Printed as `FILE:LINE: ELEMENT: MESSAGE`, the form editors
+    /// jump to; the message says what was expected (and, for a missing file, where it was
+    /// looked for).
+    #[error("{}{}: {element}: {message}", path.display(), line.map_or(String::new(), |l| format!(":{l}")))]
+    ModelFile {
+        /// The model file.
+        path: PathBuf,
+        /// Line of the offending element (from 1); `None` when the file could not be read or
+        /// the error concerns the whole model.
+        line: Option<usize>,
+        /// The element, as `<joint name="elbow">`.
+        element: String,
+        /// What is wrong and what was expected.
+        message: String,
+    },
     /// A model or solver parameter is out of its valid range.
     #[error("invalid parameter `{name}` = {value}: {reason}")]
     InvalidParameter {

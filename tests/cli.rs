@@ -494,3 +494,197 @@ fn simulate_runs_several_problems_in_parallel_into_their_own_folders() {
     assert!(stderr(&refused).contains("--out"), "{}", stderr(&refused));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A double pendulum swinging about y (masses 1.5 and 0.8 kg, upper link 0.6 m, centres of
+/// mass 0.25 and 0.3 m below the joints, inertias about y 0.04 and 0.02 kg·m²).
+const PENDULUM_URDF: &str = r#"<robot name="pendulum">
+  <link name="base"/>
+  <joint name="shoulder" type="continuous">
+    <parent link="base"/><child link="upper"/><axis xyz="0 1 0"/>
+  </joint>
+  <link name="upper">
+    <inertial><origin xyz="0 0 -0.25"/><mass value="1.5"/>
+      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.04" iyz="0" izz="0.03"/></inertial>
+    <collision><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></collision>
+  </link>
+  <joint name="elbow" type="revolute">
+    <origin xyz="0 0 -0.6"/><parent link="upper"/><child link="lower"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="2" effort="5" velocity="3"/>
+  </joint>
+  <link name="lower">
+    <inertial><origin xyz="0 0 -0.3"/><mass value="0.8"/>
+      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.06"/></inertial>
+    <collision><origin xyz="0 0 -0.3"/><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+</robot>
+"#;
+
+#[test]
+fn inspect_prints_the_tree_mass_matrix_and_bias_of_a_urdf() {
+    let dir = scratch("inspect-urdf");
+    std::fs::write(dir.join("pendulum.urdf"), PENDULUM_URDF).expect("a URDF");
+    let (q1, q2, w1, w2): (f64, f64, f64, f64) = (0.3, -0.7, 1.1, -0.4);
+    let out = stiction(
+        &dir,
+        &[
+            "inspect",
+            "pendulum.urdf",
+            "--json",
+            "--q",
+            &format!("{q1},{q2}"),
+            "--v",
+            &format!("{w1},{w2}"),
+        ],
+    );
+    assert_ok(&out);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(
+        (report["nq"].as_u64(), report["nv"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let elbow = &report["joints"][1];
+    assert_eq!(elbow["name"], "elbow");
+    assert_eq!(elbow["type"], "revolute");
+    assert_eq!(
+        (elbow["q_index"].as_u64(), elbow["v_index"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(elbow["limits"]["lower"].as_f64(), Some(-2.0));
+    assert!(
+        report["joints"][0]["limits"].is_null(),
+        "a continuous joint"
+    );
+    // The closed form of the double pendulum (see src/import/urdf/tests.rs).
+    let (m1, m2, l1, c1, c2, i1, i2, g) = (1.5, 0.8, 0.6, 0.25, 0.3, 0.04, 0.02, 9.81);
+    let h = m2 * l1 * c2 * q2.sin();
+    let m22 = i2 + m2 * c2 * c2;
+    let m12 = m22 + m2 * l1 * c2 * q2.cos();
+    let m11 = i1 + m1 * c1 * c1 + i2 + m2 * (l1 * l1 + c2 * c2 + 2.0 * l1 * c2 * q2.cos());
+    let bias = [
+        -h * (2.0 * w1 * w2 + w2 * w2)
+            + g * ((m1 * c1 + m2 * l1) * q1.sin() + m2 * c2 * (q1 + q2).sin()),
+        h * w1 * w1 + g * m2 * c2 * (q1 + q2).sin(),
+    ];
+    let number = |v: &serde_json::Value| v.as_f64().expect("a number");
+    let mass_matrix = &report["M"];
+    for (r, c, expected) in [(0, 0, m11), (0, 1, m12), (1, 0, m12), (1, 1, m22)] {
+        assert!(
+            (number(&mass_matrix[r][c]) - expected).abs() < 1e-12,
+            "M[{r}][{c}]"
+        );
+    }
+    for (k, expected) in bias.iter().enumerate() {
+        assert!(
+            (number(&report["bias"][k]) - expected).abs() < 1e-12,
+            "bias[{k}]"
+        );
+    }
+    // The text form names the joints with their indices.
+    let out = stiction(&dir, &["inspect", "pendulum.urdf"]);
+    assert_ok(&out);
+    assert!(stdout(&out).contains("elbow (revolute axis [0.000000, 1.000000, 0.000000]) of body lower: q[1..2], v[1..2]; position [-2, 2], velocity 3, effort 5"), "{}", stdout(&out));
+    // A wrong size, and a broken file: errors, not panics.
+    let out = stiction(&dir, &["inspect", "pendulum.urdf", "--q", "0.1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("expected 2, found 1"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(
+        dir.join("broken.urdf"),
+        PENDULUM_URDF.replace(r#"<child link="lower"/>"#, r#"<child link="forearm"/>"#),
+    )
+    .expect("a URDF");
+    let out = stiction(&dir, &["inspect", "broken.urdf"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim(),
+        "error: broken.urdf:11: <joint name=\"elbow\">: child link `forearm` is not a <link> of the file"
+    );
+}
+
+#[test]
+fn simulate_runs_a_urdf_on_the_ground_and_says_what_the_step_leaves_out() {
+    let dir = scratch("simulate-urdf");
+    std::fs::write(dir.join("pendulum.urdf"), PENDULUM_URDF).expect("a URDF");
+    // Hung 1 m up so that it swings clear of the ground.
+    let out = stiction(
+        &dir,
+        &[
+            "simulate",
+            "pendulum.urdf",
+            "--position",
+            "0,0,1",
+            "--duration",
+            "0.05",
+            "--out",
+            "run",
+        ],
+    );
+    assert_ok(&out);
+    assert!(
+        stderr(&out)
+            .contains("read but not yet modelled by the step: 1 joint position limits (lower)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("50 steps to t = 0.050000 s"),
+        "{}",
+        stdout(&out)
+    );
+    assert_file(&dir.join("run"), "trajectory.csv", b"t,");
+    // A floating box dropped from 0.1 m lands on the ground.
+    std::fs::write(
+        dir.join("box.urdf"),
+        r#"<robot name="box"><link name="box">
+             <inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+             <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+           </link></robot>"#,
+    )
+    .expect("a URDF");
+    let out = stiction(
+        &dir,
+        &[
+            "simulate",
+            "box.urdf",
+            "--floating",
+            "--position",
+            "0,0,0.11",
+            "--duration",
+            "0.3",
+            "--out",
+            "drop",
+        ],
+    );
+    assert_ok(&out);
+    let contacts = std::fs::read_to_string(dir.join("drop/contacts.csv")).expect("contacts");
+    assert!(
+        contacts
+            .lines()
+            .filter(|l| l.contains(",world,box,"))
+            .count()
+            >= 4,
+        "{contacts}"
+    );
+    let trajectory = std::fs::read_to_string(dir.join("drop/trajectory.csv")).expect("states");
+    let header: Vec<&str> = trajectory
+        .lines()
+        .next()
+        .expect("a header")
+        .split(',')
+        .collect();
+    let z = header
+        .iter()
+        .position(|c| c.contains('z'))
+        .expect("a z column");
+    let last: Vec<&str> = trajectory
+        .lines()
+        .last()
+        .expect("a row")
+        .split(',')
+        .collect();
+    let z: f64 = last[z].parse().expect("a number");
+    assert!((z - 0.1).abs() < 2e-3, "resting height {z} m");
+}

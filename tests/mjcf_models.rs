@@ -322,9 +322,9 @@ fn limits_couplers_servos_and_filters_are_carried_as_data() {
     let coupler = &model.description.couplers[0];
     assert_eq!(
         (
-            coupler.joint.as_str(),
+            coupler.follower.as_str(),
             coupler.leader.as_str(),
-            coupler.gear
+            coupler.multiplier
         ),
         ("b", "a", -2.0)
     );

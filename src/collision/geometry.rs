@@ -2,6 +2,7 @@
 //! its own contact parameters and, for pressure-field contact, its hydroelastic properties.
 #![allow(non_snake_case)]
 
+use crate::collision::CollisionFilter;
 use crate::contact::ContactParams;
 use crate::geometry::Shape;
 use crate::hydroelastic::Hydroelastic;
@@ -42,6 +43,9 @@ pub struct Geometry {
     /// compliant, uses pressure-field contact ([`crate::hydroelastic`]); other pairs use point
     /// contact.
     pub hydroelastic: Option<Hydroelastic>,
+    /// Which other geometries it may touch ([`CollisionFilter`]); `None` touches every
+    /// geometry on another body.
+    pub filter: Option<CollisionFilter>,
 }
 
 impl Geometry {
@@ -55,12 +59,19 @@ impl Geometry {
             shape,
             contact: None,
             hydroelastic: None,
+            filter: None,
         }
     }
 
     /// This geometry with its own contact parameters (see [`Geometry::contact`]).
     pub fn with_contact(mut self, contact: ContactParams<f64>) -> Self {
         self.contact = Some(contact);
+        self
+    }
+
+    /// This geometry with collision filter `filter` (see [`Geometry::filter`]).
+    pub fn with_filter(mut self, filter: CollisionFilter) -> Self {
+        self.filter = Some(filter);
         self
     }
 
@@ -88,6 +99,7 @@ mod tests {
             shape,
             contact: None,
             hydroelastic: None,
+            filter: None,
         };
         assert_eq!(plain, literal);
         let params = ContactParams {

@@ -13,7 +13,7 @@ use parry3d_f64::query::{
 use rayon::prelude::*;
 
 use crate::collision::parry::{nv, to_parry_pose};
-use crate::collision::scene::{can_collide, pair_order, CollisionScene};
+use crate::collision::scene::{pair_order, CollisionScene};
 use crate::error::{Error, Result};
 use crate::geometry::distance::{classify, ActiveFeature, LocalShape};
 use crate::math::Pose;
@@ -65,7 +65,7 @@ pub fn find_contacts(
     let candidates: Vec<(usize, usize)> = (0..n)
         .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
         .filter(|&(i, j)| {
-            can_collide(scene.geometries[i].body, scene.geometries[j].body)
+            scene.may_touch(i, j)
                 && !scene.is_hydroelastic_pair(i, j)
                 && aabbs[i].intersects(&aabbs[j])
         })
@@ -165,14 +165,7 @@ mod tests {
     use crate::multibody::model::BodyId;
 
     fn geometry(name: &str, body: BodyId, shape: Shape) -> Geometry {
-        Geometry {
-            name: name.into(),
-            body,
-            X_BG: Pose::identity(),
-            shape,
-            contact: None,
-            hydroelastic: None,
-        }
+        Geometry::new(name, body, Pose::identity(), shape)
     }
 
     fn ground_and(shape: Shape, X: Pose<f64>) -> Vec<GeometricContact> {

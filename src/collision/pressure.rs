@@ -2,7 +2,7 @@
 //! polygons of every hydroelastic pair at the start of the step (f64).
 #![allow(non_snake_case)]
 
-use crate::collision::scene::{can_collide, pair_order, CollisionScene};
+use crate::collision::scene::{pair_order, CollisionScene};
 use crate::error::Result;
 use crate::hydroelastic::clip::ClipTopology;
 use crate::hydroelastic::coherence::PlaneCandidates;
@@ -132,9 +132,7 @@ fn polygons_of_pairs(
     let geometries = scene.geometries();
     for i in 0..geometries.len() {
         for j in (i + 1)..geometries.len() {
-            if !can_collide(geometries[i].body, geometries[j].body)
-                || !scene.is_hydroelastic_pair(i, j)
-            {
+            if !scene.may_touch(i, j) || !scene.is_hydroelastic_pair(i, j) {
                 continue;
             }
             let (a, b) = pair_order(geometries, i, j);

@@ -22,6 +22,8 @@ pub struct CollisionScene {
     pub(super) hulls: Vec<Option<ConvexTopology>>,
     /// Hydroelastic representation of each geometry with hydroelastic properties.
     hydro: Vec<Option<HydroGeometry>>,
+    /// Body pairs whose geometries never touch, each ordered (lower first), sorted.
+    excluded: Vec<(BodyId, BodyId)>,
 }
 
 impl std::fmt::Debug for CollisionScene {
@@ -86,6 +88,7 @@ impl CollisionScene {
             shapes,
             hulls,
             hydro,
+            excluded: Vec::new(),
         })
     }
 
@@ -137,6 +140,34 @@ impl CollisionScene {
         self.hydro[i].as_ref()
     }
 
+    /// Keeps the geometries of bodies `a` and `b` from touching each other (a robot's parent
+    /// and child links, whose meshes overlap at their joint).
+    pub fn exclude(&mut self, a: BodyId, b: BodyId) {
+        let pair = (a.min(b), a.max(b));
+        if let Err(at) = self.excluded.binary_search(&pair) {
+            self.excluded.insert(at, pair);
+        }
+    }
+
+    /// Whether geometries `i` and `j` may touch: [`can_collide`] by their bodies, admitted by
+    /// both collision filters, and not on an excluded body pair ([`CollisionScene::exclude`]).
+    pub fn may_touch(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.geometries[i], &self.geometries[j]);
+        if !can_collide(a.body, b.body) {
+            return false;
+        }
+        if let (Some(fa), Some(fb)) = (&a.filter, &b.filter) {
+            if !fa.admits(fb) {
+                return false;
+            }
+        }
+        self.excluded.is_empty()
+            || self
+                .excluded
+                .binary_search(&(a.body.min(b.body), a.body.max(b.body)))
+                .is_err()
+    }
+
     /// Whether geometries `i` and `j` are a pressure-field pair
     /// ([`is_hydroelastic_pair`]); all other pairs use point contact.
     pub fn is_hydroelastic_pair(&self, i: usize, j: usize) -> bool {
@@ -167,14 +198,7 @@ mod tests {
     use crate::math::Pose;
 
     fn geometry(name: &str, body: BodyId, shape: Shape) -> Geometry {
-        Geometry {
-            name: name.into(),
-            body,
-            X_BG: Pose::identity(),
-            shape,
-            contact: None,
-            hydroelastic: None,
-        }
+        Geometry::new(name, body, Pose::identity(), shape)
     }
 
     /// A new modulus or new contact parameters keep a geometry's pressure-field mesh (the

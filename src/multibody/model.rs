@@ -9,8 +9,9 @@ use crate::multibody::joint::JointKind;
 use crate::multibody::prescribed::PrescribedBody;
 use crate::scalar::{lit, Scalar};
 
-/// Which body a geometry or contact refers to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which body a geometry or contact refers to (ordered: the world, then tree bodies, then
+/// prescribed bodies, each by index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum BodyId {
     /// The fixed world.
     World,

@@ -551,6 +551,7 @@ impl Builder<'_> {
             geometries,
             actuators,
             couplers: Vec::new(),
+            excluded_collisions: Vec::new(),
         };
         let scene = description
             .build()

@@ -180,12 +180,13 @@ impl Builder<'_> {
                 parent,
                 X_PJ,
                 armature: vec![0.0; damping.len()],
-                friction_loss: vec![0.0; damping.len()],
                 damping,
                 q0,
                 v0,
+                joint_name: None,
                 limits: None,
                 spring: None,
+                friction: Vec::new(),
             }),
         })
     }
@@ -316,6 +317,12 @@ impl Builder<'_> {
                 source,
             ),
             E::Simulator { source } => self.err("(model)", "a valid model", source),
+            // Problem files name no excluded pairs; a robot model's come from its importer.
+            E::UnknownExcludedBody { body, .. } => self.err(
+                "(model)",
+                "excluded collision pairs of bodies of the scene",
+                format!("`{body}`"),
+            ),
         }
     }
 

@@ -287,10 +287,11 @@ impl SceneBuilder {
                     damping: vec![0.0; b.kind.nv()],
                     q0,
                     v0,
+                    joint_name: None,
                     limits: None,
                     armature: vec![0.0; b.kind.nv()],
                     spring: None,
-                    friction_loss: vec![0.0; b.kind.nv()],
+                    friction: Vec::new(),
                 }),
             });
             geometries.push(GeometryDescription {
@@ -322,6 +323,7 @@ impl SceneBuilder {
             geometries,
             actuators,
             couplers: Vec::new(),
+            excluded_collisions: Vec::new(),
         })
     }
 }

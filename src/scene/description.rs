@@ -15,7 +15,17 @@
 //!   optional control law, with a kind (effort or position servo), gear and control range;
 //! - couplers ([`CouplerDescription`]) between one-coordinate joints;
 //! - the step settings (δt, approximation, margin, solver, default contact parameters) and
-//!   gravity.
+//!   gravity;
+//! - body pairs excluded from collision ([`SceneDescription::excluded_collisions`]: a
+//!   robot's parent and child links) and per-geometry collision filters
+//!   ([`CollisionFilter`]), applied by the collision query;
+//! - joint limits ([`JointLimits`]), Coulomb joint friction ([`JointedBody::friction`]) and
+//!   couplers between joints ([`CouplerDescription`]: URDF mimic joints, MJCF joint
+//!   equalities), as the robot importers read them. **They are data only for now:**
+//!   [`SceneDescription::build`] does not put them into the step (issue 22 item 4 adds them
+//!   to the convex problem as SAP constraints); [`SceneDescription::constraints_not_in_step`]
+//!   lists what a build leaves out, so that front-ends say so instead of dropping it
+//!   silently.
 //!
 //! Every way into a scene produces one: the problem-file reader ([`crate::problem`]),
 //! [`super::SceneBuilder`], and robot importers (URDF, MJCF). Each front-end checks what its
@@ -26,10 +36,9 @@
 //! [`DescriptionError`] that names the item by its index, so that a file reader can point at
 //! the item's line while code gets a plain [`crate::error::Error`] through `?`.
 //!
-//! Joint limits, friction loss, couplers, actuator gears, control ranges, position servos and
-//! collision filters are carried as data for the convex step's constraints (issue 22 item 4):
-//! [`SceneDescription::build`] does not apply them yet. Armature and joint springs it applies
-//! (the multibody model's mass matrix and free motion).
+//! Actuator gears, control ranges and position servos are data too, not yet applied (the
+//! control input is the joint effort). Armature and joint springs are applied (the multibody
+//! model's mass matrix and free motion).
 //!
 //! Generalized coordinates follow the model ([`crate::multibody`]): the bodies' joints in
 //! order, a free joint's `q` as `[x, y, z, w, i, j, k]` (position of the body origin in the
@@ -39,6 +48,7 @@
 
 use nalgebra::{DVector, Vector3};
 
+pub use crate::collision::CollisionFilter;
 use crate::collision::Geometry;
 use crate::contact::ContactParams;
 use crate::control::{ActuatorControl, ControlLaw, Controller};
@@ -68,10 +78,14 @@ pub struct SceneDescription {
     pub geometries: Vec<GeometryDescription>,
     /// Actuators, in the order of the control vector `u` (nu).
     pub actuators: Vec<ActuatorDescription>,
-    /// Holonomic couplings between one-coordinate joints (URDF mimic joints, MJCF joint
-    /// equalities). Carried as data for the convex step's coupler constraints (issue 22
-    /// item 4); [`SceneDescription::build`] does not apply them yet.
+    /// Couplers `q_follower = multiplier · q_leader + offset` between one-velocity joints
+    /// (URDF mimic joints). Not yet part of the step: see the module doc.
     pub couplers: Vec<CouplerDescription>,
+    /// Pairs of bodies (by name) whose geometries must not touch each other: a robot's
+    /// parent and child links, whose collision meshes overlap at the joint (MuJoCo excludes
+    /// parent–child pairs, Drake adjacent bodies; MJCF `<contact><exclude>`). Each name is a
+    /// body's or `world`.
+    pub excluded_collisions: Vec<(String, String)>,
 }
 
 impl Default for SceneDescription {
@@ -84,6 +98,7 @@ impl Default for SceneDescription {
             geometries: Vec::new(),
             actuators: Vec::new(),
             couplers: Vec::new(),
+            excluded_collisions: Vec::new(),
         }
     }
 }
@@ -133,75 +148,72 @@ pub struct JointedBody {
     pub q0: Vec<f64>,
     /// Initial joint velocities (nv of the joint).
     pub v0: Vec<f64>,
-    /// Position, velocity and effort limits of a one-coordinate joint; `None` for none. Data
-    /// for the convex step's limit constraints (issue 22 item 4): [`SceneDescription::build`]
-    /// does not enforce them yet.
+    /// The joint's name in the model file it came from (a URDF `<joint name>`); `None` for
+    /// joints that have no name of their own (they are known by their body's name).
+    pub joint_name: Option<String>,
+    /// Position, velocity and effort limits of a one-velocity joint; `None` for none. Not yet
+    /// part of the step: see the module doc.
     pub limits: Option<JointLimits>,
+    /// Coulomb (dry) friction per joint velocity (nv of the joint, or empty for none; N or
+    /// N·m), the URDF `<dynamics friction>`. Not yet part of the step: see the module doc.
+    pub friction: Vec<f64>,
     /// Reflected rotor inertia per joint velocity (nv of the joint; kg or kg·m²), added to the
     /// diagonal of the mass matrix.
     pub armature: Vec<f64>,
     /// A linear spring `τ = −k (q − q_ref)` on a revolute or prismatic joint; `None` for none.
     pub spring: Option<JointSpring<f64>>,
-    /// Dry (Coulomb) friction per joint velocity (nv of the joint; N or N·m), zero for none.
-    /// Data for the convex step (MuJoCo's `frictionloss`): [`SceneDescription::build`] does
-    /// not apply it yet.
-    pub friction_loss: Vec<f64>,
 }
 
-/// Limits of a one-coordinate joint, `±∞` where a side is free.
+/// Limits of a one-velocity joint (revolute or prismatic), as URDF `<limit>` and MJCF
+/// `range` state them. Units are the joint's: rad and rad/s and N·m for a revolute joint,
+/// m and m/s and N for a prismatic one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JointLimits {
-    /// Lowest coordinate (m or rad).
+    /// Lowest position (rad or m); `f64::NEG_INFINITY` for none.
     pub lower: f64,
-    /// Highest coordinate (m or rad).
+    /// Highest position (rad or m, ≥ `lower`); `f64::INFINITY` for none.
     pub upper: f64,
-    /// Largest speed |v| (m/s or rad/s).
+    /// Largest speed |v| (rad/s or m/s, > 0); `f64::INFINITY` for none.
     pub velocity: f64,
-    /// Largest actuator effort |τ| (N or N·m).
+    /// Largest effort |τ| (N·m or N, > 0); `f64::INFINITY` for none. An importer that makes
+    /// actuators for the joint gives them this effort limit.
     pub effort: f64,
 }
 
-impl Default for JointLimits {
-    /// No limit at all: every bound infinite.
-    fn default() -> Self {
-        JointLimits {
-            lower: f64::NEG_INFINITY,
-            upper: f64::INFINITY,
-            velocity: f64::INFINITY,
-            effort: f64::INFINITY,
-        }
+impl JointLimits {
+    /// No limit at all.
+    pub const NONE: JointLimits = JointLimits {
+        lower: f64::NEG_INFINITY,
+        upper: f64::INFINITY,
+        velocity: f64::INFINITY,
+        effort: f64::INFINITY,
+    };
+
+    /// Whether the position is bounded on either side.
+    pub fn has_position_limit(&self) -> bool {
+        self.lower.is_finite() || self.upper.is_finite()
     }
 }
 
-/// A holonomic coupling `q_joint = gear · q_leader + offset` between the coordinates of two
-/// one-coordinate joints, each named by the body it moves (a body has one joint).
+impl Default for JointLimits {
+    /// No limit at all: [`JointLimits::NONE`].
+    fn default() -> Self {
+        JointLimits::NONE
+    }
+}
+
+/// A coupler between two one-velocity joints: `q_follower = multiplier · q_leader + offset`
+/// (a URDF mimic joint; Drake's coupler constraint, SAP Sec. V-B).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CouplerDescription {
     /// The body whose joint follows.
-    pub joint: String,
+    pub follower: String,
     /// The body whose joint leads.
     pub leader: String,
-    /// Ratio `dq_joint / dq_leader` (dimensionless for joints of the same kind).
-    pub gear: f64,
-    /// Offset (m or rad).
+    /// Gear ratio (dimensionless for joints of one kind; m/rad or rad/m across kinds).
+    pub multiplier: f64,
+    /// Offset (rad or m, the follower's unit).
     pub offset: f64,
-}
-
-/// Which geometries may touch, MuJoCo's bit masks: two geometries `a`, `b` are tested for
-/// contact iff `(a.contype & b.conaffinity) | (b.contype & a.conaffinity) ≠ 0`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CollisionFilter {
-    /// Contact type bits.
-    pub contype: u32,
-    /// Contact affinity bits.
-    pub conaffinity: u32,
-}
-
-impl CollisionFilter {
-    /// Whether geometries with filters `self` and `other` may touch.
-    pub fn admits(&self, other: &CollisionFilter) -> bool {
-        (self.contype & other.conaffinity) | (other.contype & self.conaffinity) != 0
-    }
 }
 
 /// A collision geometry rigidly attached to a body.
@@ -221,8 +233,8 @@ pub struct GeometryDescription {
     /// Hydroelastic properties: pressure-field contact with other hydroelastic geometries;
     /// `None` for point contact.
     pub hydroelastic: Option<Hydroelastic>,
-    /// Which other geometries it may touch; `None` touches all. Data for the contact query
-    /// (issue 22 item 4): [`SceneDescription::build`] does not filter pairs with it yet.
+    /// Which other geometries it may touch ([`CollisionFilter`], MuJoCo's bit masks); `None`
+    /// touches all.
     pub filter: Option<CollisionFilter>,
 }
 
@@ -287,6 +299,62 @@ impl From<BuiltScene> for Scene {
 }
 
 impl SceneDescription {
+    /// What [`SceneDescription::build`] leaves out of the step, one phrase per kind (joint
+    /// position limits, velocity limits, Coulomb joint friction, couplers, position servos,
+    /// actuator gears and control ranges), with counts and
+    /// the first names; empty when the step models the whole description. Front-ends print
+    /// it so that nothing the model file states is dropped silently.
+    pub fn constraints_not_in_step(&self) -> Vec<String> {
+        let jointed = || {
+            self.bodies.iter().filter_map(|b| match &b.motion {
+                BodyMotion::Jointed(j) => Some((b.name.as_str(), j)),
+                BodyMotion::Prescribed { .. } => None,
+            })
+        };
+        let listed = |what: &str, names: Vec<&str>| {
+            (!names.is_empty()).then(|| {
+                let shown: Vec<&str> = names.iter().take(3).copied().collect();
+                let more = if names.len() > 3 { ", …" } else { "" };
+                format!("{} {what} ({}{more})", names.len(), shown.join(", "))
+            })
+        };
+        let position = jointed()
+            .filter(|(_, j)| j.limits.is_some_and(|l| l.has_position_limit()))
+            .map(|(n, _)| n)
+            .collect();
+        let velocity = jointed()
+            .filter(|(_, j)| j.limits.is_some_and(|l| l.velocity.is_finite()))
+            .map(|(n, _)| n)
+            .collect();
+        let friction = jointed()
+            .filter(|(_, j)| j.friction.iter().any(|&f| f != 0.0))
+            .map(|(n, _)| n)
+            .collect();
+        let couplers = self.couplers.iter().map(|c| c.follower.as_str()).collect();
+        let actuators = |keep: fn(&ActuatorDescription) -> bool| {
+            self.actuators
+                .iter()
+                .filter(|a| keep(a))
+                .map(|a| a.name.as_deref().unwrap_or(a.body.as_str()))
+                .collect()
+        };
+        let servos = actuators(|a| matches!(a.kind, ActuatorKind::Servo { .. }));
+        let gears = actuators(|a| a.gear != 1.0);
+        let ranges = actuators(|a| a.ctrl_range.is_some());
+        [
+            listed("joint position limits", position),
+            listed("joint velocity limits", velocity),
+            listed("joints with Coulomb friction", friction),
+            listed("couplers (mimic joints)", couplers),
+            listed("position servos (their input acts as an effort)", servos),
+            listed("actuator gears (the input is the joint effort)", gears),
+            listed("actuator control ranges", ranges),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// The simulator, controller, effort limits and initial state of this scene.
     ///
     /// Checks, in this order: every geometry's body exists; per body, its name, its parent
@@ -296,6 +364,9 @@ impl SceneDescription {
     /// actuator, its body, `dof`, a velocity no other actuator drives, no PD law on a free
     /// joint and a positive effort limit; finite initial state; then what [`Simulator::new`]
     /// checks (settings, shapes, contact parameters).
+    ///
+    /// Joint limits, Coulomb joint friction and couplers are not built into the step yet
+    /// (see the module doc and [`SceneDescription::constraints_not_in_step`]).
     ///
     /// # Errors
     /// The first [`DescriptionError`] found.
@@ -410,6 +481,7 @@ impl SceneDescription {
                 shape: g.shape.clone(),
                 contact: g.contact,
                 hydroelastic: g.hydroelastic,
+                filter: g.filter,
             });
         }
 
@@ -417,10 +489,14 @@ impl SceneDescription {
         if let Some(x) = q.iter().chain(&v).find(|x| !x.is_finite()) {
             return Err(E::InitialState { value: *x });
         }
-        let simulator =
+        let excluded = self.excluded_bodies(&model)?;
+        let mut simulator =
             Simulator::new(model, geometries, self.settings).map_err(|e| E::Simulator {
                 source: Box::new(e),
             })?;
+        for (a, b) in excluded {
+            simulator.exclude_collisions(a, b);
+        }
         Ok(BuiltScene {
             simulator,
             controller,
@@ -431,6 +507,26 @@ impl SceneDescription {
                 v: DVector::from_vec(v),
             },
         })
+    }
+
+    /// The bodies of [`SceneDescription::excluded_collisions`], by name.
+    fn excluded_bodies(
+        &self,
+        model: &MultibodyModel<f64>,
+    ) -> Result<Vec<(BodyId, BodyId)>, DescriptionError> {
+        let body = |pair: usize, name: &str| {
+            model
+                .find(name)
+                .ok_or_else(|| DescriptionError::UnknownExcludedBody {
+                    pair,
+                    body: name.to_string(),
+                })
+        };
+        self.excluded_collisions
+            .iter()
+            .enumerate()
+            .map(|(i, (a, b))| Ok((body(i, a)?, body(i, b)?)))
+            .collect()
     }
 
     /// Declares the actuators on `model` in order (so `u_j` is `actuators[j]`); returns the
@@ -541,10 +637,11 @@ mod tests {
                 damping: vec![0.0; 6],
                 q0: vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0],
                 v0: vec![0.0, 0.0, 0.0, 0.5, 0.0, 0.0],
+                joint_name: None,
                 limits: None,
                 armature: vec![0.0; 6],
                 spring: None,
-                friction_loss: vec![0.0; 6],
+                friction: Vec::new(),
             }),
         };
         let arm = BodyDescription {
@@ -561,10 +658,11 @@ mod tests {
                 damping: vec![0.1],
                 q0: vec![0.3],
                 v0: vec![-1.0],
+                joint_name: None,
                 limits: None,
                 armature: vec![0.0],
                 spring: None,
-                friction_loss: vec![0.0],
+                friction: Vec::new(),
             }),
         };
         let geometry = |name: &str, body: &str, shape: Shape| GeometryDescription {

@@ -22,6 +22,13 @@ pub enum DescriptionError {
         /// The body it names.
         body: String,
     },
+    /// `excluded_collisions[pair]` names a body the scene does not have.
+    UnknownExcludedBody {
+        /// Index of the pair.
+        pair: usize,
+        /// The name.
+        body: String,
+    },
     /// `bodies[body].name` is empty, `world`, or the name of an earlier body.
     BodyName {
         /// Index of the body.
@@ -148,6 +155,11 @@ impl From<DescriptionError> for Error {
         match e {
             E::UnknownGeometryBody { name, body, .. } => Error::invalid(
                 &format!("geometry `{name}` body"),
+                format!("`{body}`"),
+                "the name of a body of the scene, or `world`",
+            ),
+            E::UnknownExcludedBody { body, .. } => Error::invalid(
+                "excluded_collisions body",
                 format!("`{body}`"),
                 "the name of a body of the scene, or `world`",
             ),

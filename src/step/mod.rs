@@ -246,6 +246,12 @@ impl Simulator {
         &self.collision
     }
 
+    /// Keeps the geometries of bodies `a` and `b` from touching each other
+    /// ([`CollisionScene::exclude`]).
+    pub fn exclude_collisions(&mut self, a: BodyId, b: BodyId) {
+        self.collision.exclude(a, b);
+    }
+
     /// Replaces geometry `index` (shape, placement or contact parameters), rebuilding only its
     /// own representations ([`CollisionScene::replace`]: a new modulus or new contact
     /// parameters keep its pressure-field mesh).

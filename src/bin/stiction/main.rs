@@ -10,6 +10,8 @@
 //! stiction mpc problems/push-ball.toml --out out/push-ball-mpc
 //! stiction identify problems/identify/identify-all.toml --out out/identify-all
 //! stiction sweep problems/clutter.toml --stiffness 1e3:1e12:10 --out out/clutter-sweep
+//! stiction simulate panda.urdf --package-path example-robot-data=DIR
+//! stiction inspect panda.urdf --json --q 0,0.3,0,-1.5,0,1.8,0.8,0.02,0.02
 //! ```
 //!
 //! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
@@ -17,15 +19,18 @@
 //! Files: `simulate.rs` (run and write), `sweep.rs` (stiffness sweeps), `gradcheck.rs`,
 //! `optimize.rs` (optimize and mpc), `identify.rs`, `list.rs`, `demo.rs`, `progress.rs`
 //! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
-//! in).
+//! in), `robot.rs` (robot model files as problems), `inspect.rs` (a model's tree, `M` and
+//! bias forces).
 
 mod demo;
 mod gradcheck;
 mod identify;
+mod inspect;
 mod list;
 mod optimize;
 mod output;
 mod progress;
+mod robot;
 mod shipped;
 mod simulate;
 mod sweep;
@@ -70,7 +75,11 @@ enum Command {
         stiction simulate problems/conveyor-oscillating.toml --out out/conveyor-sap --approximation sap --dt 2e-3 --svg\n  \
         stiction simulate problems/cube-topple.toml --out out/cube-topple --stepper ncp\n  \
         stiction simulate problems/clutter.toml --model sap --linear-solver sparse --plot\n  \
-        stiction simulate falling-sphere sliding-box clutter --quiet      three rollouts in parallel\n\n\
+        stiction simulate falling-sphere sliding-box clutter --quiet      three rollouts in parallel\n  \
+        stiction simulate panda.urdf --package-path example-robot-data=DIR   a robot on the ground, fixed base\n  \
+        stiction simulate solo12.urdf --floating                             a floating-base robot dropped on the ground\n\n\
+        A robot model (.urdf; .xml for MJCF) runs with a fixed base unless --floating, on a ground plane unless\n\
+        --no-ground, for 2 s at δt = 1 ms (lagged approximation) unless --duration/--dt say otherwise, unactuated.\n\n\
         Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
         contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
     Simulate(SimulateArgs),
@@ -82,6 +91,18 @@ enum Command {
         Parameters: friction, stiffness, dissipation, relaxation_time, stiction_tolerance (optionally @GEOMETRY),\n\
         mass@BODY, inertia.x@BODY (.y, .z), radius@GEOMETRY, half_length@GEOMETRY, half_extent.x@GEOMETRY (.y, .z).")]
     Gradcheck(GradcheckArgs),
+    /// Print a robot model's tree (bodies with mass, centre of mass and inertia; joints with
+    /// kind, limits and their indices in q and v; geometries; actuators) and, at a
+    /// configuration, the mass matrix M and the bias forces (Coriolis, centrifugal and
+    /// gravity; M v̇ + bias = τ, MuJoCo's qfrc_bias).
+    #[command(after_help = "Examples:\n  \
+        stiction inspect panda.urdf\n  \
+        stiction inspect panda.urdf --json --q 0,0.3,0,-1.5,0,1.8,0.8,0.02,0.02 --v 0.1,0,0,0,0,0,0,0,0\n  \
+        stiction inspect solo12.urdf --floating --json\n\n\
+        JSON fields: nq, nv, bodies [{name, parent, mass, com, inertia}], joints [{name, body, type, axis, q_index,\n\
+        v_index, nq, nv, limits {lower, upper, velocity, effort} (null: none), damping, friction}], geometries,\n\
+        actuators, couplers, not_in_step, q, v, M and bias (row-major nested lists).")]
+    Inspect(inspect::InspectArgs),
     /// Optimize a problem file's [optimize] task with contact-implicit iLQR; write the optimal
     /// trajectory, controls, iteration statistics and figures.
     #[command(after_help = "Examples:\n  \
@@ -131,10 +152,16 @@ enum Command {
 /// Options of `stiction simulate`.
 #[derive(Args)]
 pub struct SimulateArgs {
-    /// Problem files (TOML, see problems/README.md), or names of shipped problems. Several
-    /// run in parallel (convex stepper only), each into its own folder out/PROBLEM/N.
+    /// Problem files (TOML, see problems/README.md), names of shipped problems, or robot
+    /// models (URDF .urdf, MJCF .xml). Several run in parallel (convex stepper only), each
+    /// into its own folder out/PROBLEM/N.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     files: Vec<PathBuf>,
+    #[command(flatten)]
+    robot: robot::RobotArgs,
+    /// Robot models: no ground plane (the half-space z ≤ 0).
+    #[arg(long)]
+    no_ground: bool,
     #[command(flatten)]
     output: output::OutArgs,
     /// Contact approximation (model), replacing the problem file's; `--model` is the same
@@ -248,6 +275,7 @@ fn main() -> ExitCode {
         None => demo::demo(),
         Some(Command::Simulate(args)) => simulate::simulate(&args),
         Some(Command::Gradcheck(args)) => gradcheck::gradcheck(&args),
+        Some(Command::Inspect(args)) => inspect::inspect(&args),
         Some(Command::Optimize(args)) => optimize::optimize(&args),
         Some(Command::Mpc(args)) => optimize::mpc(&args),
         Some(Command::Identify(args)) => identify::identify_command(&args),

@@ -12,6 +12,7 @@ use stiction::simulate::{num_steps, run_controlled, Recording};
 
 use crate::output;
 use crate::progress::{Progress, Spinner};
+use crate::robot;
 use crate::shipped;
 use crate::SimulateArgs;
 
@@ -56,7 +57,11 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
 
 /// The problem `file` with the command line's overrides applied.
 fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
-    let mut problem = shipped::load(file)?;
+    let mut problem = if robot::is_model(file) {
+        robot::robot_problem(file, &args.robot, args.no_ground, args.quiet)?
+    } else {
+        shipped::load(file)?
+    };
     let settings = &mut problem.simulator.settings;
     if let Some(approximation) = args.approximation {
         settings.approximation = approximation;

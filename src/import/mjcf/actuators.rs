@@ -231,9 +231,9 @@ pub(super) fn couplers(
                 c.get(1).copied().unwrap_or(0.0),
             );
             out.push(CouplerDescription {
-                joint: follower.body.clone(),
+                follower: follower.body.clone(),
                 leader: leader.body.clone(),
-                gear: c1,
+                multiplier: c1,
                 offset: follower.reference + c0 - c1 * leader.reference,
             });
         }

@@ -7,15 +7,15 @@
 
 use nalgebra::Vector3;
 
+use crate::collision::CollisionFilter;
 use crate::error::Result;
 use crate::geometry::Shape;
+use crate::import::mjcf::context::Context;
 use crate::import::mjcf::defaults::Attrs;
 use crate::import::mjcf::inertia::{geom_mass, Mass};
 use crate::import::mjcf::orientation::{frame, pose, z_to};
-use crate::import::mjcf::tree::Context;
 use crate::import::mjcf::xml::Element;
 use crate::math::Pose;
-use crate::scene::CollisionFilter;
 
 /// A geom read: its shape and pose, whether it collides, its filter and friction, and its
 /// mass if it counts.

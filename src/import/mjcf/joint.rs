@@ -7,9 +7,9 @@
 use nalgebra::{Unit, UnitQuaternion, Vector3};
 
 use crate::error::Result;
+use crate::import::mjcf::context::Context;
 use crate::import::mjcf::defaults::Attrs;
 use crate::import::mjcf::orientation::{pose, Compiler};
-use crate::import::mjcf::tree::Context;
 use crate::math::Pose;
 use crate::multibody::{JointKind, JointSpring};
 use crate::scene::JointLimits;

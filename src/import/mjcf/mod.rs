@@ -44,9 +44,11 @@
 //! Files: `xml.rs` (element tree, includes, locations), `defaults.rs` (classes and typed
 //! attributes), `orientation.rs` (compiler settings, frames), `inertia.rs` (masses),
 //! `tree.rs` (the body tree), `joint.rs` (hinges and slides), `geom.rs` (geoms),
-//! `actuators.rs` (actuators and equalities).
+//! `actuators.rs` (actuators and equalities); `context.rs` (what the walk and the readers
+//! share).
 
 mod actuators;
+mod context;
 mod defaults;
 mod geom;
 mod inertia;
@@ -61,10 +63,11 @@ use nalgebra::Vector3;
 
 use crate::error::Result;
 use crate::scene::{BodyMotion, SceneDescription};
+use context::Context;
 use defaults::{Attrs, Defaults};
 use orientation::Compiler;
 pub use tree::MjcfJoint;
-use tree::{Context, Tree};
+use tree::Tree;
 use xml::{Element, SkipCounter};
 
 /// An imported MJCF model: the scene, its joints in MuJoCo's order, and what was skipped.
@@ -159,7 +162,16 @@ fn convert(root: &Element) -> Result<MjcfModel> {
                 }
             }
             tag if SKIPPED_SECTIONS.contains(&tag) => skipped.add(&format!("<{tag}> section")),
-            "tendon" | "contact" | "deformable" | "extension" => {
+            "contact" => {
+                if let Some(pair) = el.children.iter().find(|c| c.tag != "exclude") {
+                    return Err(pair.error(
+                        None,
+                        "only <exclude body1 body2> in <contact> (contact pairs are not supported)",
+                        format!("<{}>", pair.tag),
+                    ));
+                }
+            }
+            "tendon" | "deformable" | "extension" => {
                 if let Some(first) = el.children.first() {
                     return Err(first.error(
                         None,
@@ -196,6 +208,16 @@ fn convert(root: &Element) -> Result<MjcfModel> {
     }
     description.bodies = std::mem::take(&mut tree.bodies);
     description.geometries = std::mem::take(&mut tree.geometries);
+    description.excluded_collisions = std::mem::take(&mut tree.excluded);
+    for contact in root.children_named("contact") {
+        for exclude in contact.children_named("exclude") {
+            let pair = (
+                excluded_body(exclude, "body1", &description, root)?,
+                excluded_body(exclude, "body2", &description, root)?,
+            );
+            description.excluded_collisions.push(pair);
+        }
+    }
     Ok(MjcfModel {
         name: root.attr("model").map(str::to_string),
         description,
@@ -204,6 +226,35 @@ fn convert(root: &Element) -> Result<MjcfModel> {
             skipped: skipped.entries(),
         },
     })
+}
+
+/// The description body of attribute `attr` of an `<exclude>`: a moving body by its name, a
+/// body welded to the world as `world`.
+fn excluded_body(
+    exclude: &Element,
+    attr: &str,
+    description: &SceneDescription,
+    root: &Element,
+) -> Result<String> {
+    fn declared(el: &Element, name: &str) -> bool {
+        el.children
+            .iter()
+            .any(|c| (c.tag == "body" && c.attr("name") == Some(name)) || declared(c, name))
+    }
+    let name = exclude
+        .attr(attr)
+        .ok_or_else(|| exclude.error(Some(attr), "a body name", "nothing"))?;
+    if description.bodies.iter().any(|b| b.name == name) {
+        Ok(name.to_string())
+    } else if name == "world" || declared(root, name) {
+        Ok("world".to_string())
+    } else {
+        Err(exclude.error(
+            Some(attr),
+            "the name of a body of the model",
+            format!("`{name}`"),
+        ))
+    }
 }
 
 /// MuJoCo's `settotalmass`: every mass and inertia scaled by one factor so that the bodies'

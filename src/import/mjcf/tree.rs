@@ -25,12 +25,13 @@ use nalgebra::{UnitQuaternion, Vector3};
 
 use crate::contact::ContactParams;
 use crate::error::Result;
+use crate::import::mjcf::context::Context;
 use crate::import::mjcf::defaults::{Attrs, Defaults};
 use crate::import::mjcf::geom::{read_geom, Geom};
 use crate::import::mjcf::inertia::{bound_and_check, combine, inertial, massless, Mass};
 use crate::import::mjcf::joint::{non_negative, read_joint};
-use crate::import::mjcf::orientation::{frame, Compiler, InertiaFromGeom};
-use crate::import::mjcf::xml::{Element, SkipCounter};
+use crate::import::mjcf::orientation::{frame, InertiaFromGeom};
+use crate::import::mjcf::xml::Element;
 use crate::math::{Pose, SpatialInertia};
 use crate::multibody::JointKind;
 use crate::scene::{BodyDescription, BodyMotion, GeometryDescription, JointLimits, JointedBody};
@@ -64,6 +65,9 @@ pub(super) struct Tree {
     pub bodies: Vec<BodyDescription>,
     /// Collision geometries.
     pub geometries: Vec<GeometryDescription>,
+    /// Body pairs whose geometries never touch: each moving body and its parent, as MuJoCo's
+    /// `filterparent` (on by default) excludes them; the world is never a parent here.
+    pub excluded: Vec<(String, String)>,
     /// Joints in MuJoCo's order.
     pub joints: Vec<MjcfJoint>,
     /// Joint name → index in `joints`.
@@ -75,22 +79,6 @@ pub(super) struct Tree {
     /// Moving bodies to check for mass once their welded children are known: description
     /// index and the element, for the error.
     moving: Vec<(usize, Element)>,
-}
-
-/// The settings the walk reads.
-pub(super) struct Context<'a> {
-    /// `<compiler>`.
-    pub compiler: &'a Compiler,
-    /// Default classes.
-    pub defaults: &'a Defaults,
-    /// Skipped elements.
-    pub skipped: &'a mut SkipCounter,
-    /// `false` when `option/flag` disables contact: no collision geometry.
-    pub contact: bool,
-    /// `false` when `option/flag` disables limits.
-    pub limits: bool,
-    /// `false` when `option/flag` disables passive forces (damping, springs).
-    pub passive: bool,
 }
 
 /// The frame children hang from: a description body (`None` for the world) and the pose of
@@ -273,6 +261,9 @@ impl Tree {
             return self.children(el, &frame, &childclass, cx);
         }
         let parent_name = parent.body.clone();
+        if let Some(p) = &parent_name {
+            self.excluded.push((p.clone(), name.clone()));
+        }
         let X_MB = if joints.is_empty() {
             self.weld(&name, parent_name, X_FB0, mass);
             Pose::identity()
@@ -382,10 +373,11 @@ impl Tree {
                 damping: vec![damping; 6],
                 q0: vec![p.x, p.y, p.z, q.w, q.i, q.j, q.k],
                 v0: vec![0.0; 6],
+                joint_name: None,
                 limits: None,
                 armature: vec![armature; 6],
                 spring: None,
-                friction_loss: vec![0.0; 6],
+                friction: Vec::new(),
             }),
         });
         Ok(())
@@ -449,10 +441,11 @@ impl Tree {
                     damping: vec![joint.damping],
                     q0: vec![joint.reference],
                     v0: vec![0.0],
+                    joint_name: el.attr("name").map(str::to_string),
                     limits: joint.limits,
                     armature: vec![joint.armature],
                     spring: joint.spring,
-                    friction_loss: vec![joint.friction_loss],
+                    friction: vec![joint.friction_loss],
                 }),
             });
             parent = Some(body_name);
@@ -472,10 +465,11 @@ impl Tree {
                 damping: Vec::new(),
                 q0: Vec::new(),
                 v0: Vec::new(),
+                joint_name: None,
                 limits: None,
                 armature: Vec::new(),
                 spring: None,
-                friction_loss: Vec::new(),
+                friction: Vec::new(),
             }),
         });
     }

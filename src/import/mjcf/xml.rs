@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
 use crate::error::TextLocation;
+use crate::error::{Error, Result};
 
 /// Where a piece of text came from.
 #[derive(Clone, Debug)]

@@ -151,13 +151,8 @@ fn eval<T: Scalar>(
 
 /// The query's contacts for `case` (margin [`MARGIN`]).
 fn query(case: &Case) -> Vec<GeometricContact> {
-    let geometry = |name: &str, body, shape: &Shape| Geometry {
-        name: name.into(),
-        body,
-        X_BG: Pose::identity(),
-        shape: shape.clone(),
-        contact: None,
-        hydroelastic: None,
+    let geometry = |name: &str, body, shape: &Shape| {
+        Geometry::new(name, body, Pose::identity(), shape.clone())
     };
     let body_a = if case.a_in_world {
         BodyId::World

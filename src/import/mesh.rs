@@ -1,0 +1,348 @@
+//! Mesh files for collision geometry: STL (binary and ASCII, through `stl_io`) and Wavefront
+//! OBJ (through `tobj`), scaled per axis and reduced to their convex hull (parry's
+//! quickhull), which becomes a [`Shape::ConvexMesh`]: point contact with a mesh is contact
+//! with its hull, as in MuJoCo and Drake's default for collision meshes.
+//!
+//! COLLADA (`.dae`) files are visual meshes in most robot packages and have no well-kept
+//! Rust reader; [`collision_mesh_file`] uses an STL of the same name beside the DAE or in a
+//! sibling `collision` or `meshes` folder (example-robot-data's layout:
+//! `meshes/visual/link.dae` next to `meshes/collision/link.stl`), and fails clearly
+//! otherwise.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use nalgebra::Vector3;
+use parry3d_f64::math::Vector as PVec;
+use parry3d_f64::transformation::try_convex_hull;
+
+use crate::geometry::Shape;
+
+/// A mesh file that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MeshError {
+    /// The mesh file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for MeshError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mesh {}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for MeshError {}
+
+fn mesh_error(path: &Path, message: impl Into<String>) -> MeshError {
+    MeshError {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// The file to read for the collision mesh `path`: `path` itself for STL and OBJ; for a DAE,
+/// an STL with the same stem beside it or in a sibling `collision` or `meshes` folder, with a
+/// note saying so.
+///
+/// # Errors
+/// A DAE with no STL in those places, or another extension.
+pub fn collision_mesh_file(path: &Path) -> Result<(PathBuf, Option<String>), MeshError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("stl" | "obj") => Ok((path.to_path_buf(), None)),
+        Some("dae") => {
+            let stem = path.file_stem().unwrap_or_default();
+            let dir = path.parent().unwrap_or(Path::new(""));
+            let mut folders = vec![dir.to_path_buf()];
+            if let Some(up) = dir.parent() {
+                folders.push(up.join("collision"));
+                folders.push(up.join("meshes"));
+            }
+            let candidates: Vec<PathBuf> = folders
+                .iter()
+                .flat_map(|f| ["stl", "STL"].map(|e| f.join(stem).with_extension(e)))
+                .collect();
+            match candidates.iter().find(|c| c.is_file()) {
+                Some(stl) => Ok((
+                    stl.clone(),
+                    Some(format!(
+                        "collision mesh {}: COLLADA is not read; using {} instead",
+                        path.display(),
+                        stl.display()
+                    )),
+                )),
+                None => Err(mesh_error(
+                    path,
+                    format!(
+                        "COLLADA (.dae) meshes are not read; convert it to STL or OBJ (no STL \
+                         of the same name found at {})",
+                        candidates
+                            .iter()
+                            .step_by(2)
+                            .map(|c| c.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+            }
+        }
+        _ => Err(mesh_error(
+            path,
+            "expected an STL (.stl) or Wavefront OBJ (.obj) mesh",
+        )),
+    }
+}
+
+/// The vertices (m, mesh frame, unscaled) of the STL or OBJ mesh at `path`; faces are not
+/// needed for a hull.
+///
+/// # Errors
+/// A file that cannot be read or parsed, or that has no vertex.
+pub fn read_vertices(path: &Path) -> Result<Vec<Vector3<f64>>, MeshError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let vertices: Vec<Vector3<f64>> = match extension.as_deref() {
+        Some("stl") => {
+            let mut file = std::fs::File::open(path)
+                .map_err(|e| mesh_error(path, format!("cannot read: {e}")))?;
+            let mesh = stl_io::read_stl(&mut file)
+                .map_err(|e| mesh_error(path, format!("not a valid STL file: {e}")))?;
+            mesh.vertices
+                .iter()
+                .map(|v| Vector3::new(v.0[0] as f64, v.0[1] as f64, v.0[2] as f64))
+                .collect()
+        }
+        Some("obj") => {
+            // Materials (`mtllib`) do not matter for collision: their result is not read.
+            let (models, _materials) = tobj::load_obj(path, &tobj::LoadOptions::default())
+                .map_err(|e| mesh_error(path, format!("not a valid OBJ file: {e}")))?;
+            models
+                .iter()
+                .flat_map(|m| m.mesh.positions.chunks_exact(3))
+                .map(|p| Vector3::new(p[0] as f64, p[1] as f64, p[2] as f64))
+                .collect()
+        }
+        _ => {
+            return Err(mesh_error(
+                path,
+                "expected an STL (.stl) or Wavefront OBJ (.obj) mesh",
+            ))
+        }
+    };
+    if vertices.is_empty() {
+        return Err(mesh_error(path, "the mesh has no vertex"));
+    }
+    if let Some(bad) = vertices.iter().find(|v| !v.iter().all(|x| x.is_finite())) {
+        return Err(mesh_error(
+            path,
+            format!("non-finite vertex {:?}", bad.as_slice()),
+        ));
+    }
+    Ok(vertices)
+}
+
+/// The convex hull of `vertices` scaled by `scale` (per axis), as a
+/// [`Shape::ConvexMesh`] holding the hull's vertices only; also returns the hull's
+/// triangles (indices into those vertices, outward by the right-hand rule).
+///
+/// # Errors
+/// A message if the scale has a zero or non-finite factor, or if the scaled points are
+/// degenerate (fewer than 4, or all in a plane).
+pub fn convex_hull(
+    vertices: &[Vector3<f64>],
+    scale: Vector3<f64>,
+) -> Result<(Shape, Vec<[u32; 3]>), String> {
+    if !scale.iter().all(|s| s.is_finite() && *s != 0.0) {
+        return Err(format!(
+            "expected a scale with finite non-zero factors, found {:?}",
+            scale.as_slice()
+        ));
+    }
+    let points: Vec<PVec> = vertices
+        .iter()
+        .map(|v| {
+            let s = v.component_mul(&scale);
+            PVec::new(s.x, s.y, s.z)
+        })
+        .collect();
+    let degenerate = || {
+        format!(
+            "the mesh's {} vertices are degenerate (fewer than 4, or in one plane): no solid \
+             convex hull",
+            vertices.len()
+        )
+    };
+    let (hull, triangles) = try_convex_hull(&points).map_err(|_| degenerate())?;
+    let hull: Vec<Vector3<f64>> = hull.iter().map(|p| Vector3::new(p.x, p.y, p.z)).collect();
+    if hull.len() < 4 || triangles.len() < 4 || hull_volume(&hull, &triangles) <= 0.0 {
+        return Err(degenerate());
+    }
+    Ok((Shape::ConvexMesh { vertices: hull }, triangles))
+}
+
+/// Volume (m³) enclosed by a closed triangle mesh with outward faces (divergence theorem:
+/// the sum of the signed tetrahedra from the origin).
+pub fn hull_volume(vertices: &[Vector3<f64>], triangles: &[[u32; 3]]) -> f64 {
+    triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|i| vertices[i as usize]);
+            a.dot(&b.cross(&c)) / 6.0
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact arithmetic on small integers; the hull is quickhull's, in f64.
+    const TOL: f64 = 1e-12;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stiction-mesh-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        dir
+    }
+
+    /// The 12 triangles of the box [0, a] × [0, b] × [0, c], outward.
+    fn box_triangles(a: f32, b: f32, c: f32) -> Vec<[[f32; 3]; 3]> {
+        let v = |i: usize| {
+            [
+                if i & 1 != 0 { a } else { 0.0 },
+                if i & 2 != 0 { b } else { 0.0 },
+                if i & 4 != 0 { c } else { 0.0 },
+            ]
+        };
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        quads
+            .iter()
+            .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
+            .collect()
+    }
+
+    fn write_binary_stl(path: &Path, triangles: &[[[f32; 3]; 3]]) {
+        let mesh: Vec<stl_io::Triangle> = triangles
+            .iter()
+            .map(|t| stl_io::Triangle {
+                normal: stl_io::Normal::new([0.0, 0.0, 0.0]),
+                vertices: t.map(stl_io::Vertex::new),
+            })
+            .collect();
+        let mut file = std::fs::File::create(path).expect("a file");
+        stl_io::write_stl(&mut file, mesh.iter()).expect("an STL");
+    }
+
+    fn write_ascii_stl(path: &Path, triangles: &[[[f32; 3]; 3]]) {
+        let mut text = String::from("solid box\n");
+        for t in triangles {
+            text += "facet normal 0 0 0\nouter loop\n";
+            for v in t {
+                text += &format!("vertex {} {} {}\n", v[0], v[1], v[2]);
+            }
+            text += "endloop\nendfacet\n";
+        }
+        text += "endsolid box\n";
+        std::fs::write(path, text).expect("a file");
+    }
+
+    fn hull_of(path: &Path, scale: Vector3<f64>) -> (Vec<Vector3<f64>>, Vec<[u32; 3]>) {
+        let vertices = read_vertices(path).expect("a mesh");
+        match convex_hull(&vertices, scale).expect("a hull") {
+            (Shape::ConvexMesh { vertices }, triangles) => (vertices, triangles),
+            (other, _) => panic!("expected a convex mesh, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn binary_and_ascii_stl_boxes_become_their_hull() {
+        let dir = scratch("stl");
+        let triangles = box_triangles(1.0, 2.0, 3.0);
+        write_binary_stl(&dir.join("box.stl"), &triangles);
+        write_ascii_stl(&dir.join("ascii.STL"), &triangles);
+        for file in ["box.stl", "ascii.STL"] {
+            let path = dir.join(file);
+            assert_eq!(read_vertices(&path).expect("a mesh").len(), 8, "{file}");
+            let (hull, faces) = hull_of(&path, Vector3::new(1.0, 1.0, 1.0));
+            assert_eq!(hull.len(), 8, "{file}");
+            assert!((hull_volume(&hull, &faces) - 6.0).abs() < TOL, "{file}");
+            // Scaled by (2, 0.5, −1): volume |2 · 0.5 · −1| · 6, the hull mirrored in z.
+            let (hull, faces) = hull_of(&path, Vector3::new(2.0, 0.5, -1.0));
+            assert!((hull_volume(&hull, &faces) - 6.0).abs() < TOL, "{file}");
+            let z_min = hull.iter().map(|v| v.z).fold(f64::INFINITY, f64::min);
+            assert!((z_min + 3.0).abs() < TOL, "{file}: {z_min}");
+        }
+    }
+
+    #[test]
+    fn obj_tetrahedron_with_an_interior_point_keeps_four_vertices() {
+        // A tetrahedron with legs 1, 2, 3 (volume 1) and an interior point the hull drops.
+        let dir = scratch("obj");
+        let path = dir.join("tet.obj");
+        std::fs::write(
+            &path,
+            "mtllib missing.mtl\nv 0 0 0\nv 1 0 0\nv 0 2 0\nv 0 0 3\nv 0.1 0.1 0.1\n\
+             f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\nf 1 2 5\n",
+        )
+        .expect("a file");
+        assert_eq!(read_vertices(&path).expect("a mesh").len(), 5);
+        let (hull, faces) = hull_of(&path, Vector3::new(1.0, 1.0, 1.0));
+        assert_eq!((hull.len(), faces.len()), (4, 4));
+        assert!((hull_volume(&hull, &faces) - 1.0).abs() < TOL);
+    }
+
+    #[test]
+    fn bad_meshes_are_refused_with_the_reason() {
+        let dir = scratch("bad");
+        let flat = dir.join("flat.obj");
+        std::fs::write(&flat, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\n").expect("a file");
+        let vertices = read_vertices(&flat).expect("a mesh");
+        let e = convex_hull(&vertices, Vector3::new(1.0, 1.0, 1.0)).expect_err("flat");
+        assert!(e.contains("degenerate"), "{e}");
+        let e = convex_hull(&vertices, Vector3::new(1.0, 0.0, 1.0)).expect_err("zero scale");
+        assert!(e.contains("non-zero"), "{e}");
+        let garbage = dir.join("garbage.stl");
+        std::fs::write(&garbage, "solid x\nfacet normal oops\n").expect("a file");
+        let e = read_vertices(&garbage).expect_err("not an STL");
+        assert!(e.to_string().contains("not a valid STL file"), "{e}");
+        let e = read_vertices(&dir.join("none.stl")).expect_err("missing");
+        assert!(e.message.starts_with("cannot read"), "{e}");
+    }
+
+    #[test]
+    fn a_dae_uses_the_stl_of_the_same_name_in_the_collision_folder() {
+        let dir = scratch("dae");
+        std::fs::create_dir_all(dir.join("visual")).expect("folders");
+        std::fs::create_dir_all(dir.join("collision")).expect("folders");
+        write_binary_stl(
+            &dir.join("collision/link.stl"),
+            &box_triangles(1.0, 1.0, 1.0),
+        );
+        let (file, note) =
+            collision_mesh_file(&dir.join("visual/link.dae")).expect("the STL beside it");
+        assert_eq!(file, dir.join("collision/link.stl"));
+        assert!(note.expect("a note").contains("using"));
+        let e = collision_mesh_file(&dir.join("visual/base.dae")).expect_err("no STL");
+        assert!(
+            e.message.contains("COLLADA (.dae) meshes are not read"),
+            "{e}"
+        );
+        assert!(e.message.contains("collision/base.stl"), "{e}");
+        assert!(collision_mesh_file(&dir.join("link.ply")).is_err());
+    }
+}

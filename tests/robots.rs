@@ -1,0 +1,320 @@
+//! Real robots nobody here wrote: example-robot-data's Franka Panda (with its hand), UR5 and
+//! Solo12 (a quadruped, floating base), installed from PyPI by `scripts/robots/setup.sh`.
+//!
+//! For each: the mass matrix `M(q)` and the bias forces `bias(q, v)` agree with Pinocchio's
+//! `crba` and `rnea(q, v, 0)` at 20 random configurations (written by
+//! `scripts/robots/pinocchio_reference.py`, fixed seed) to 1e-8 relative to the norm, and a
+//! 2 s drop or hold on the ground runs at the default δt without error.
+//!
+//! Every test is `#[ignore]`: they need the Python packages. Run them with
+//!
+//! ```text
+//! scripts/robots/setup.sh                          # .venv-robots, or give a folder
+//! STICTION_ROBOTS_VENV=DIR cargo test --test robots -- --ignored
+//! ```
+//!
+//! Conventions mapped here: joints by name (Pinocchio orders them its own way; the free
+//! flyer is `root_joint`); Pinocchio's free flyer has `q = [x, y, z, qx, qy, qz, qw]` and
+//! `v = [v_B, ω_B]` in the body frame, ours `q = [x, y, z, w, i, j, k]` and `v = [ω_W, v_W]`
+//! in the world frame, so `v = T ν` with `T = [[0, R], [R, 0]]` on the free joint's block
+//! (identity elsewhere): `M = T M_pin Tᵀ` and `bias = T bias_pin − M Ṫ ν`, where
+//! `Ṫ ν = [0; ω_W × v_W]` on the free joint's block; a continuous joint's `[cos θ, sin θ]`
+//! is `θ`.
+#![allow(non_snake_case)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nalgebra::{DMatrix, DVector, Quaternion, UnitQuaternion, Vector3};
+use serde_json::Value;
+
+use stiction::import::{load_model, Base, ImportOptions};
+use stiction::multibody::dynamics::{bias_forces, mass_matrix};
+use stiction::multibody::kinematics::{forward_kinematics, MultibodyData};
+use stiction::multibody::JointKind;
+use stiction::scene::{BodyMotion, GeometryDescription, Scene, SceneDescription};
+
+/// Agreement with Pinocchio, relative to the norm of its matrix (or vector): both are CRBA
+/// and RNEA in f64 on the same inertias, so they differ by rounding only.
+const REL_TOL: f64 = 1e-8;
+
+/// Configurations compared per robot.
+const SAMPLES: usize = 20;
+
+/// The virtual environment of `scripts/robots/setup.sh`.
+fn venv() -> PathBuf {
+    let dir = std::env::var_os("STICTION_ROBOTS_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-robots"));
+    assert!(
+        dir.join("bin/python").exists(),
+        "no robot venv at {}: run scripts/robots/setup.sh (or set STICTION_ROBOTS_VENV)",
+        dir.display()
+    );
+    dir
+}
+
+/// example-robot-data's `robots` folder in the venv.
+fn robots() -> PathBuf {
+    let lib = venv().join("lib");
+    let entries = std::fs::read_dir(&lib).expect("the venv's lib folder");
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            e.path()
+                .join("site-packages/cmeel.prefix/share/example-robot-data/robots")
+        })
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| panic!("example-robot-data is not installed in {}", lib.display()))
+}
+
+/// Pinocchio's reference for `urdf`, computed now by the reference script.
+fn pinocchio_reference(urdf: &Path, floating: bool) -> Value {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "{}-{}.json",
+        urdf.file_stem().and_then(|s| s.to_str()).unwrap_or("robot"),
+        if floating { "floating" } else { "fixed" }
+    ));
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/robots/pinocchio_reference.py");
+    let mut command = Command::new(venv().join("bin/python"));
+    command.arg(&script).arg(urdf).arg("--out").arg(&out);
+    command.args(["--samples", &SAMPLES.to_string()]);
+    if floating {
+        command.arg("--floating");
+    }
+    let status = command.status().expect("the reference script runs");
+    assert!(status.success(), "{command:?} failed");
+    serde_json::from_str(&std::fs::read_to_string(&out).expect("its JSON")).expect("valid JSON")
+}
+
+fn import(urdf: &Path, base: Base) -> SceneDescription {
+    let options = ImportOptions {
+        base,
+        ..ImportOptions::default()
+    };
+    load_model(urdf, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .description
+}
+
+fn numbers(value: &Value) -> Vec<f64> {
+    value
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
+}
+
+/// Our joint's `(kind, q_start, v_start)` for each of Pinocchio's joints, by name.
+fn joint_map(d: &SceneDescription, reference: &Value) -> Vec<(Value, JointKind, usize, usize)> {
+    let built = d.build().expect("a valid description");
+    let model = &built.simulator.model;
+    let ours: Vec<(String, JointKind, usize, usize)> = d
+        .bodies
+        .iter()
+        .filter_map(|b| match &b.motion {
+            BodyMotion::Jointed(j) => Some((b, j)),
+            BodyMotion::Prescribed { .. } => None,
+        })
+        .zip(&model.joints)
+        .map(|((b, j), joint)| {
+            let name = match (j.joint, &j.joint_name) {
+                (JointKind::Free, None) => "root_joint".to_string(),
+                (_, Some(n)) => n.clone(),
+                (_, None) => b.name.clone(),
+            };
+            (name, joint.kind, joint.q_start, joint.v_start)
+        })
+        .collect();
+    let pin_joints = reference["joints"].as_array().expect("joints");
+    let moving = ours.iter().filter(|o| o.1.nv() > 0).count();
+    assert_eq!(pin_joints.len(), moving, "the same moving joints");
+    pin_joints
+        .iter()
+        .map(|pj| {
+            let name = pj["name"].as_str().expect("a name");
+            let (_, kind, qs, vs) = ours
+                .iter()
+                .find(|o| o.0 == name)
+                .unwrap_or_else(|| panic!("no joint `{name}` here"));
+            assert_eq!(pj["nv"].as_u64(), Some(kind.nv() as u64), "nv of {name}");
+            (pj.clone(), *kind, *qs, *vs)
+        })
+        .collect()
+}
+
+/// Compares `M` and `bias` with Pinocchio's at every reference configuration; returns the
+/// largest relative differences.
+fn compare(urdf: &Path, base: Base) -> (f64, f64) {
+    let floating = base == Base::Floating;
+    let reference = pinocchio_reference(urdf, floating);
+    let d = import(urdf, base);
+    let built = d.build().expect("a valid description");
+    let model = &built.simulator.model;
+    assert_eq!(reference["nv"].as_u64(), Some(model.nv() as u64));
+    let map = joint_map(&d, &reference);
+    let mut data = MultibodyData::new(model);
+    let (mut worst_M, mut worst_bias) = (0.0_f64, 0.0_f64);
+    let samples = reference["samples"].as_array().expect("samples");
+    assert_eq!(samples.len(), SAMPLES);
+    for sample in samples {
+        let q_pin = numbers(&sample["q"]);
+        let v_pin = numbers(&sample["v"]);
+        let nv = model.nv();
+        let mut q = built.initial_state.q.clone();
+        let mut v = DVector::zeros(nv);
+        // v = T ν, and Ṫ ν (see the module doc).
+        let mut T = DMatrix::zeros(nv, nv);
+        let mut Tdot_nu = DVector::zeros(nv);
+        for (pj, kind, qs, vs) in &map {
+            let iq = pj["idx_q"].as_u64().expect("idx_q") as usize;
+            let iv = pj["idx_v"].as_u64().expect("idx_v") as usize;
+            let nq_pin = pj["nq"].as_u64().expect("nq") as usize;
+            match kind {
+                JointKind::Free => {
+                    let p = &q_pin[iq..iq + 3];
+                    let [x, y, z, w] = [q_pin[iq + 3], q_pin[iq + 4], q_pin[iq + 5], q_pin[iq + 6]];
+                    q.rows_mut(*qs, 7)
+                        .copy_from_slice(&[p[0], p[1], p[2], w, x, y, z]);
+                    let R = UnitQuaternion::from_quaternion(Quaternion::new(w, x, y, z))
+                        .to_rotation_matrix()
+                        .into_inner();
+                    let v_B = Vector3::from_column_slice(&v_pin[iv..iv + 3]);
+                    let w_B = Vector3::from_column_slice(&v_pin[iv + 3..iv + 6]);
+                    let (w_W, v_W) = (R * w_B, R * v_B);
+                    v.rows_mut(*vs, 3).copy_from(&w_W);
+                    v.rows_mut(*vs + 3, 3).copy_from(&v_W);
+                    T.view_mut((*vs, iv + 3), (3, 3)).copy_from(&R);
+                    T.view_mut((*vs + 3, iv), (3, 3)).copy_from(&R);
+                    Tdot_nu.rows_mut(*vs + 3, 3).copy_from(&w_W.cross(&v_W));
+                }
+                _ if nq_pin == 2 => {
+                    q[*qs] = q_pin[iq + 1].atan2(q_pin[iq]);
+                    v[*vs] = v_pin[iv];
+                    T[(*vs, iv)] = 1.0;
+                }
+                _ => {
+                    q[*qs] = q_pin[iq];
+                    v[*vs] = v_pin[iv];
+                    T[(*vs, iv)] = 1.0;
+                }
+            }
+        }
+        let M_pin = DMatrix::from_row_iterator(
+            nv,
+            nv,
+            sample["M"].as_array().expect("M").iter().flat_map(numbers),
+        );
+        let bias_pin = DVector::from_vec(numbers(&sample["bias"]));
+        let M_expected = &T * M_pin * T.transpose();
+        let bias_expected = &T * bias_pin - &M_expected * Tdot_nu;
+
+        forward_kinematics(model, &mut data, &q, &v);
+        let M = mass_matrix(model, &data);
+        let bias = bias_forces(model, &data, &v);
+        let rel_M = (&M - &M_expected).norm() / M_expected.norm();
+        let rel_bias = (&bias - &bias_expected).norm() / bias_expected.norm().max(1e-12);
+        worst_M = worst_M.max(rel_M);
+        worst_bias = worst_bias.max(rel_bias);
+    }
+    println!(
+        "{}: largest relative difference to Pinocchio over {SAMPLES} configurations: M {worst_M:.2e}, bias {worst_bias:.2e}",
+        urdf.display()
+    );
+    assert!(
+        worst_M < REL_TOL,
+        "M differs from Pinocchio's by {worst_M:.2e} (relative)"
+    );
+    assert!(
+        worst_bias < REL_TOL,
+        "bias differs from Pinocchio's by {worst_bias:.2e} (relative)"
+    );
+    (worst_M, worst_bias)
+}
+
+/// Runs `d` on a ground plane for 2 s at the default δt; returns the final state's height of
+/// the first body's origin.
+fn run_on_ground(mut d: SceneDescription) -> Scene {
+    d.geometries.push(GeometryDescription {
+        name: "ground".into(),
+        body: "world".into(),
+        X_BG: stiction::math::Pose::identity(),
+        shape: stiction::geometry::Shape::HalfSpace,
+        contact: None,
+        hydroelastic: None,
+        filter: None,
+    });
+    let mut scene = Scene::from(d.build().expect("a valid description"));
+    let recording = scene
+        .run_for(2.0)
+        .unwrap_or_else(|e| panic!("the 2 s run failed: {e}"));
+    let contacts = recording
+        .reports
+        .iter()
+        .filter(|r| !r.contacts.is_empty())
+        .count();
+    assert!(contacts > 0, "the robot never touched anything");
+    assert!(scene.state().q.iter().all(|x| x.is_finite()));
+    scene
+}
+
+fn panda() -> PathBuf {
+    robots().join("panda_description/urdf/panda.urdf")
+}
+
+fn ur5() -> PathBuf {
+    robots().join("ur_description/urdf/ur5_robot.urdf")
+}
+
+fn solo12() -> PathBuf {
+    robots().join("solo_description/robots/solo12.urdf")
+}
+
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data and Pinocchio from PyPI)"]
+fn panda_with_hand_matches_pinocchio() {
+    compare(&panda(), Base::Fixed);
+}
+
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data and Pinocchio from PyPI)"]
+fn ur5_matches_pinocchio() {
+    compare(&ur5(), Base::Fixed);
+}
+
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data and Pinocchio from PyPI)"]
+fn solo12_floating_matches_pinocchio() {
+    compare(&solo12(), Base::Floating);
+}
+
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn panda_holds_on_the_ground_for_2_s() {
+    run_on_ground(import(&panda(), Base::Fixed));
+}
+
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn ur5_holds_on_the_ground_for_2_s() {
+    run_on_ground(import(&ur5(), Base::Fixed));
+}
+
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn solo12_drops_onto_the_ground_and_comes_to_rest() {
+    let options = ImportOptions {
+        base: Base::Floating,
+        pose: stiction::math::Pose::translation(Vector3::new(0.0, 0.0, 0.4)),
+        ..ImportOptions::default()
+    };
+    let d = load_model(&solo12(), &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .description;
+    let scene = run_on_ground(d);
+    // Down from 0.4 m: the base lies below its start and above the ground.
+    let z = scene.state().q[2];
+    assert!(z > 0.0 && z < 0.4, "base height {z} m");
+}
