@@ -201,6 +201,46 @@ mod tests {
         Geometry::new(name, body, Pose::identity(), shape)
     }
 
+    /// Two overlapping spheres on bodies 0 and 1 touch until their bodies are excluded or
+    /// their filters do not admit each other; nothing touches its own body, and excluding a
+    /// pair leaves the other pairs alone.
+    #[test]
+    fn excluded_bodies_and_filters_keep_pairs_apart() {
+        use crate::collision::{find_contacts, CollisionFilter};
+        let ball = |name: &str, body: usize| {
+            geometry(name, BodyId::Body(body), Shape::Sphere { radius: 0.1 })
+        };
+        let poses = [Pose::identity(); 3];
+        let scene = |geometries: Vec<Geometry>| CollisionScene::new(geometries).unwrap();
+        let mut three = scene(vec![ball("a", 0), ball("b", 1), ball("c", 2)]);
+        assert!(three.may_touch(0, 1) && three.may_touch(1, 2) && three.may_touch(0, 2));
+        assert_eq!(find_contacts(&three, &poses, 0.01).unwrap().len(), 3);
+        three.exclude(BodyId::Body(1), BodyId::Body(0));
+        three.exclude(BodyId::Body(0), BodyId::Body(1));
+        assert!(!three.may_touch(0, 1) && !three.may_touch(1, 0));
+        assert!(three.may_touch(1, 2) && three.may_touch(0, 2));
+        let found = find_contacts(&three, &poses, 0.01).unwrap();
+        assert_eq!(found.len(), 2);
+        assert!(found.iter().all(|c| (c.geometry_a, c.geometry_b) != (0, 1)));
+        let same_body = scene(vec![ball("a", 0), ball("b", 0)]);
+        assert!(!same_body.may_touch(0, 1));
+        let filtered = |contype, conaffinity| CollisionFilter {
+            contype,
+            conaffinity,
+        };
+        let apart = scene(vec![
+            ball("a", 0).with_filter(filtered(1, 0)),
+            ball("b", 1).with_filter(filtered(1, 0)),
+        ]);
+        assert!(!apart.may_touch(0, 1));
+        assert!(find_contacts(&apart, &poses[..2], 0.01).unwrap().is_empty());
+        let admitted = scene(vec![
+            ball("a", 0).with_filter(filtered(1, 0)),
+            ball("b", 1).with_filter(filtered(0, 1)),
+        ]);
+        assert!(admitted.may_touch(0, 1));
+    }
+
     /// A new modulus or new contact parameters keep a geometry's pressure-field mesh (the
     /// same buffers); a new resolution hint or shape rebuilds it; invalid properties and a
     /// missing index are refused, leaving the scene as it was.
