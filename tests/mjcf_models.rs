@@ -1,16 +1,15 @@
 //! MJCF import (`stiction::import::mjcf`): small models written here, checked against closed
 //! forms, and (ignored by default) MuJoCo's own models checked against MuJoCo.
 //!
-//! The ignored tests need a Python environment with `mujoco`, `dm_control` and `gymnasium`:
+//! The ignored tests need a Python environment with `mujoco`, `dm_control` and `gymnasium`,
+//! which `scripts/robots/setup.sh` makes (`.ci/run` runs them):
 //!
 //! ```text
-//! python3 -m venv .venv-robots
-//! .venv-robots/bin/pip install mujoco==3.3.7 dm_control==1.0.34 gymnasium==1.2.2
-//! STICTION_ROBOTS_VENV=$PWD/.venv-robots cargo test --test mjcf_models -- --ignored --nocapture
+//! scripts/robots/setup.sh                          # .venv-robots, or give a folder
+//! STICTION_ROBOTS_VENV=DIR cargo test --test mjcf_models -- --ignored --nocapture
 //! ```
 //!
-//! (`scripts/robots/run_mujoco_reference.sh` does all three.) `STICTION_ROBOTS_VENV` defaults
-//! to `.venv-robots` in the repository, then `/work/venv-robots`. Each model's reference comes
+//! `STICTION_ROBOTS_VENV` defaults to `.venv-robots` in the repository. Each model's reference comes
 //! from `scripts/robots/mujoco_reference.py`: `M` (`mj_fullM`) and `qfrc_bias` at 20 random
 //! configurations.
 #![allow(non_snake_case)]
@@ -518,7 +517,6 @@ fn venv() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("STICTION_ROBOTS_VENV").map(PathBuf::from),
         Some(Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-robots")),
-        Some(PathBuf::from("/work/venv-robots")),
     ];
     candidates
         .into_iter()

@@ -699,6 +699,36 @@ mod tests {
         }
     }
 
+    /// Excluded body pairs and collision filters reach the collision scene; an excluded pair
+    /// naming no body is refused.
+    #[test]
+    fn excluded_pairs_and_filters_reach_the_collision_scene() {
+        let mut d = ball_and_pendulum();
+        let built = d.build().expect("valid");
+        let scene = built.simulator.collision();
+        // ground 0, ball 1, bob 2 and hub 3 (both on the arm).
+        assert!(scene.may_touch(1, 2) && scene.may_touch(0, 1) && !scene.may_touch(2, 3));
+        d.excluded_collisions.push(("arm".into(), "ball".into()));
+        d.geometries[0].filter = Some(CollisionFilter {
+            contype: 1,
+            conaffinity: 0,
+        });
+        d.geometries[1].filter = Some(CollisionFilter {
+            contype: 1,
+            conaffinity: 0,
+        });
+        let built = d.build().expect("valid");
+        let scene = built.simulator.collision();
+        assert!(!scene.may_touch(1, 2) && !scene.may_touch(1, 3));
+        assert!(!scene.may_touch(0, 1), "filters that admit neither side");
+        assert!(scene.may_touch(0, 2), "the bob has no filter");
+        d.excluded_collisions.push(("arm".into(), "leg".into()));
+        assert!(matches!(
+            d.build(),
+            Err(DescriptionError::UnknownExcludedBody { pair: 1, .. })
+        ));
+    }
+
     #[test]
     fn a_description_builds_its_model_geometries_actuators_and_state() {
         let built = ball_and_pendulum().build().expect("a valid description");
