@@ -701,21 +701,16 @@ fn smooth(report: &stiction::step::StepReport, v_s: f64) -> bool {
 }
 
 /// Gradient checks on 10 steps with contact of gymnasium's half-cheetah (armature, joint
-/// springs, three joints in its torso): IFT against the direct dual path on every step, and
-/// against central differences on the steps where every contact clearly sticks or slips.
-///
-/// Not yet for the hopper and walker: until the step honours the geometries' collision
-/// filters (MuJoCo also never lets a body touch its parent), their adjacent, collinear
-/// capsules touch each other, and central differences then disagree by up to 0.1 (the
-/// hopper lying down) or the check's 1e-14 solver tolerance is out of reach (the walker,
-/// 13 contacts).
+/// springs, three joints in its torso), hopper and walker (capsule chains whose parent–child
+/// pairs the collision filters keep apart): IFT against the direct dual path on every step,
+/// and against central differences on the steps where every contact clearly sticks or slips.
 #[test]
 #[ignore = "needs gymnasium's assets in the robots venv (STICTION_ROBOTS_VENV)"]
-fn mujoco_half_cheetah_passes_the_gradient_check_on_ten_contact_steps() {
+fn mujoco_locomotion_models_pass_the_gradient_check_on_ten_contact_steps() {
     use stiction::derivatives::gradient_check;
     let venv = venv().expect("a robots venv: see the module doc");
     let gym = site_packages(&venv).join("gymnasium/envs/mujoco/assets");
-    for name in ["half_cheetah.xml"] {
+    for name in ["half_cheetah.xml", "hopper.xml", "walker2d.xml"] {
         let model = mjcf::load(&gym.join(name)).expect("a model that loads");
         let built = model.description.build().expect("a model that builds");
         let mut sim = built.simulator;

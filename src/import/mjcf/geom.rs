@@ -66,7 +66,8 @@ pub(super) fn read_geom(
     let visual = contype == 0 && conaffinity == 0;
     if !visual && a.f64("margin")?.is_some_and(|m| m != 0.0) {
         // One contact margin per scene (the step's δ_margin): a geom's own is not applied.
-        cx.skipped.add("geom margin (the scene's contact margin applies)");
+        cx.skipped
+            .add("geom margin (the scene's contact margin applies)");
     }
     let group = a.int("group", 0)?;
     let counts_mass = counts_mass
