@@ -81,3 +81,118 @@ fn the_readme_problem_example_loads() {
     assert_eq!(p.simulator.model.nu(), 1);
     assert_eq!(p.controller.actuators[0].name, "flap");
 }
+
+/// A two-link arm in URDF for `[[model]]` tests: a continuous shoulder and a limited elbow.
+const ARM_URDF: &str = r#"<robot name="arm">
+  <link name="base"/>
+  <joint name="shoulder" type="continuous">
+    <parent link="base"/><child link="upper"/><axis xyz="0 1 0"/>
+  </joint>
+  <link name="upper">
+    <inertial><origin xyz="0 0 -0.25"/><mass value="1.5"/>
+      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.04" iyz="0" izz="0.03"/></inertial>
+    <collision><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></collision>
+  </link>
+  <joint name="elbow" type="revolute">
+    <origin xyz="0 0 -0.6"/><parent link="upper"/><child link="lower"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="2" effort="5" velocity="3"/>
+  </joint>
+  <link name="lower">
+    <inertial><origin xyz="0 0 -0.3"/><mass value="0.8"/>
+      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.06"/></inertial>
+    <collision><origin xyz="0 0 -0.3"/><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+</robot>
+"#;
+
+/// A problem with a box, the ground, the arm of [`ARM_URDF`] as `[[model]]` (`model` is the
+/// entry's extra lines) and a PD actuator on the arm's shoulder.
+fn arm_problem(model: &str) -> String {
+    format!(
+        r#"
+[simulation]
+dt = 1e-3
+duration = 0.05
+
+[[body]]
+name = "box"
+mass = 0.5
+position = [0.0, 0.0, 0.05]
+
+[[geometry]]
+name = "box"
+body = "box"
+shape = "box"
+size = [0.1, 0.1, 0.1]
+
+[[geometry]]
+name = "ground"
+shape = "half-space"
+
+[[model]]
+file = "arm.urdf"
+{model}
+
+[[actuator]]
+body = "arm_upper"
+control = {{ type = "pd", kp = 20.0, kd = 1.0, position = 0.5 }}
+"#
+    )
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stiction-model-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::write(dir.join("arm.urdf"), ARM_URDF).expect("the arm");
+    dir
+}
+
+/// `[[model]]` brings a URDF into a problem: its bodies follow the file's (q = the box's 7
+/// coordinates, then the shoulder's and the elbow's), prefixed, placed at `position`, and a
+/// problem actuator drives one of its joints; the scene runs.
+#[test]
+fn a_model_joins_the_problem_scene_after_its_own_bodies() {
+    let dir = scratch("joins");
+    let path = dir.join("arm.toml");
+    let text = arm_problem("prefix = \"arm_\"\nposition = [1.0, 0.0, 1.5]");
+    std::fs::write(&path, &text).expect("a problem");
+    let mut p = load_problem(&path).unwrap_or_else(|e| panic!("{e}"));
+    let model = &p.simulator.model;
+    assert_eq!((model.nq(), model.nv(), model.nu()), (9, 8, 1));
+    let names: Vec<&str> = model.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["box", "arm_upper", "arm_lower"]);
+    // The shoulder sits at `position`: the upper link's joint frame in the world.
+    assert!((model.joints[1].X_PJ.p - nalgebra::Vector3::new(1.0, 0.0, 1.5)).norm() < 1e-12);
+    let geometries = p.simulator.collision().geometries();
+    assert!(geometries.iter().any(|g| g.name.starts_with("arm_")));
+    let recording = stiction::simulate::run_controlled(
+        &mut p.simulator,
+        &p.controller,
+        &p.initial_state,
+        p.duration,
+        |_, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let last = recording.states.last().expect("states");
+    // The PD law lifts the shoulder toward its 0.5 rad target from 0.
+    assert!(last.q[7] > 0.0, "shoulder at {}", last.q[7]);
+}
+
+#[test]
+fn a_model_entry_with_a_bad_base_or_a_missing_file_is_refused_where_it_is_written() {
+    let dir = scratch("refused");
+    let path = dir.join("bad-base.toml");
+    std::fs::write(&path, arm_problem("base = \"wobbly\"\nprefix = \"arm_\"")).expect("a problem");
+    let e = load_problem(&path).expect_err("a bad base").to_string();
+    assert!(
+        e.contains("field `model[0].base`: expected `fixed` or `floating`, found `wobbly`"),
+        "{e}"
+    );
+    let path = dir.join("missing.toml");
+    let text = arm_problem("prefix = \"arm_\"").replace("arm.urdf", "missing.urdf");
+    std::fs::write(&path, text).expect("a problem");
+    let e = load_problem(&path)
+        .expect_err("a missing model")
+        .to_string();
+    assert!(e.contains("missing.urdf"), "{e}");
+}

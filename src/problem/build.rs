@@ -14,10 +14,12 @@ use nalgebra::{Matrix3, Rotation3, Vector3};
 use crate::contact::{Approximation, ContactParams, NormalLawKind};
 use crate::control::Controller;
 use crate::error::{Error, Result};
+use crate::import::{load_model, Base, ImportOptions, PackagePath};
+use crate::math::Pose;
 use crate::multibody::MultibodyModel;
 use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, NcpSolverParams};
 use crate::problem::locate::{locate, TextLocation};
-use crate::problem::schema::{ContactSpec, NcpSpec, ProblemFile};
+use crate::problem::schema::{ContactSpec, ModelSpec, NcpSpec, ProblemFile};
 use crate::report::Projection;
 use crate::scene::description::SceneDescription;
 use crate::scene::Scene;
@@ -435,6 +437,34 @@ impl Builder<'_> {
         Ok(p)
     }
 
+    /// The scene description of `[[model]]` entry `field`, read by [`crate::import`] with the
+    /// package path of `STICTION_PACKAGE_PATH`.
+    fn model(&self, field: &str, m: &ModelSpec) -> Result<SceneDescription> {
+        let base = match m.base.as_deref() {
+            None | Some("fixed") => Base::Fixed,
+            Some("floating") => Base::Floating,
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{field}.base"),
+                    "`fixed` or `floating`",
+                    format!("`{other}`"),
+                ))
+            }
+        };
+        let pose = Pose {
+            R: self.rpy(&format!("{field}.rpy_deg"), m.rpy_deg)?,
+            p: self.vec3(&format!("{field}.position"), m.position.unwrap_or([0.0; 3]))?,
+        };
+        let options = ImportOptions {
+            base,
+            pose,
+            prefix: m.prefix.clone().unwrap_or_default(),
+            package_path: PackagePath::from_env(),
+        };
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        Ok(load_model(&folder.join(&m.file), &options)?.description)
+    }
+
     fn build(&self, file: ProblemFile) -> Result<Problem> {
         let sim = &file.simulation;
         let dt = self.positive("simulation.dt", sim.dt)?;
@@ -494,11 +524,23 @@ impl Builder<'_> {
             .map(|(i, g)| self.shape(&format!("geometry[{i}]"), g))
             .collect::<Result<Vec<_>>>()?;
 
+        let models = file
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| self.model(&format!("model[{i}]"), m))
+            .collect::<Result<Vec<_>>>()?;
+        let model_body = |name: &str| {
+            models
+                .iter()
+                .any(|m| m.bodies.iter().any(|b| b.name == name))
+        };
+
         // Unknown body names in geometries are reported before the default inertias, which
         // look the geometries up by body name (the description's build checks them again).
         for (i, g) in file.geometries.iter().enumerate() {
             let name = g.body.as_deref().unwrap_or("world");
-            if name != "world" && !file.bodies.iter().any(|b| b.name == name) {
+            if name != "world" && !file.bodies.iter().any(|b| b.name == name) && !model_body(name) {
                 return Err(self.err(
                     &format!("geometry[{i}].body"),
                     "the name of a body, or `world`",
@@ -538,7 +580,7 @@ impl Builder<'_> {
                 })?,
             },
         };
-        let description = SceneDescription {
+        let mut description = SceneDescription {
             gravity,
             settings: StepSettings {
                 dt,
@@ -553,6 +595,17 @@ impl Builder<'_> {
             couplers: Vec::new(),
             excluded_collisions: Vec::new(),
         };
+        // The models' bodies, geometries and actuators follow the file's own (so do their
+        // coordinates in q and v and their controls in u); the file's settings rule.
+        for m in models {
+            description.bodies.extend(m.bodies);
+            description.geometries.extend(m.geometries);
+            description.actuators.extend(m.actuators);
+            description.couplers.extend(m.couplers);
+            description
+                .excluded_collisions
+                .extend(m.excluded_collisions);
+        }
         let scene = description
             .build()
             .map_err(|e| self.description_error(e, &file))?;

@@ -26,6 +26,9 @@ pub struct ProblemFile {
     /// Actuators.
     #[serde(default, rename = "actuator")]
     pub actuators: Vec<ActuatorSpec>,
+    /// Robot models (URDF or MJCF files) joining the scene.
+    #[serde(default, rename = "model")]
+    pub models: Vec<ModelSpec>,
     /// Trajectory optimization task (`[optimize]`), kept as written: its meaning belongs to
     /// the optimizer, which reads it with [`super::parse_toml`].
     #[serde(default)]
@@ -171,6 +174,22 @@ pub enum MotionSpec {
         #[serde(default)]
         phase: f64,
     },
+}
+
+/// `[[model]]`: a robot model file joining the scene, its bodies after the file's own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// The URDF (`.urdf`) or MJCF (`.xml`) file, relative to the problem file's folder.
+    pub file: String,
+    /// `fixed` (default) or `floating`: how a URDF's root link joins the world.
+    pub base: Option<String>,
+    /// Position of a URDF's root link in the world (m), default the origin.
+    pub position: Option<[f64; 3]>,
+    /// Orientation of a URDF's root link, roll-pitch-yaw (degrees), default none.
+    pub rpy_deg: Option<[f64; 3]>,
+    /// Prefixed to the names of a URDF's bodies, joints and geometries, default none.
+    pub prefix: Option<String>,
 }
 
 /// `[[body]]`.
