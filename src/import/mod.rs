@@ -103,7 +103,10 @@ pub fn load_model(path: &Path, options: &ImportOptions) -> Result<ImportedModel>
     match extension.as_deref() {
         Some("urdf") => urdf::read_urdf(path, options),
         Some("xml") => {
-            if options != &ImportOptions::default() {
+            let defaults = ImportOptions::default();
+            if (options.base, options.pose, options.prefix.as_str())
+                != (defaults.base, defaults.pose, defaults.prefix.as_str())
+            {
                 return Err(model_error(
                     path,
                     None,
