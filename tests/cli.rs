@@ -497,27 +497,7 @@ fn simulate_runs_several_problems_in_parallel_into_their_own_folders() {
 
 /// A double pendulum swinging about y (masses 1.5 and 0.8 kg, upper link 0.6 m, centres of
 /// mass 0.25 and 0.3 m below the joints, inertias about y 0.04 and 0.02 kg·m²).
-const PENDULUM_URDF: &str = r#"<robot name="pendulum">
-  <link name="base"/>
-  <joint name="shoulder" type="continuous">
-    <parent link="base"/><child link="upper"/><axis xyz="0 1 0"/>
-  </joint>
-  <link name="upper">
-    <inertial><origin xyz="0 0 -0.25"/><mass value="1.5"/>
-      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.04" iyz="0" izz="0.03"/></inertial>
-    <collision><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></collision>
-  </link>
-  <joint name="elbow" type="revolute">
-    <origin xyz="0 0 -0.6"/><parent link="upper"/><child link="lower"/><axis xyz="0 1 0"/>
-    <limit lower="-2" upper="2" effort="5" velocity="3"/>
-  </joint>
-  <link name="lower">
-    <inertial><origin xyz="0 0 -0.3"/><mass value="0.8"/>
-      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.06"/></inertial>
-    <collision><origin xyz="0 0 -0.3"/><geometry><sphere radius="0.05"/></geometry></collision>
-  </link>
-</robot>
-"#;
+const PENDULUM_URDF: &str = include_str!("common/two_link_arm.urdf");
 
 #[test]
 fn inspect_prints_the_tree_mass_matrix_and_bias_of_a_urdf() {

@@ -83,27 +83,7 @@ fn the_readme_problem_example_loads() {
 }
 
 /// A two-link arm in URDF for `[[model]]` tests: a continuous shoulder and a limited elbow.
-const ARM_URDF: &str = r#"<robot name="arm">
-  <link name="base"/>
-  <joint name="shoulder" type="continuous">
-    <parent link="base"/><child link="upper"/><axis xyz="0 1 0"/>
-  </joint>
-  <link name="upper">
-    <inertial><origin xyz="0 0 -0.25"/><mass value="1.5"/>
-      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.04" iyz="0" izz="0.03"/></inertial>
-    <collision><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></collision>
-  </link>
-  <joint name="elbow" type="revolute">
-    <origin xyz="0 0 -0.6"/><parent link="upper"/><child link="lower"/><axis xyz="0 1 0"/>
-    <limit lower="-2" upper="2" effort="5" velocity="3"/>
-  </joint>
-  <link name="lower">
-    <inertial><origin xyz="0 0 -0.3"/><mass value="0.8"/>
-      <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.06"/></inertial>
-    <collision><origin xyz="0 0 -0.3"/><geometry><sphere radius="0.05"/></geometry></collision>
-  </link>
-</robot>
-"#;
+const ARM_URDF: &str = include_str!("common/two_link_arm.urdf");
 
 /// A problem with a box, the ground, the arm of [`ARM_URDF`] as `[[model]]` (`model` is the
 /// entry's extra lines) and a PD actuator on the arm's shoulder.

@@ -267,18 +267,8 @@ impl Tree {
         let X_MB = if joints.is_empty() {
             self.weld(&name, parent_name, X_FB0, mass);
             Pose::identity()
-        } else if joints.iter().any(|j| is_free(j, cx.defaults, &childclass)) {
-            let moving = Moving {
-                name: &name,
-                joints: &joints,
-                parent: parent_name,
-                X_PB0: X_FB0,
-                mass,
-                childclass: &childclass,
-            };
-            self.free_body(moving, cx)?;
-            Pose::identity()
         } else {
+            let free = joints.iter().any(|j| is_free(j, cx.defaults, &childclass));
             let moving = Moving {
                 name: &name,
                 joints: &joints,
@@ -287,7 +277,12 @@ impl Tree {
                 mass,
                 childclass: &childclass,
             };
-            self.chain(moving, cx)?
+            if free {
+                self.free_body(moving, cx)?;
+                Pose::identity()
+            } else {
+                self.chain(moving, cx)?
+            }
         };
         if !joints.is_empty() {
             self.moving.push((self.bodies.len() - 1, el.clone()));
