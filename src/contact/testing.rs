@@ -64,6 +64,16 @@ macro_rules! check_potential {
 }
 pub(crate) use check_potential;
 
+/// Start-of-step penetrations `x0` (m) and dissipations `d` (s/m) at which the laws with Hunt &
+/// Crossley dissipation are checked: penetrating, separated, undamped, deep.
+pub const DISSIPATIVE_CASES: [(f64, f64); 4] =
+    [(1e-4, 500.0), (-2e-4, 10.0), (3e-5, 0.0), (1e-3, 50.0)];
+
+/// Normal velocities (m/s) across which those laws are checked, both sides of `v̂`.
+pub fn dissipative_velocities() -> impl Iterator<Item = f64> {
+    (0..41).map(|i| -0.4 + 0.02 * i as f64)
+}
+
 /// Checks a discretized law at each velocity of `velocities`: its impulse is the derivative of
 /// its antiderivative (to 1e-9 relative), its impulse derivative that of its impulse (to
 /// `derivative_tol` relative), the impulse ≥ 0 and its derivative ≤ 0 (a convex potential).
