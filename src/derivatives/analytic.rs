@@ -12,18 +12,89 @@
 //! (plus `δt k (q0 − q_ref)` for each joint spring), so `∂/∂q0 = δt ∂ID/∂q + δt K`,
 //! `∂/∂v0 = δt ∂ID/∂v − M` and `∂/∂u = −δt B`, with the analytic RNEA
 //! derivatives of `crate::multibody::derivatives`. The contact part is
-//! `crate::derivatives::contact_terms`.
+//! `crate::derivatives::contact_terms`; the constraint rows' part (limits, couplers, servos,
+//! joint friction) is [`add_constraint_columns`]'s.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, Vector6};
+use nalgebra::{DMatrix, DVector, Vector6};
 
 use crate::derivatives::contact_terms::{add_contact_columns, ContactInputs, ContactScratch};
 use crate::derivatives::lifted::NominalStep;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::math::block::BlockDiagonalCholesky;
 use crate::math::Pose;
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
 use crate::multibody::model::BodyId;
+use crate::multibody::TransmissionKind;
+use crate::step::constraints::row_sensitivity;
 use crate::step::Simulator;
+
+/// The columns of the constraint rows (SAP Sec. V; [`crate::step::constraints`]): a row
+/// whose impulse `γ = (v̂ − c·v)/R` lies inside its set adds `−c ∂γ/∂θ` to `∂r/∂θ`, with
+/// `∂γ/∂θ = (∂v̂/∂θ − γ ∂R/∂θ)/R`; a clamped row's impulse is a constant. A near-rigid row's
+/// `R = β²/(4π²) w`, `w = c A⁻¹ cᵀ`, changes with `q0` through `M`:
+/// `∂w/∂q0 = −xᵀ ∂(M x)/∂q0` with `x = A⁻¹ cᵀ` (the RNEA derivatives at `v = 0`, `a = x`,
+/// no gravity).
+fn add_constraint_columns(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    world: &WorldKinematics,
+    out: &mut DMatrix<f64>,
+) -> Result<()> {
+    let model = &sim.model;
+    let (nv, dt) = (model.nv(), sim.settings.dt);
+    let problem = &nominal.problem.problem;
+    let mut chol = None;
+    for row in &problem.constraints {
+        let e = row.eval(row.velocity(nominal.v.as_slice()));
+        if e.G == 0.0 {
+            continue;
+        }
+        let sensitivity = row_sensitivity(model, row, &nominal.u, dt);
+        // ∂γ/∂θ as a row over [δq0, δv0, δu].
+        let mut dgamma = DVector::<f64>::zeros(out.ncols());
+        for &(k, d) in &sensitivity.v_hat_q {
+            dgamma[k] += d / row.R;
+        }
+        if let Some((j, d)) = sensitivity.v_hat_u {
+            dgamma[2 * nv + j] += d / row.R;
+        }
+        if let Some(factor) = sensitivity.near_rigid {
+            let chol = match &mut chol {
+                Some(c) => c,
+                None => chol.insert(
+                    BlockDiagonalCholesky::new(&problem.A, &problem.cliques)
+                        .ok_or(Error::NotPositiveDefinite { index: 0 })?,
+                ),
+            };
+            let mut c = DMatrix::zeros(nv, 1);
+            for &(k, ck) in &row.entries {
+                c[(k, 0)] += ck;
+            }
+            let x = chol.solve(&c);
+            let x = DVector::from_column_slice(x.as_slice());
+            let no_gravity = Vector6::zeros();
+            let (dMx, _) = inverse_dynamics_derivatives(
+                model,
+                world,
+                &DVector::zeros(nv),
+                &x,
+                &no_gravity,
+                false,
+            );
+            let dw = -(dMx.transpose() * &x);
+            for k in 0..nv {
+                dgamma[k] -= e.gamma * factor * dw[k] / row.R;
+            }
+        }
+        for &(k, c) in &row.entries {
+            for (col, d) in dgamma.iter().enumerate() {
+                out[(k, col)] -= c * d;
+            }
+        }
+    }
+    Ok(())
+}
 
 /// `∂r/∂[δq0, δv0, δu]` (nv × (2 nv + nu)) at the converged velocities of `nominal`.
 ///
@@ -58,9 +129,14 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             out[(joint.v_start, joint.v_start)] += dt * spring.stiffness;
         }
     }
-    for (col, &index) in model.actuators.iter().enumerate() {
-        out[(index, 2 * nv + col)] = -dt;
+    for (col, (&index, t)) in model.actuators.iter().zip(&model.transmissions).enumerate() {
+        // `g · clamp(u)` passes its derivative inside the input range only; a servo's input
+        // acts through its row (below).
+        if t.kind == TransmissionKind::Effort && t.input_inside(nominal.u[col]) {
+            out[(index, 2 * nv + col)] = -dt * t.gear;
+        }
     }
+    add_constraint_columns(sim, nominal, &world, &mut out)?;
     let X_WG: Vec<Pose<f64>> = sim
         .geometries()
         .iter()

@@ -20,8 +20,9 @@
 //! What an importer produces: bodies named after the file's links (with an optional
 //! prefix), parents before children in the file's depth-first order, so that the joints'
 //! coordinates in `q` and `v` follow that order; one geometry per collision element; joint
-//! damping as the model's viscous damping; joint limits, Coulomb friction and couplers as
-//! data on the description (not yet in the step: see [`crate::scene::description`]); no
+//! damping as the model's viscous damping; joint limits, Coulomb friction and couplers on
+//! the description, which the step enforces as constraint rows
+//! ([`crate::step::constraints`]); no
 //! actuators for URDF (the joints are unactuated until a problem file or code adds them),
 //! MJCF's own actuators. Errors name the file, the line, the element and what was expected
 //! ([`Error::ModelFile`] for URDF, [`Error::ProblemFile`] for MJCF).

@@ -6,9 +6,10 @@ use nalgebra::{DMatrix, DVector, Vector6};
 use crate::error::{Error, Result};
 use crate::math::block::BlockDiagonalCholesky;
 use crate::math::spatial::{crf, crm};
+use crate::multibody::constraints::{Transmission, TransmissionKind};
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::MultibodyModel;
-use crate::scalar::Scalar;
+use crate::scalar::{lit, Scalar};
 
 /// Mass matrix `M(q)` (nv × nv) by the composite rigid body algorithm (RBDA Table 6.2), with
 /// each joint's armature (reflected rotor inertia) added to its diagonal entries, as MuJoCo's
@@ -127,8 +128,10 @@ pub fn free_motion_velocity<T: Scalar>(
     forward_kinematics(model, data, q0, v0);
     let mut A = mass_matrix(model, data);
     let mut k = -bias_forces(model, data, v0);
-    for (col, &index) in model.actuators.iter().enumerate() {
-        k[index] += u[col];
+    for (col, (&index, t)) in model.actuators.iter().zip(&model.transmissions).enumerate() {
+        if t.kind == TransmissionKind::Effort {
+            k[index] += effort_input(t, u[col]);
+        }
     }
     for j in &model.joints {
         for (a, d) in j.damping.iter().enumerate() {
@@ -146,6 +149,17 @@ pub fn free_motion_velocity<T: Scalar>(
     let dv = chol.solve(&DMatrix::from_column_slice(k.len(), 1, (k * dt).as_slice()));
     let v_star = v0 + DVector::from_column_slice(dv.as_slice());
     Ok((v_star, A))
+}
+
+/// The joint effort `g · clamp(u)` of an effort actuator with transmission `t`: the input
+/// clamped to its range, times the gear.
+pub fn effort_input<T: Scalar>(t: &Transmission, u: T) -> T {
+    let clamped = if t.input_inside(u.re()) {
+        u
+    } else {
+        lit(t.clamp_input(u.re()))
+    };
+    clamped * lit::<T>(t.gear)
 }
 
 /// Position update `q = q0 + δt N(q0) v` with quaternions renormalized (DESIGN step 4).

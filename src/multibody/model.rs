@@ -5,6 +5,9 @@ use nalgebra::{Matrix3, Vector3};
 
 use crate::error::{Error, Result};
 use crate::math::{Pose, SpatialInertia};
+use crate::multibody::constraints::{
+    Coupler, JointFriction, JointLimit, Transmission, TransmissionKind,
+};
 use crate::multibody::joint::JointKind;
 use crate::multibody::prescribed::PrescribedBody;
 use crate::scalar::{lit, Scalar};
@@ -112,6 +115,14 @@ pub struct MultibodyModel<T: Scalar> {
     /// Actuated velocity indices: column `j` of the actuation matrix `B` (nv × nu) is the unit
     /// vector of velocity `actuators[j]`.
     pub actuators: Vec<usize>,
+    /// How each actuator's input reaches its joint (nu, indexed like `actuators`).
+    pub transmissions: Vec<Transmission>,
+    /// Joint position limits.
+    pub limits: Vec<JointLimit>,
+    /// Couplers between joints.
+    pub couplers: Vec<Coupler>,
+    /// Coulomb joint friction.
+    pub friction: Vec<JointFriction>,
     nq: usize,
     nv: usize,
 }
@@ -125,6 +136,10 @@ impl<T: Scalar> MultibodyModel<T> {
             prescribed: Vec::new(),
             gravity,
             actuators: Vec::new(),
+            transmissions: Vec::new(),
+            limits: Vec::new(),
+            couplers: Vec::new(),
+            friction: Vec::new(),
             nq: 0,
             nv: 0,
         }
@@ -314,7 +329,137 @@ impl<T: Scalar> MultibodyModel<T> {
             ));
         }
         self.actuators.push(index);
+        self.transmissions.push(Transmission::DIRECT);
         Ok(self.actuators.len() - 1)
+    }
+
+    /// Sets how the input of actuator `actuator` reaches its joint (a gear, an input range,
+    /// a position servo); [`Transmission::DIRECT`] until set.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an actuator out of range, an invalid transmission
+    /// ([`Transmission::validate`]), or a servo on a velocity without its own coordinate
+    /// (a free or ball joint).
+    pub fn set_transmission(&mut self, actuator: usize, transmission: Transmission) -> Result<()> {
+        transmission.validate()?;
+        let Some(&v_index) = self.actuators.get(actuator) else {
+            return Err(Error::invalid("actuator", actuator, "an actuator index"));
+        };
+        if matches!(transmission.kind, TransmissionKind::Servo { .. }) {
+            self.coordinate_of(v_index)?;
+        }
+        self.transmissions[actuator] = transmission;
+        Ok(())
+    }
+
+    /// The position index of velocity `v_index` when `q̇ = v` for it (a revolute or
+    /// prismatic joint).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a velocity out of range or of another joint kind.
+    pub fn coordinate_of(&self, v_index: usize) -> Result<usize> {
+        self.joints
+            .iter()
+            .find(|j| j.v_start <= v_index && v_index < j.v_start + j.kind.nv())
+            .filter(|j| j.kind.nv() == 1 && j.kind.nq() == 1)
+            .map(|j| j.q_start)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "joint velocity",
+                    v_index,
+                    "the velocity of a revolute or prismatic joint",
+                )
+            })
+    }
+
+    /// Limits the one-velocity joint of body `body` to `[lower, upper]` (rad or m).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a body out of range, a joint that is not revolute or
+    /// prismatic, or invalid limits ([`JointLimit::validate`]).
+    pub fn add_limit(&mut self, body: usize, lower: f64, upper: f64) -> Result<()> {
+        let v_index = self.single_velocity(body)?;
+        let limit = JointLimit {
+            q_index: self.coordinate_of(v_index)?,
+            v_index,
+            lower,
+            upper,
+        };
+        limit.validate()?;
+        self.limits.push(limit);
+        Ok(())
+    }
+
+    /// Couples the joint of body `follower` to that of `leader`:
+    /// `q_f = multiplier · q_l + offset`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for bodies out of range, joints that are not revolute or
+    /// prismatic, a body coupled to itself, a non-finite multiplier or offset.
+    pub fn add_coupler(
+        &mut self,
+        follower: usize,
+        leader: usize,
+        multiplier: f64,
+        offset: f64,
+    ) -> Result<()> {
+        if follower == leader {
+            return Err(Error::invalid("coupler", follower, "two different joints"));
+        }
+        if !(multiplier.is_finite() && offset.is_finite()) {
+            return Err(Error::invalid(
+                "coupler",
+                format!("multiplier {multiplier}, offset {offset}"),
+                "finite numbers",
+            ));
+        }
+        let (f, l) = (
+            self.single_velocity(follower)?,
+            self.single_velocity(leader)?,
+        );
+        self.couplers.push(Coupler {
+            follower: (self.coordinate_of(f)?, f),
+            leader: (self.coordinate_of(l)?, l),
+            multiplier,
+            offset,
+        });
+        Ok(())
+    }
+
+    /// Coulomb friction of at most `force` (N·m or N) on velocity `v_index`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a velocity out of range or a force that is not
+    /// positive and finite.
+    pub fn add_friction(&mut self, v_index: usize, force: f64) -> Result<()> {
+        if v_index >= self.nv {
+            return Err(Error::invalid("friction", v_index, "a velocity index"));
+        }
+        if !(force > 0.0 && force.is_finite()) {
+            return Err(Error::invalid(
+                "friction",
+                force,
+                "> 0 and finite (N or N·m)",
+            ));
+        }
+        self.friction.push(JointFriction { v_index, force });
+        Ok(())
+    }
+
+    /// The velocity of body `body`'s joint, when it has exactly one.
+    fn single_velocity(&self, body: usize) -> Result<usize> {
+        let joint = self
+            .joints
+            .get(body)
+            .ok_or_else(|| Error::invalid("body", body, "a body index"))?;
+        if joint.kind.nv() != 1 {
+            return Err(Error::invalid(
+                "joint",
+                &self.bodies[body].name,
+                "a revolute or prismatic joint",
+            ));
+        }
+        Ok(joint.v_start)
     }
 
     /// Body indices of the tree roots' descendants grouped per tree: `tree_of[i]` is the root
@@ -440,6 +585,10 @@ impl<T: Scalar> MultibodyModel<T> {
             prescribed: self.prescribed.clone(),
             gravity: self.gravity.map(|x| c(&x)),
             actuators: self.actuators.clone(),
+            transmissions: self.transmissions.clone(),
+            limits: self.limits.clone(),
+            couplers: self.couplers.clone(),
+            friction: self.friction.clone(),
             nq: self.nq,
             nv: self.nv,
         }

@@ -317,6 +317,8 @@ impl Builder<'_> {
                 source,
             ),
             E::Simulator { source } => self.err("(model)", "a valid model", source),
+            // Problem files name no couplers; a robot model's come from its importer.
+            E::Coupler { source, .. } => self.err("(model)", "valid couplers", source),
             // Problem files name no excluded pairs; a robot model's come from its importer.
             E::UnknownExcludedBody { body, .. } => self.err(
                 "(model)",

@@ -21,11 +21,12 @@
 //!   ([`CollisionFilter`]), applied by the collision query;
 //! - joint limits ([`JointLimits`]), Coulomb joint friction ([`JointedBody::friction`]) and
 //!   couplers between joints ([`CouplerDescription`]: URDF mimic joints, MJCF joint
-//!   equalities), as the robot importers read them. **They are data only for now:**
-//!   [`SceneDescription::build`] does not put them into the step (issue 22 item 4 adds them
-//!   to the convex problem as SAP constraints); [`SceneDescription::constraints_not_in_step`]
-//!   lists what a build leaves out, so that front-ends say so instead of dropping it
-//!   silently.
+//!   equalities), as the robot importers read them. [`SceneDescription::build`] puts them
+//!   into the model ([`crate::multibody::constraints`]), and the step makes them rows of its
+//!   convex problem (SAP constraints, [`crate::step::constraints`]). Joint velocity limits
+//!   are data only (MuJoCo and Drake do not enforce them either);
+//!   [`SceneDescription::constraints_not_in_step`] lists them, so that front-ends say so
+//!   instead of dropping them silently.
 //!
 //! Every way into a scene produces one: the problem-file reader ([`crate::problem`]),
 //! [`super::SceneBuilder`], and robot importers (URDF, MJCF). Each front-end checks what its
@@ -36,9 +37,9 @@
 //! [`DescriptionError`] that names the item by its index, so that a file reader can point at
 //! the item's line while code gets a plain [`crate::error::Error`] through `?`.
 //!
-//! Actuator gears, control ranges and position servos are data too, not yet applied (the
-//! control input is the joint effort). Armature and joint springs are applied (the multibody
-//! model's mass matrix and free motion).
+//! Actuator gears and control ranges become the model's transmissions (the input clamped to
+//! its range, times the gear), position servos implicit PD rows of the step. Armature and
+//! joint springs are applied (the multibody model's mass matrix and free motion).
 //!
 //! Generalized coordinates follow the model ([`crate::multibody`]): the bodies' joints in
 //! order, a free joint's `q` as `[x, y, z, w, i, j, k]` (position of the body origin in the
@@ -58,6 +59,7 @@ use crate::math::{Pose, SpatialInertia};
 use crate::multibody::model::BodyId;
 use crate::multibody::{
     JointKind, JointSpec, JointSpring, MultibodyModel, PrescribedBody, PrescribedMotion,
+    Transmission, TransmissionKind,
 };
 pub use crate::scene::error::DescriptionError;
 use crate::scene::Scene;
@@ -79,7 +81,7 @@ pub struct SceneDescription {
     /// Actuators, in the order of the control vector `u` (nu).
     pub actuators: Vec<ActuatorDescription>,
     /// Couplers `q_follower = multiplier · q_leader + offset` between one-velocity joints
-    /// (URDF mimic joints). Not yet part of the step: see the module doc.
+    /// (URDF mimic joints, MJCF joint equalities): holonomic rows of the step.
     pub couplers: Vec<CouplerDescription>,
     /// Pairs of bodies (by name) whose geometries must not touch each other: a robot's
     /// parent and child links, whose collision meshes overlap at the joint (MuJoCo excludes
@@ -151,11 +153,11 @@ pub struct JointedBody {
     /// The joint's name in the model file it came from (a URDF `<joint name>`); `None` for
     /// joints that have no name of their own (they are known by their body's name).
     pub joint_name: Option<String>,
-    /// Position, velocity and effort limits of a one-velocity joint; `None` for none. Not yet
-    /// part of the step: see the module doc.
+    /// Position, velocity and effort limits of a one-velocity joint; `None` for none. The
+    /// position limits are unilateral rows of the step; the velocity limit is data only.
     pub limits: Option<JointLimits>,
     /// Coulomb (dry) friction per joint velocity (nv of the joint, or empty for none; N or
-    /// N·m), the URDF `<dynamics friction>`. Not yet part of the step: see the module doc.
+    /// N·m), the URDF `<dynamics friction>`: a friction row of the step per nonzero entry.
     pub friction: Vec<f64>,
     /// Reflected rotor inertia per joint velocity (nv of the joint; kg or kg·m²), added to the
     /// diagonal of the mass matrix.
@@ -268,9 +270,9 @@ pub enum ActuatorKind {
     #[default]
     Effort,
     /// A position servo, MJCF's `position` actuator: the force
-    /// `kp (u − gear·q) − kv gear·v` with `u` the target, times `gear` on the joint; an
-    /// implicit actuator of the convex step (issue 22 item 4), which
-    /// [`SceneDescription::build`] does not apply yet.
+    /// `kp (u − gear·q) − kv gear·v` with `u` the target, times `gear` on the joint, limited
+    /// to the actuator's effort limit; an implicit PD row of the convex step
+    /// ([`crate::step::constraints`]), stable at any gain and δt.
     Servo {
         /// Position gain (N/m or N·m/rad).
         kp: f64,
@@ -299,60 +301,29 @@ impl From<BuiltScene> for Scene {
 }
 
 impl SceneDescription {
-    /// What [`SceneDescription::build`] leaves out of the step, one phrase per kind (joint
-    /// position limits, velocity limits, Coulomb joint friction, couplers, position servos,
-    /// actuator gears and control ranges), with counts and
-    /// the first names; empty when the step models the whole description. Front-ends print
-    /// it so that nothing the model file states is dropped silently.
+    /// What [`SceneDescription::build`] leaves out of the step (joint velocity limits), with
+    /// counts and the first names; empty when the step models the whole description.
+    /// Front-ends print it so that nothing the model file states is dropped silently.
     pub fn constraints_not_in_step(&self) -> Vec<String> {
-        let jointed = || {
-            self.bodies.iter().filter_map(|b| match &b.motion {
-                BodyMotion::Jointed(j) => Some((b.name.as_str(), j)),
-                BodyMotion::Prescribed { .. } => None,
+        let velocity: Vec<&str> = self
+            .bodies
+            .iter()
+            .filter(|b| match &b.motion {
+                BodyMotion::Jointed(j) => j.limits.is_some_and(|l| l.velocity.is_finite()),
+                BodyMotion::Prescribed { .. } => false,
             })
-        };
-        let listed = |what: &str, names: Vec<&str>| {
-            (!names.is_empty()).then(|| {
-                let shown: Vec<&str> = names.iter().take(3).copied().collect();
-                let more = if names.len() > 3 { ", …" } else { "" };
-                format!("{} {what} ({}{more})", names.len(), shown.join(", "))
-            })
-        };
-        let position = jointed()
-            .filter(|(_, j)| j.limits.is_some_and(|l| l.has_position_limit()))
-            .map(|(n, _)| n)
+            .map(|b| b.name.as_str())
             .collect();
-        let velocity = jointed()
-            .filter(|(_, j)| j.limits.is_some_and(|l| l.velocity.is_finite()))
-            .map(|(n, _)| n)
-            .collect();
-        let friction = jointed()
-            .filter(|(_, j)| j.friction.iter().any(|&f| f != 0.0))
-            .map(|(n, _)| n)
-            .collect();
-        let couplers = self.couplers.iter().map(|c| c.follower.as_str()).collect();
-        let actuators = |keep: fn(&ActuatorDescription) -> bool| {
-            self.actuators
-                .iter()
-                .filter(|a| keep(a))
-                .map(|a| a.name.as_deref().unwrap_or(a.body.as_str()))
-                .collect()
-        };
-        let servos = actuators(|a| matches!(a.kind, ActuatorKind::Servo { .. }));
-        let gears = actuators(|a| a.gear != 1.0);
-        let ranges = actuators(|a| a.ctrl_range.is_some());
-        [
-            listed("joint position limits", position),
-            listed("joint velocity limits", velocity),
-            listed("joints with Coulomb friction", friction),
-            listed("couplers (mimic joints)", couplers),
-            listed("position servos (their input acts as an effort)", servos),
-            listed("actuator gears (the input is the joint effort)", gears),
-            listed("actuator control ranges", ranges),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        if velocity.is_empty() {
+            return Vec::new();
+        }
+        let shown: Vec<&str> = velocity.iter().take(3).copied().collect();
+        let more = if velocity.len() > 3 { ", …" } else { "" };
+        vec![format!(
+            "{} joint velocity limits ({}{more})",
+            velocity.len(),
+            shown.join(", ")
+        )]
     }
 
     /// The simulator, controller, effort limits and initial state of this scene.
@@ -365,8 +336,11 @@ impl SceneDescription {
     /// joint and a positive effort limit; finite initial state; then what [`Simulator::new`]
     /// checks (settings, shapes, contact parameters).
     ///
-    /// Joint limits, Coulomb joint friction and couplers are not built into the step yet
-    /// (see the module doc and [`SceneDescription::constraints_not_in_step`]).
+    /// Joint position limits, Coulomb joint friction, couplers and actuator transmissions go
+    /// into the model (what [`MultibodyModel::add_limit`], [`MultibodyModel::add_friction`],
+    /// [`MultibodyModel::add_coupler`] and [`MultibodyModel::set_transmission`] refuse is
+    /// reported); joint velocity limits are left out
+    /// ([`SceneDescription::constraints_not_in_step`]).
     ///
     /// # Errors
     /// The first [`DescriptionError`] found.
@@ -436,6 +410,19 @@ impl SceneDescription {
                     body: i,
                     source: Box::new(e),
                 })?;
+            let in_model = |e| E::Body {
+                body: i,
+                source: Box::new(e),
+            };
+            if let Some(l) = body.limits.filter(JointLimits::has_position_limit) {
+                model.add_limit(index, l.lower, l.upper).map_err(in_model)?;
+            }
+            let v_start = model.joints[index].v_start;
+            for (m, &f) in body.friction.iter().enumerate() {
+                if f != 0.0 {
+                    model.add_friction(v_start + m, f).map_err(in_model)?;
+                }
+            }
             let kind = model.joints[index].kind;
             for (vector, values, n, out) in [
                 ("q0", &body.q0, kind.nq(), &mut q),
@@ -485,6 +472,25 @@ impl SceneDescription {
             });
         }
 
+        for (i, c) in self.couplers.iter().enumerate() {
+            let coupler = |e| E::Coupler {
+                coupler: i,
+                source: Box::new(e),
+            };
+            let body = |name: &str| {
+                model.body_index(name).ok_or_else(|| {
+                    coupler(crate::error::Error::invalid(
+                        "coupler body",
+                        format!("`{name}`"),
+                        "the name of a jointed body of the scene",
+                    ))
+                })
+            };
+            let (follower, leader) = (body(&c.follower)?, body(&c.leader)?);
+            model
+                .add_coupler(follower, leader, c.multiplier, c.offset)
+                .map_err(coupler)?;
+        }
         let (controller, effort_limits) = self.actuate(&mut model)?;
         if let Some(x) = q.iter().chain(&v).find(|x| !x.is_finite()) {
             return Err(E::InitialState { value: *x });
@@ -590,19 +596,44 @@ impl SceneDescription {
                     format!("{}[{}]", a.body, a.dof)
                 }
             });
-            let actuator = model.add_actuator(v_index).map_err(|e| E::Actuator {
+            let refused = |e| E::Actuator {
                 actuator: i,
                 source: Box::new(e),
-            })?;
+            };
+            let actuator = model.add_actuator(v_index).map_err(refused)?;
+            let (kind, effort_limit) = match a.kind {
+                ActuatorKind::Effort => (TransmissionKind::Effort, a.effort_limit),
+                // A servo's input is a target position, not an effort: its force limit
+                // bounds the implicit PD impulse instead.
+                ActuatorKind::Servo { kp, kv } => (
+                    TransmissionKind::Servo {
+                        kp,
+                        kv,
+                        force_limit: a.effort_limit,
+                    },
+                    f64::INFINITY,
+                ),
+            };
+            let ctrl_range = a.ctrl_range.unwrap_or([f64::NEG_INFINITY, f64::INFINITY]);
+            model
+                .set_transmission(
+                    actuator,
+                    Transmission {
+                        ctrl_range,
+                        gear: a.gear,
+                        kind,
+                    },
+                )
+                .map_err(refused)?;
             driven.push(v_index);
-            effort_limits.push(a.effort_limit);
+            effort_limits.push(effort_limit);
             if let Some(law) = &a.control {
                 controller.actuators.push(ActuatorControl {
                     name,
                     actuator,
                     v_index,
                     q_index,
-                    effort_limit: a.effort_limit,
+                    effort_limit,
                     law: law.clone(),
                 });
             }

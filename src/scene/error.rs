@@ -140,6 +140,14 @@ pub enum DescriptionError {
         /// The model's error.
         source: Box<Error>,
     },
+    /// The model refused coupler `coupler` (unknown bodies, joints that are not revolute or
+    /// prismatic, a joint coupled to itself).
+    Coupler {
+        /// Index of the coupler.
+        coupler: usize,
+        /// The model's error.
+        source: Box<Error>,
+    },
     /// [`crate::step::Simulator::new`] refused the model, geometries or settings.
     Simulator {
         /// The simulator's error.
@@ -173,9 +181,10 @@ impl From<DescriptionError> for Error {
                 parent,
                 "add the parent body first",
             ),
-            E::Body { source, .. } | E::Actuator { source, .. } | E::Simulator { source } => {
-                *source
-            }
+            E::Body { source, .. }
+            | E::Actuator { source, .. }
+            | E::Coupler { source, .. }
+            | E::Simulator { source } => *source,
             E::InitialStateSize {
                 name,
                 vector,

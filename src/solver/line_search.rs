@@ -2,7 +2,8 @@
 //! Newton-Raphson on `φ'(α) = 0` with bracketing and bisection (Numerical Recipes' rtsafe).
 //!
 //! With `Δv_c,i = J_i Δv` precomputed, `φ'(α) = α ΔvᵀAΔv + Δvᵀ A(v − v*) − Σ γ_i·Δv_c,i` and
-//! `φ''(α) = ΔvᵀAΔv + Σ Δv_c,iᵀ G_i Δv_c,i` cost O(nc) per evaluation. The slope at α = 0 is
+//! `φ''(α) = ΔvᵀAΔv + Σ Δv_c,iᵀ G_i Δv_c,i` cost O(nc) per evaluation (constraint rows add
+//! their one-dimensional terms the same way). The slope at α = 0 is
 //! the Newton iteration's `∇ℓ·Δv`, and the search starts at the Newton step α = 1: near a
 //! solution (a resting contact, a warm start) that one evaluation of the contacts is the whole
 //! search; `φ'(α_max)` is only evaluated when the minimum lies beyond α = 1. The contacts
@@ -13,6 +14,7 @@
 use nalgebra::{Matrix3, Vector3};
 
 use crate::contact::ContactPool;
+use crate::solver::constraint::ConstraintRow;
 
 /// The contacts evaluated at the last trial step length of a line search.
 #[derive(Debug, Default)]
@@ -27,6 +29,12 @@ pub struct Trial {
     pub gamma: Vec<Vector3<f64>>,
     /// Hessians `G_i`.
     pub G: Vec<Matrix3<f64>>,
+    /// Constraint rows at α: velocities, impulses and curvatures.
+    pub row_v: Vec<f64>,
+    /// Row impulses.
+    pub row_gamma: Vec<f64>,
+    /// Row curvatures.
+    pub row_G: Vec<f64>,
 }
 
 /// The line-search function `φ` reduced to contact terms plus a quadratic.
@@ -41,6 +49,12 @@ pub struct LineSearchProblem<'a> {
     pub dv_c: &'a [Vector3<f64>],
     /// The potentials.
     pub contacts: &'a ContactPool<f64>,
+    /// The constraint rows, their velocities at α = 0 and their changes `c·Δv`.
+    pub rows: &'a [ConstraintRow<f64>],
+    /// Row velocities at α = 0.
+    pub row_v: &'a [f64],
+    /// Row velocity changes.
+    pub row_dv: &'a [f64],
     /// The contacts at the last α evaluated (buffers of `nc` entries).
     pub trial: &'a mut Trial,
 }
@@ -64,6 +78,18 @@ impl LineSearchProblem<'_> {
             self.trial.v_c[i] = v_c;
             self.trial.gamma[i] = e.gamma;
             self.trial.G[i] = e.G;
+        }
+        for (j, row) in self.rows.iter().enumerate() {
+            let v = self.row_v[j] + self.row_dv[j] * alpha;
+            let e = row.eval(v);
+            let term = e.gamma * self.row_dv[j];
+            d1 -= term;
+            scale += term.abs();
+            d2 += e.G * self.row_dv[j] * self.row_dv[j];
+            cost += e.cost;
+            self.trial.row_v[j] = v;
+            self.trial.row_gamma[j] = e.gamma;
+            self.trial.row_G[j] = e.G;
         }
         self.trial.alpha = alpha;
         self.trial.cost = cost;

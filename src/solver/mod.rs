@@ -13,12 +13,16 @@
 //! Failure to converge, a non-finite value or an indefinite Hessian is an error carrying the
 //! statistics.
 //!
-//! Files: `problem.rs` (the problem and its residual, generic), `params.rs`, `stats.rs`,
+//! Joint limits, couplers, servos and joint friction are one-dimensional rows beside the
+//! contacts (`constraint.rs`), with `H` gaining `G cᵀc` per row.
+//!
+//! Files: `problem.rs` (the problem and its residual, generic), `constraint.rs`, `params.rs`, `stats.rs`,
 //! `newton.rs` (the f64 entry point), `workspace.rs` (the Newton loop on clique blocks and its
 //! reusable data: the layout of a problem and the iteration data), `factor.rs` (the factor of
 //! `H` handed to the derivatives, with its generation), `line_search.rs`, `linalg/` (the
 //! factorization seam: dense or supernodal).
 
+pub mod constraint;
 pub(crate) mod factor;
 pub mod linalg;
 pub(crate) mod line_search;
@@ -28,6 +32,7 @@ pub mod problem;
 pub mod stats;
 pub(crate) mod workspace;
 
+pub use constraint::{ConstraintKind, ConstraintRow, RowEval};
 pub use factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
 pub use newton::{solve, ConvexSolution};
 pub use params::SolverParams;

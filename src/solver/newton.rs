@@ -77,6 +77,7 @@ mod tests {
             v0: DVector::zeros(3),
             J: Matrix3xX::identity(3),
             b: vec![Vector3::zeros()],
+            constraints: Vec::new(),
             contacts: ContactPool::Lagged(vec![Lagged::new(
                 HuntCrossley::from_params(&p, x0, dt),
                 &p,
@@ -105,6 +106,7 @@ mod tests {
             v0: DVector::zeros(3),
             J: Matrix3xX::identity(3),
             b: vec![Vector3::zeros()],
+            constraints: Vec::new(),
             contacts: ContactPool::Lagged(vec![Lagged::new(
                 HuntCrossley::from_params(&p, 1e-3, 1e-3),
                 &p,

@@ -5,6 +5,7 @@ use nalgebra::{DMatrix, DVector, Matrix3xX, MatrixView3xX, Vector3};
 
 use crate::contact::ContactPool;
 use crate::scalar::Scalar;
+use crate::solver::constraint::ConstraintRow;
 
 /// Everything [`ConvexProblem::evaluate`] computes at one `v`.
 #[derive(Clone, Debug)]
@@ -15,7 +16,7 @@ pub struct ProblemEval<T: Scalar> {
     pub gradient: DVector<T>,
     /// Hessian `H = A + Σ J_iᵀ G_i J_i` (nv × nv).
     pub hessian: DMatrix<T>,
-    /// Generalized contact impulse `Jᵀγ` (nv).
+    /// Generalized contact and constraint impulse `Jᵀγ + Σ_j c_j γ_j` (nv).
     pub generalized_impulse: DVector<T>,
     /// Contact velocities (m/s, contact frames).
     pub v_c: Vec<Vector3<T>>,
@@ -23,7 +24,8 @@ pub struct ProblemEval<T: Scalar> {
     pub gamma: Vec<Vector3<T>>,
 }
 
-/// `min_v ½‖v − v*‖²_A + Σ_i ℓ_i(J_i v + b_i)` (ICF eq. (2)).
+/// `min_v ½‖v − v*‖²_A + Σ_i ℓ_i(J_i v + b_i) + Σ_j ℓ_j(c_j·v)` (ICF eq. (2) with SAP's
+/// constraints, Sec. V).
 #[derive(Clone, Debug)]
 pub struct ConvexProblem<T: Scalar> {
     /// `A = M + δt D` (nv × nv), symmetric positive definite.
@@ -44,6 +46,9 @@ pub struct ConvexProblem<T: Scalar> {
     pub b: Vec<Vector3<T>>,
     /// The contact potentials.
     pub contacts: ContactPool<T>,
+    /// Joint limits, couplers, servos and joint friction: one-dimensional rows
+    /// ([`ConstraintRow`]), each adding `ℓ_j(c_j·v)` to the cost.
+    pub constraints: Vec<ConstraintRow<T>>,
 }
 
 impl<T: Scalar> ConvexProblem<T> {
@@ -74,6 +79,9 @@ impl<T: Scalar> ConvexProblem<T> {
         let mut ell = dv.dot(&(&self.A * &dv)) * half;
         for i in 0..self.nc() {
             ell += self.contacts.eval(i, &self.contact_velocity(i, v)).cost;
+        }
+        for row in &self.constraints {
+            ell += row.eval(row.velocity(v.as_slice())).cost;
         }
         ell
     }
@@ -106,6 +114,16 @@ impl<T: Scalar> ConvexProblem<T> {
             eval.v_c.push(v_c);
             eval.gamma.push(e.gamma);
         }
+        for row in &self.constraints {
+            let e = row.eval(row.velocity(v.as_slice()));
+            eval.cost += e.cost;
+            for &(a, ca) in &row.entries {
+                eval.generalized_impulse[a] += ca * e.gamma;
+                for &(b, cb) in &row.entries {
+                    eval.hessian[(a, b)] += e.G * ca * cb;
+                }
+            }
+        }
         eval.gradient -= &eval.generalized_impulse;
         eval
     }
@@ -118,6 +136,12 @@ impl<T: Scalar> ConvexProblem<T> {
         for i in 0..self.nc() {
             let gamma = self.contacts.eval(i, &self.contact_velocity(i, v)).gamma;
             r.gemv_tr(-T::one(), &self.jacobian(i), &gamma, T::one());
+        }
+        for row in &self.constraints {
+            let gamma = row.eval(row.velocity(v.as_slice())).gamma;
+            for &(k, c) in &row.entries {
+                r[k] -= c * gamma;
+            }
         }
         r
     }

@@ -53,6 +53,8 @@ pub struct NewtonWorkspace {
 struct NewtonLayout {
     /// Clique of each velocity (nv).
     clique_of: Vec<usize>,
+    /// Position of each velocity within its clique (nv).
+    local_of: Vec<usize>,
     /// The first velocity of each clique whose velocities are a range.
     range_starts: Vec<Option<usize>>,
     /// Whether there is one clique, the velocities `0..nv` in order: each contact's block is
@@ -103,6 +105,11 @@ struct IterationData {
     dv_c: Vec<Vector3<f64>>,
     gamma: Vec<Vector3<f64>>,
     G: Vec<Matrix3<f64>>,
+    /// Constraint rows: velocities, their changes along Δv, impulses and curvatures.
+    row_v: Vec<f64>,
+    row_dv: Vec<f64>,
+    row_gamma: Vec<f64>,
+    row_G: Vec<f64>,
     /// The contacts at the line search's last trial step.
     trial: Trial,
     condition: ConditionScratch,
@@ -187,8 +194,12 @@ impl NewtonWorkspace {
     /// Jacobians, the Hessian's block pattern. Allocates only for a new pattern or sizes.
     pub fn prepare(&mut self, problem: &ConvexProblem<f64>) {
         self.layout.prepare(problem);
-        self.data
-            .resize(&self.layout.pattern, problem.nv(), problem.nc());
+        self.data.resize(
+            &self.layout.pattern,
+            problem.nv(),
+            problem.nc(),
+            problem.constraints.len(),
+        );
     }
 
     /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
@@ -218,6 +229,12 @@ impl NewtonWorkspace {
     /// Impulses at [`NewtonWorkspace::v`] (N·s, contact frames).
     pub fn gamma(&self) -> &[Vector3<f64>] {
         &self.data.gamma
+    }
+
+    /// Constraint row impulses at [`NewtonWorkspace::v`] (N·s or N·m·s), in the order of the
+    /// problem's rows.
+    pub fn row_impulses(&self) -> &[f64] {
+        &self.data.row_gamma
     }
 
     /// The block pattern of the last prepared problem's Hessian.
@@ -253,9 +270,12 @@ impl NewtonLayout {
         let cliques = problem.cliques.clone();
         self.clique_of.clear();
         self.clique_of.resize(nv, usize::MAX);
+        self.local_of.clear();
+        self.local_of.resize(nv, 0);
         for (c, idx) in cliques.iter().enumerate() {
-            for &i in idx {
+            for (l, &i) in idx.iter().enumerate() {
                 self.clique_of[i] = c;
+                self.local_of[i] = l;
             }
         }
         assert!(
@@ -288,7 +308,21 @@ impl NewtonLayout {
         let pairs = if self.one_clique {
             Vec::new()
         } else {
-            self.cut_blocks(problem, &cliques)
+            let mut pairs = self.cut_blocks(problem, &cliques);
+            // A coupler between two trees couples their cliques.
+            for row in &problem.constraints {
+                for &(a, _) in &row.entries {
+                    for &(b, _) in &row.entries {
+                        let (ca, cb) = (self.clique_of[a], self.clique_of[b]);
+                        if ca < cb {
+                            pairs.push((ca, cb));
+                        }
+                    }
+                }
+            }
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs
         };
         self.pattern = BlockPattern { cliques, pairs };
         if !self.one_clique {
@@ -444,12 +478,40 @@ impl NewtonLayout {
         }
     }
 
-    /// Assembles `H = A + Σ J_iᵀ G_i J_i` into the clique blocks of `H`, `J` that of
-    /// `problem` and `G` its contacts' Hessians (nc).
+    /// `H += Σ_j G_j c_jᵀ c_j` over the constraint rows of `problem` with curvatures `row_G`,
+    /// into the clique blocks (an off-diagonal block holds the pair with the lower clique
+    /// first, so each cross term is added once, from that side).
+    fn add_rows(&self, problem: &ConvexProblem<f64>, row_G: &[f64], H: &mut BlockHessian) {
+        for (row, &G) in problem.constraints.iter().zip(row_G) {
+            if G == 0.0 {
+                continue;
+            }
+            for &(a, ca) in &row.entries {
+                for &(b, cb) in &row.entries {
+                    let (qa, qb) = (self.clique_of[a], self.clique_of[b]);
+                    let (la, lb) = (self.local_of[a], self.local_of[b]);
+                    if qa == qb {
+                        H.diagonal[qa][(la, lb)] += G * ca * cb;
+                    } else if qa < qb {
+                        let off = self
+                            .pattern
+                            .pair_index(qa, qb)
+                            .expect("invariant: row pairs collected by prepare");
+                        H.off_diagonal[off][(la, lb)] += G * ca * cb;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Assembles `H = A + Σ J_iᵀ G_i J_i + Σ_j G_j c_jᵀ c_j` into the clique blocks of `H`,
+    /// `J` that of `problem`, `G` its contacts' Hessians (nc) and `row_G` its rows'
+    /// curvatures.
     fn assemble_hessian(
         &self,
         problem: &ConvexProblem<f64>,
         G: &[Matrix3<f64>],
+        row_G: &[f64],
         H: &mut BlockHessian,
     ) {
         let J = self.jacobians(problem);
@@ -459,6 +521,7 @@ impl NewtonLayout {
         for H_ab in &mut H.off_diagonal {
             H_ab.fill(0.0);
         }
+        self.add_rows(problem, row_G, H);
         if self.one_clique {
             let nv = problem.nv();
             for (i, G_i) in G.iter().enumerate() {
@@ -489,9 +552,10 @@ impl NewtonLayout {
 }
 
 impl IterationData {
-    /// Sizes the buffers for `nv` velocities and `nc` contacts and `H` for `pattern`; drops
+    /// Sizes the buffers for `nv` velocities, `nc` contacts and `nr` constraint rows and `H`
+    /// for `pattern`; drops
     /// the factor of the last problem.
-    fn resize(&mut self, pattern: &BlockPattern, nv: usize, nc: usize) {
+    fn resize(&mut self, pattern: &BlockPattern, nv: usize, nc: usize, nr: usize) {
         self.H.reset_pattern(pattern);
         for buffer in [
             &mut self.v,
@@ -513,6 +577,17 @@ impl IterationData {
         self.trial.v_c.resize(nc, Vector3::zeros());
         self.trial.gamma.resize(nc, Vector3::zeros());
         self.trial.G.resize(nc, Matrix3::zeros());
+        for rows in [
+            &mut self.row_v,
+            &mut self.row_dv,
+            &mut self.row_gamma,
+            &mut self.row_G,
+            &mut self.trial.row_v,
+            &mut self.trial.row_gamma,
+            &mut self.trial.row_G,
+        ] {
+            rows.resize(nr, 0.0);
+        }
         self.generation = None;
     }
 
@@ -524,7 +599,7 @@ impl IterationData {
             ContactPool::Similar(p) => self.evaluate_contacts(layout, problem, p),
             ContactPool::Sap(p) => self.evaluate_contacts(layout, problem, p),
             ContactPool::Any(p) => self.evaluate_contacts(layout, problem, p),
-        };
+        } + self.evaluate_rows(problem);
         self.finish_evaluation(layout, problem, cost)
     }
 
@@ -552,6 +627,31 @@ impl IterationData {
         cost
     }
 
+    /// The constraint rows' velocities, impulses and curvatures at `self.v`, their impulses
+    /// added to `Jᵀγ`; their summed cost.
+    fn evaluate_rows(&mut self, problem: &ConvexProblem<f64>) -> f64 {
+        let mut cost = 0.0;
+        for (j, row) in problem.constraints.iter().enumerate() {
+            let v = row.velocity(self.v.as_slice());
+            let e = row.eval(v);
+            cost += e.cost;
+            self.row_v[j] = v;
+            self.row_gamma[j] = e.gamma;
+            self.row_G[j] = e.G;
+        }
+        self.add_row_impulses(problem);
+        cost
+    }
+
+    /// `Jᵀγ += Σ_j c_j γ_j` with the rows' current impulses.
+    fn add_row_impulses(&mut self, problem: &ConvexProblem<f64>) {
+        for (row, &gamma) in problem.constraints.iter().zip(&self.row_gamma) {
+            for &(k, c) in &row.entries {
+                self.generalized_impulse[k] += c * gamma;
+            }
+        }
+    }
+
     /// [`IterationData::evaluate`] with the contacts the line search evaluated at the
     /// accepted step, `v_c = v_c,prev + α Δv_c` (equal to `J v + b` up to round-off).
     fn evaluate_from_trial(&mut self, layout: &NewtonLayout, problem: &ConvexProblem<f64>) -> f64 {
@@ -559,12 +659,16 @@ impl IterationData {
         std::mem::swap(&mut self.v_c, &mut self.trial.v_c);
         std::mem::swap(&mut self.gamma, &mut self.trial.gamma);
         std::mem::swap(&mut self.G, &mut self.trial.G);
+        std::mem::swap(&mut self.row_v, &mut self.trial.row_v);
+        std::mem::swap(&mut self.row_gamma, &mut self.trial.row_gamma);
+        std::mem::swap(&mut self.row_G, &mut self.trial.row_G);
         self.generalized_impulse.fill(0.0);
         layout.add_transposes(
             layout.jacobians(problem),
             &self.gamma,
             &mut self.generalized_impulse,
         );
+        self.add_row_impulses(problem);
         self.finish_evaluation(layout, problem, self.trial.cost)
     }
 
@@ -661,7 +765,7 @@ impl IterationData {
             if let Some(criterion) = converged {
                 stats.criterion = criterion;
                 if params.factor_at_solution {
-                    layout.assemble_hessian(problem, &self.G, &mut self.H);
+                    layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
                     self.factor_hessian(params)?;
                 }
                 if self.generation.is_some() && params.condition_estimate {
@@ -677,7 +781,7 @@ impl IterationData {
                 return Err(Error::NotConverged { stats });
             }
             previous_cost = cost;
-            layout.assemble_hessian(problem, &self.G, &mut self.H);
+            layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
             self.factor_hessian(params)?;
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
@@ -685,6 +789,9 @@ impl IterationData {
             let J = layout.jacobians(problem);
             for (i, dv_c) in self.dv_c.iter_mut().enumerate() {
                 *dv_c = layout.contact_mul(J, i, &self.dv);
+            }
+            for (row, dv) in problem.constraints.iter().zip(&mut self.row_dv) {
+                *dv = row.velocity(self.dv.as_slice());
             }
             // scratch_a = A Δv, scratch_b = v − v*.
             layout.A_mul(&self.dv, &mut self.scratch_a);
@@ -696,6 +803,9 @@ impl IterationData {
                 v_c: &self.v_c,
                 dv_c: &self.dv_c,
                 contacts: &problem.contacts,
+                rows: &problem.constraints,
+                row_v: &self.row_v,
+                row_dv: &self.row_dv,
                 trial: &mut self.trial,
             };
             let search = exact_line_search(

@@ -5,7 +5,9 @@
 //! 2. from the witnesses of the geometric query at `q0` ([`ContactWitness`]), each contact's
 //!    frame C, point, previous penetration `x0 = −φ0`, Jacobian `J_i` (written by
 //!    [`crate::step::jacobian`]) and bias `b_i` (a prescribed body's velocity);
-//! 3. the potentials of the chosen approximation ([`crate::step::pool`]).
+//! 3. the potentials of the chosen approximation ([`crate::step::pool`]);
+//! 4. the rows of the joint limits, couplers, servos and joint friction
+//!    ([`crate::step::constraints`]).
 //!
 //! Consecutive contacts of one pair with one normal (a pressure-field pair's polygons) share
 //! one frame and one set of body Jacobians ([`SharedFrame`]).
@@ -26,6 +28,7 @@ use crate::solver::ConvexProblem;
 use crate::step::assembled::{
     Assembled, AssembledContact, AssembledFrame, AssemblyBuffers, StepProblem,
 };
+use crate::step::constraints::constraint_rows;
 use crate::step::jacobian::{contact_point, FrameJacobian};
 use crate::step::point::{contact_frame, ContactFeature};
 use crate::step::pool::make_pool;
@@ -241,6 +244,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
         &body_clique,
         dt,
     )?;
+    let constraints = constraint_rows(model, &A, &cliques, input.q, input.u, dt)?;
     Ok(Assembled {
         problem: ConvexProblem {
             A,
@@ -250,6 +254,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
             J: J_all,
             b,
             contacts: pool,
+            constraints,
         },
         contacts,
         frames,

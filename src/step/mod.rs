@@ -3,7 +3,8 @@
 //! 1. free motion `A (v* − v0) = δt k(q0, v0, u)`, `A = M(q0) + δt D`;
 //! 2. one geometric query at `q0`: every pair with `φ0 < δ_margin` becomes a contact with frame
 //!    C, `x0 = −φ0` and Jacobian `J_i` (`v_c,i = J_i v + b_i`);
-//! 3. the convex solve `v = argmin ½‖v − v*‖²_A + Σ ℓ_i(J_i v + b_i)`;
+//! 3. the convex solve `v = argmin ½‖v − v*‖²_A + Σ ℓ_i(J_i v + b_i) + Σ ℓ_j(c_j v)`, the
+//!    last sum over the constraint rows ([`constraints`]);
 //! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
 //!
 //! Files, one job each:
@@ -13,6 +14,8 @@
 //! - `point.rs`: [`ContactPoint`], one contact of a step: frame, Jacobian, bias, parameters
 //!   and what the query found;
 //! - `jacobian.rs`: the contact Jacobian writes and the contact point;
+//! - `constraints.rs`: the rows of joint limits, couplers, position servos and joint
+//!   friction (SAP Sec. V);
 //! - `delassus.rs`: the Delassus estimates of SAP and the regularized Lagged model;
 //! - `pool.rs`: the contact potentials of the chosen approximation (through
 //!   [`crate::contact::model`], the one factory);
@@ -22,6 +25,7 @@
 
 mod assemble;
 mod assembled;
+pub mod constraints;
 mod delassus;
 mod jacobian;
 mod laws;
@@ -380,6 +384,7 @@ impl Simulator {
             &assembled,
             self.newton.gamma(),
             self.newton.v_c(),
+            self.newton.row_impulses(),
             dt,
             stats,
         );

@@ -5,7 +5,7 @@ use nalgebra::Vector3;
 
 use crate::collision::PolygonContact;
 use crate::multibody::model::BodyId;
-use crate::solver::SolverStats;
+use crate::solver::{ConstraintKind, SolverStats};
 use crate::step::assembled::Assembled;
 use crate::step::patch::{patches, Patch};
 
@@ -53,6 +53,10 @@ pub struct StepReport {
     pub contacts: Vec<ContactResult>,
     /// Per-pair contact patches of the pressure-field pairs.
     pub patches: Vec<Patch>,
+    /// Per constraint row (joint limits, couplers, servos, joint friction; in the order of
+    /// the problem's rows): what it models and its generalized effort `γ/δt` (N·m or N;
+    /// a limit's is ≥ 0, pushing the joint off its limit).
+    pub constraints: Vec<(ConstraintKind, f64)>,
 }
 
 /// The report of a solved step of `dt` (s): each contact of `assembled` with its impulse
@@ -62,6 +66,7 @@ pub(super) fn step_report(
     assembled: &Assembled<f64>,
     gamma: &[Vector3<f64>],
     v_c: &[Vector3<f64>],
+    row_gamma: &[f64],
     dt: f64,
     stats: SolverStats,
 ) -> StepReport {
@@ -100,5 +105,11 @@ pub(super) fn step_report(
         stats,
         patches: patches(&results),
         contacts: results,
+        constraints: problem
+            .constraints
+            .iter()
+            .zip(row_gamma)
+            .map(|(row, gamma)| (row.kind, gamma * inv_dt))
+            .collect(),
     }
 }

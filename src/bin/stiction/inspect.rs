@@ -355,7 +355,7 @@ fn print_text(file: &std::path::Path, r: &Value) {
         );
     }
     for pending in r["not_in_step"].as_array().into_iter().flatten() {
-        println!("not yet in the step: {}", pending.as_str().unwrap_or(""));
+        println!("not in the step: {}", pending.as_str().unwrap_or(""));
     }
     println!("q = {}", list(&r["q"]));
     println!("v = {}", list(&r["v"]));

@@ -85,7 +85,7 @@ impl RobotArgs {
             let pending = model.description.constraints_not_in_step();
             if !pending.is_empty() {
                 eprintln!(
-                    "note: read but not yet modelled by the step: {}",
+                    "note: read but not modelled by the step: {}",
                     pending.join("; ")
                 );
             }
