@@ -604,8 +604,7 @@ fn simulate_runs_a_urdf_on_the_ground_and_says_what_the_step_leaves_out() {
     );
     assert_ok(&out);
     assert!(
-        stderr(&out)
-            .contains("read but not yet modelled by the step: 1 joint position limits (lower)"),
+        stderr(&out).contains("read but not modelled by the step: 1 joint velocity limits (lower)"),
         "{}",
         stderr(&out)
     );

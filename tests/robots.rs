@@ -318,3 +318,130 @@ fn solo12_drops_onto_the_ground_and_comes_to_rest() {
     let z = scene.state().q[2];
     assert!(z > 0.0 && z < 0.4, "base height {z} m");
 }
+
+/// Whether every pushing contact of `report` clearly sticks or clearly slips: central
+/// differences straddle no stick–slip transition there.
+fn smooth(report: &stiction::step::StepReport, v_s: f64) -> bool {
+    report
+        .contacts
+        .iter()
+        .filter(|c| c.normal_force > 0.0)
+        .all(|c| c.slip < v_s || c.slip > 10.0 * v_s)
+}
+
+/// Gradient checks on 10 steps with contact of `d` on the ground from its initial state with
+/// the constant input `u`: IFT against the direct dual path on every step, and against
+/// central differences on the steps where every contact clearly sticks or slips. Returns the
+/// number of smooth steps and the worst IFT-vs-FD error on them.
+fn gradient_check_on_contact_steps(
+    mut d: SceneDescription,
+    u: &[f64],
+    seconds: f64,
+) -> (usize, f64) {
+    use stiction::derivatives::gradient_check;
+    d.geometries.push(GeometryDescription {
+        name: "ground".into(),
+        body: "world".into(),
+        X_BG: stiction::math::Pose::identity(),
+        shape: stiction::geometry::Shape::HalfSpace,
+        contact: None,
+        hydroelastic: None,
+        filter: None,
+    });
+    let built = d.build().expect("a valid description");
+    let mut sim = built.simulator;
+    let v_s = sim.settings.contact.stiction_tolerance;
+    let u = DVector::from_column_slice(u);
+    let mut state = built.initial_state;
+    let mut with_contact = Vec::new();
+    for _ in 0..(seconds / sim.settings.dt).round() as usize {
+        let (next, report) = sim.step(&state, &u).expect("a step");
+        if !report.contacts.is_empty() {
+            with_contact.push((state.clone(), smooth(&report, v_s)));
+        }
+        state = next;
+    }
+    assert!(
+        with_contact.len() >= 10,
+        "{} steps with contact",
+        with_contact.len()
+    );
+    let every = with_contact.len() / 10;
+    let (mut smooth_steps, mut worst_fd) = (0, 0.0f64);
+    for (state, is_smooth) in with_contact.iter().step_by(every).take(10) {
+        let check = gradient_check(&mut sim, state, &u, &[])
+            .unwrap_or_else(|e| panic!("t = {}: {e}", state.t));
+        for b in &check.blocks {
+            assert!(
+                b.ift_vs_direct <= 1e-9,
+                "t = {}: {} IFT vs direct {:.2e}",
+                state.t,
+                b.name,
+                b.ift_vs_direct
+            );
+            if *is_smooth {
+                assert!(
+                    b.ift_vs_fd <= 1e-6,
+                    "t = {}: {} IFT vs FD {:.2e}",
+                    state.t,
+                    b.name,
+                    b.ift_vs_fd
+                );
+                worst_fd = worst_fd.max(b.ift_vs_fd);
+            }
+        }
+        smooth_steps += usize::from(*is_smooth);
+    }
+    (smooth_steps, worst_fd)
+}
+
+/// The Panda from its zero configuration, where joint 4 is 0.07 rad beyond its upper limit
+/// and the fingers sit on their lower limit, the second coupled to the first: position
+/// servos (kp = 400 N·m/rad, kv = 40 N·m·s/rad, MJCF's `position` semantics) on the seven arm
+/// joints hold q = 0, so joint 4's servo pushes it into its limit. Step Jacobians through the
+/// limit, coupler and servo rows and the contacts agree three ways on 10 steps.
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn panda_with_servos_at_its_limits_passes_the_gradient_check() {
+    use stiction::scene::description::{ActuatorDescription, ActuatorKind};
+    let mut d = import(&panda(), Base::Fixed);
+    d.actuators = (1..=7)
+        .map(|i| ActuatorDescription {
+            name: None,
+            body: format!("panda_link{i}"),
+            dof: 0,
+            effort_limit: 87.0,
+            control: None,
+            kind: ActuatorKind::Servo {
+                kp: 400.0,
+                kv: 40.0,
+            },
+            gear: 1.0,
+            ctrl_range: None,
+        })
+        .collect();
+    assert_eq!(d.couplers.len(), 1, "the fingers' mimic joint");
+    let (smooth, worst) = gradient_check_on_contact_steps(d, &[0.0; 7], 0.5);
+    println!(
+        "Panda: 10 contact steps, IFT vs direct ≤ 1e-9; {smooth} smooth, IFT vs FD ≤ {worst:.1e}"
+    );
+}
+
+/// UR5 held by nothing (falling onto its limits and the ground) and Solo12 dropped onto the
+/// ground: the gradient check on 10 steps with contact each.
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn ur5_and_solo12_pass_the_gradient_check_on_contact_steps() {
+    let (smooth, worst) = gradient_check_on_contact_steps(import(&ur5(), Base::Fixed), &[], 1.0);
+    println!("UR5: {smooth} smooth steps, IFT vs FD ≤ {worst:.1e}");
+    let options = ImportOptions {
+        base: Base::Floating,
+        pose: stiction::math::Pose::translation(Vector3::new(0.0, 0.0, 0.4)),
+        ..ImportOptions::default()
+    };
+    let d = load_model(&solo12(), &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .description;
+    let (smooth, worst) = gradient_check_on_contact_steps(d, &[], 1.0);
+    println!("Solo12: {smooth} smooth steps, IFT vs FD ≤ {worst:.1e}");
+}

@@ -111,7 +111,7 @@ mod tests {
             row(Some(0.0), None),
             row(Some(-0.3), Some(0.2)),
         ] {
-            for v_c in [-1.0, -0.2, 0.0, 0.05, 0.3, 1.0] {
+            for v_c in [-1.0, -0.2, 0.0, 0.07, 0.12, 0.3, 1.0] {
                 let e = r.eval(v_c);
                 let (p, m) = (r.eval(v_c + h), r.eval(v_c - h));
                 let dcost = (p.cost - m.cost) / (2.0 * h);

@@ -289,7 +289,7 @@ fn an_arm_keeps_limits_friction_and_its_mimic_joint_as_data() {
     let pending = d.constraints_not_in_step();
     assert_eq!(pending.len(), 1, "{pending:?}");
     assert!(
-        pending[0].starts_with("3 joint velocity limits"),
+        pending[0].starts_with("4 joint velocity limits"),
         "{pending:?}"
     );
     // Parent–child pairs never touch; the fingers (siblings) may.
