@@ -68,8 +68,9 @@ fn run(d: &SceneDescription, seconds: f64, u: &[f64]) -> (Simulator, State, Step
 fn row_efforts(sim: &Simulator, report: &StepReport) -> DVector<f64> {
     let model = &sim.model;
     let mut tau = DVector::zeros(model.nv());
-    for &(kind, effort) in &report.constraints {
-        match kind {
+    for r in &report.constraints {
+        let effort = r.effort;
+        match r.kind {
             ConstraintKind::LowerLimit(k) | ConstraintKind::Friction(k) => tau[k] += effort,
             ConstraintKind::UpperLimit(k) => tau[k] -= effort,
             ConstraintKind::Servo(j) => tau[model.actuators[j]] += effort,
@@ -95,8 +96,8 @@ fn effort_of(report: &StepReport, kind: ConstraintKind) -> f64 {
     report
         .constraints
         .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|&(_, e)| e)
+        .find(|r| r.kind == kind)
+        .map(|r| r.effort)
         .unwrap_or_else(|| panic!("no row {kind:?} in {:?}", report.constraints))
 }
 

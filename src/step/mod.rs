@@ -40,7 +40,7 @@ pub use delassus::delassus_estimates;
 pub use jacobian::contact_point;
 pub use patch::Patch;
 pub use point::{contact_frame, ContactFeature, ContactPoint};
-pub use report::{ContactResult, StepReport};
+pub use report::{ConstraintResult, ContactResult, StepReport};
 
 use nalgebra::{DVector, Vector3};
 
@@ -384,6 +384,7 @@ impl Simulator {
             &assembled,
             self.newton.gamma(),
             self.newton.v_c(),
+            v,
             self.newton.row_impulses(),
             dt,
             stats,

@@ -1,7 +1,7 @@
 //! What a step reports (ICF Sec. VIII quantities): per contact, the impulse and force on B,
 //! the normal and tangential forces, the slip, the normal velocity and penetration at the end
 //! of the step and the effective stiction tolerance; per pressure-field pair, its patch.
-use nalgebra::Vector3;
+use nalgebra::{DVector, Vector3};
 
 use crate::collision::PolygonContact;
 use crate::multibody::model::BodyId;
@@ -53,10 +53,26 @@ pub struct StepReport {
     pub contacts: Vec<ContactResult>,
     /// Per-pair contact patches of the pressure-field pairs.
     pub patches: Vec<Patch>,
-    /// Per constraint row (joint limits, couplers, servos, joint friction; in the order of
-    /// the problem's rows): what it models and its generalized effort `γ/δt` (N·m or N;
-    /// a limit's is ≥ 0, pushing the joint off its limit).
-    pub constraints: Vec<(ConstraintKind, f64)>,
+    /// Per constraint row (joint limits, couplers, servos, joint friction), in the order of
+    /// the problem's rows.
+    pub constraints: Vec<ConstraintResult>,
+}
+
+/// What one constraint row did during a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConstraintResult {
+    /// What the row models.
+    pub kind: ConstraintKind,
+    /// Its generalized effort `γ/δt` along its row `c` (N·m or N): a limit's is ≥ 0,
+    /// pushing the joint off its limit; a servo's or a friction's acts on its joint.
+    pub effort: f64,
+    /// The row's velocity `c·v` at the end of the step (rad/s or m/s).
+    pub velocity: f64,
+    /// How far the row's unprojected effort `y/δt`, `y = (v̂ − c·v)/R`, is from the bounds
+    /// where its impulse activates or saturates (N·m or N): a limit's effort when it pushes,
+    /// the effort it lacks to push when it does not; infinite for a coupler, which has no
+    /// bound. Near zero the step bends, and finite differences straddle the bend.
+    pub clearance: f64,
 }
 
 /// The report of a solved step of `dt` (s): each contact of `assembled` with its impulse
@@ -66,6 +82,7 @@ pub(super) fn step_report(
     assembled: &Assembled<f64>,
     gamma: &[Vector3<f64>],
     v_c: &[Vector3<f64>],
+    v: &DVector<f64>,
     row_gamma: &[f64],
     dt: f64,
     stats: SolverStats,
@@ -109,7 +126,21 @@ pub(super) fn step_report(
             .constraints
             .iter()
             .zip(row_gamma)
-            .map(|(row, gamma)| (row.kind, gamma * inv_dt))
+            .map(|(row, &gamma)| {
+                let velocity = row.velocity(v.as_slice());
+                let unprojected = (row.v_hat - velocity) / row.R;
+                let clearance = [row.lower, row.upper]
+                    .into_iter()
+                    .flatten()
+                    .map(|bound| (unprojected - bound).abs() * inv_dt)
+                    .fold(f64::INFINITY, f64::min);
+                ConstraintResult {
+                    kind: row.kind,
+                    effort: gamma * inv_dt,
+                    velocity,
+                    clearance,
+                }
+            })
             .collect(),
     }
 }

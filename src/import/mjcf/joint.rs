@@ -1,8 +1,8 @@
 //! Hinge and slide joints (MuJoCo XML reference, "joint"; src/user/user_objects.cc,
 //! `mjCJoint::Compile`, `checklimited`, `islimited`): `type`, `pos`, `axis` (normalized),
 //! `ref`, `range` with `limited` and the compiler's `autolimits` (angles in the compiler's
-//! unit), `damping`, `armature`, `stiffness`/`springref`, `frictionloss` and
-//! `actuatorfrcrange`. Ball joints are refused: the multibody model has none yet.
+//! unit), `margin` (the limits moved inward by it, where MuJoCo's limit rows settle),
+//! `damping`, `armature`, `stiffness`/`springref`, `frictionloss` and `actuatorfrcrange`. Ball joints are refused: the multibody model has none yet.
 
 use nalgebra::{Unit, UnitQuaternion, Vector3};
 
@@ -102,6 +102,22 @@ pub(super) fn read_joint(a: &Attrs, cx: &Context) -> Result<Joint> {
         limited(a, "limited", "range", cx.compiler)?.map(|r| r.map(angle))
     } else {
         None
+    };
+    // MuJoCo activates a limit within `margin` of it and drives the joint to `margin` from it
+    // (`aref = −b v − k (dist − margin)`): the limit moved inward by the margin.
+    let margin = non_negative(a, "margin")?;
+    let range = match range {
+        Some([lo, hi]) if margin > 0.0 => {
+            if lo + margin > hi - margin {
+                return Err(a.error(
+                    "margin",
+                    "at most half the width of `range`",
+                    margin.to_string(),
+                ));
+            }
+            Some([lo + margin, hi - margin])
+        }
+        range => range,
     };
     let effort = limited(a, "actuatorfrclimited", "actuatorfrcrange", cx.compiler)?
         .map(|[lo, hi]| lo.abs().max(hi.abs()));
