@@ -480,7 +480,14 @@ impl PySimulator {
         let inner = self.get_mut(py)?;
         let sim = &mut inner.loaded.problem.simulator;
         let p = Parameter::parse(sim, name).py_err(py)?;
+        let before = p.value(sim);
         p.set(sim, value).py_err(py)?;
+        // The scene's default contact parameters are checked with the settings (μ ≥ 0, k > 0,
+        // …); a geometry's own are checked by `set`.
+        if let Err(e) = sim.settings.validate() {
+            p.set(sim, before).py_err(py)?;
+            return Err(crate::errors::to_py(py, &e));
+        }
         inner.changed.push((name.to_string(), value));
         Ok(())
     }

@@ -10,9 +10,15 @@ import stiction
 
 from conftest import PROBLEMS
 
-# Central differences of a step with steps h: truncation O(h²) and the solver's convergence
-# over h. Newton converges quadratically, so the solution is accurate far below its tolerance
-# and the differences agree with the IFT to about 1e-6 relative at h = 1e-6.
+# Central differences of a step: truncation O(h²) and the solver's convergence error over h.
+# A steel sphere at rest on the ground penetrates it by m g / k = 0.5 µm, so a position step
+# must stay far below that or the difference leaves the contact's smooth piece: 1 nm. A
+# velocity step δv moves the penetration by δt δv: 1e-7 m/s. Efforts and parameters move
+# smoothly: a relative step of 1e-6. Newton converges quadratically, so the solutions are
+# accurate far below the solver's tolerance and the differences agree with the IFT to about
+# 1e-7 of the largest entry.
+H_Q = 1e-9
+H_V = 1e-7
 H = 1e-6
 RTOL = 1e-5
 
@@ -36,9 +42,10 @@ def fd_jacobians(sim, x, u, params=()):
 
     A = np.zeros((2 * nv, 2 * nv))
     for j in range(2 * nv):
+        h = H_Q if j < nv else H_V
         e = np.zeros(2 * nv)
-        e[j] = H
-        A[:, j] = (delta(f(moved(e), u), x_ref) - delta(f(moved(-e), u), x_ref)) / (2 * H)
+        e[j] = h
+        A[:, j] = (delta(f(moved(e), u), x_ref) - delta(f(moved(-e), u), x_ref)) / (2 * h)
     B = np.zeros((2 * nv, nu))
     for j in range(nu):
         e = np.zeros(nu)

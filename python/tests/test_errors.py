@@ -86,18 +86,22 @@ def test_bad_overrides_and_parameters(sim):
         sim.step_jacobians(sim.state(), params=["mass@moon"])
     with pytest.raises(stiction.InvalidParameterError):
         sim.parameter("colour")
+    with pytest.raises(stiction.InvalidParameterError, match="friction"):
+        sim.set_parameter("friction", -1.0)
+    assert sim.parameter("friction") == 0.5  # unchanged
 
 
 def test_solver_failures_raise_solver_error_with_statistics():
     sim = stiction.load(PROBLEMS / "falling-sphere.toml")
     x = sim.state()
-    x[10] = 1e300  # a velocity whose momentum overflows
+    x[2] = -1e300  # the sphere 1e300 m below the ground: its contact impulse overflows
     with pytest.raises(stiction.SolverError) as e:
         sim.step(x)
     assert isinstance(e.value, RuntimeError)
-    assert e.value.iterations is not None and e.value.contacts is not None
+    assert e.value.contacts == 1 and e.value.iterations == 0 and np.isnan(e.value.cost)
+    assert e.value.stage is not None and str(e.value).startswith("non-finite value in")
     X0 = np.tile(sim.initial_state(), (3, 1))
-    X0[1, 10] = 1e300
+    X0[1, 2] = -1e300
     with pytest.raises(stiction.SolverError) as e:
         stiction.rollout(sim, X0, steps=3)
     assert e.value.item == 1 and e.value.step == 0

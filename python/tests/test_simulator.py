@@ -55,7 +55,8 @@ def test_step_loop_equals_the_command_line_bit_for_bit(name, cli_trajectory):
                           ["px", "py", "pz", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]]
     table = np.array([r[1:] for r in rows]).reshape(states.shape)
     np.testing.assert_array_equal(states, table)
-    # The rollout is the same loop, without the GIL.
+    # The rollout is the same loop, without the GIL, from the simulator's time (t = 0 again).
+    sim.reset()
     np.testing.assert_array_equal(sim.rollout(sim.initial_state(), steps=sim.num_steps), X)
 
 
@@ -110,7 +111,7 @@ def test_contacts_carry_the_weight_of_the_rolling_sphere():
     assert abs(c["forces"][0, 2] - c["normal_forces"][0]) < 1e-9
     assert abs(c["points"][0, 2]) < 1e-4
     assert c["slips"][0] < 1e-4
-    assert c["solver"]["iterations"] >= 1 and c["patches"]["areas"].shape == (0,)
+    assert c["solver"]["contacts"] == 1 and c["patches"]["areas"].shape == (0,)
 
 
 def test_compliant_ball_reports_its_patch():
