@@ -101,7 +101,8 @@ fn a_batch_of_rollouts_is_bit_identical_to_running_them_in_turn() {
 /// excluded from collision, so a copy of a robot let its adjacent links touch.
 #[test]
 fn a_copied_simulator_keeps_its_excluded_pairs() {
-    let mut problem = load_problem(&PathBuf::from("problems/falling-sphere.toml")).expect("problem");
+    let mut problem =
+        load_problem(&PathBuf::from("problems/falling-sphere.toml")).expect("problem");
     let sim = &mut problem.simulator;
     let sphere = BodyId::Body(0);
     sim.exclude_collisions(BodyId::World, sphere);
@@ -115,5 +116,9 @@ fn a_copied_simulator_keeps_its_excluded_pairs() {
         b = copy.step(&b, &u).expect("step").0;
     }
     assert_eq!(a.q, b.q);
-    assert!(a.q[2] < -0.1, "the sphere fell through the excluded ground: z = {}", a.q[2]);
+    assert!(
+        a.q[2] < -0.1,
+        "the sphere fell through the excluded ground: z = {}",
+        a.q[2]
+    );
 }

@@ -12,7 +12,7 @@ use stiction::optimize::ilqr::clone_simulator;
 
 use crate::convert::{array3, checked, Dim};
 use crate::errors::{to_py_at, value_error, Position};
-use crate::rollout::{rollout_into, Controls};
+use crate::rollout::{rollout_into, Controls, Failed};
 use crate::simulator::PySimulator;
 
 /// Rollouts of `sim` from each row of X0 (batch, nx) at the simulator's current time: with
@@ -46,7 +46,11 @@ pub fn rollout<'py>(
                 py,
                 u,
                 "U",
-                &[Dim("batch", Some(batch)), Dim("horizon", None), Dim("nu", Some(nu))],
+                &[
+                    Dim("batch", Some(batch)),
+                    Dim("horizon", None),
+                    Dim("nu", Some(nu)),
+                ],
             )?)
         }
         _ => None,
@@ -64,13 +68,16 @@ pub fn rollout<'py>(
     let t0 = inner.state.t;
     let row = (steps + 1) * nx;
     let mut out = vec![0.0; batch * row];
-    let run = |out: &mut [f64]| -> Result<(), (usize, usize, Error)> {
+    let run = |out: &mut [f64]| -> Result<(), (usize, Failed)> {
         out.par_chunks_mut(row.max(1))
             .enumerate()
             .map_init(
                 || clone_simulator(&problem.simulator),
                 |worker, (i, out)| {
-                    let worker = worker.as_mut().map_err(|e| (i, 0, clone_error(e)))?;
+                    let worker = worker.as_mut().map_err(|e| {
+                        let error = Box::new(Error::invalid("simulator copy", "", &e.to_string()));
+                        (i, Failed { step: 0, error })
+                    })?;
                     let controls = match &controls {
                         Some(c) => Controls::Given(&c.values[i * steps * nu..(i + 1) * steps * nu]),
                         None => Controls::Laws,
@@ -84,7 +91,7 @@ pub fn rollout<'py>(
                         steps,
                         out,
                     )
-                    .map_err(|(k, e)| (i, k, e))
+                    .map_err(|f| (i, f))
                 },
             )
             .collect::<Vec<_>>()
@@ -98,21 +105,17 @@ pub fn rollout<'py>(
             .build()
             .map(|pool| pool.install(|| run(&mut out))),
     });
-    let result = result.map_err(|e| value_error(format!("cannot start {threads:?} threads: {e}")))?;
-    result.map_err(|(item, step, e)| {
+    let result =
+        result.map_err(|e| value_error(format!("cannot start {threads:?} threads: {e}")))?;
+    result.map_err(|(item, f)| {
         to_py_at(
             py,
-            &e,
+            &f.error,
             Position {
-                step: Some(step),
+                step: Some(f.step),
                 item: Some(item),
             },
         )
     })?;
     Ok(array3(py, (batch, steps + 1, nx), out))
-}
-
-/// The error of a failed copy (the simulator was valid, so this does not happen in practice).
-fn clone_error(e: &Error) -> Error {
-    Error::invalid("simulator copy", "", &e.to_string())
 }

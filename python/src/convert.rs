@@ -3,7 +3,7 @@
 //! outputs are new float64 arrays in C order.
 
 use numpy::ndarray::{Array2, Array3};
-use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use stiction::nalgebra::{DMatrix, DVector};
 
@@ -21,15 +21,22 @@ pub struct Checked {
     pub values: Vec<f64>,
 }
 
-/// `obj` as a float64 array: a view of a float64 ndarray, or numpy's conversion of any other
-/// array-like of real numbers (integers, float32, nested lists).
-fn real_array<'py>(
-    py: Python<'py>,
-    obj: &Bound<'py, PyAny>,
+/// `obj`'s shape and values (C order) as float64: copied straight out of a float64 ndarray
+/// (without rust-numpy's borrow tracking, which costs more than a small copy), or from numpy's
+/// conversion of any other array-like of real numbers (integers, float32, nested lists).
+fn real_values(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
     what: &str,
-) -> PyResult<PyReadonlyArrayDyn<'py, f64>> {
-    if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'py, f64>>() {
-        return Ok(a);
+) -> PyResult<(Vec<usize>, Vec<f64>)> {
+    let copy = |a: &Bound<'_, PyArrayDyn<f64>>| {
+        let values = a
+            .to_vec()
+            .unwrap_or_else(|_| a.to_owned_array().iter().copied().collect());
+        (a.shape().to_vec(), values)
+    };
+    if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
+        return Ok(copy(a));
     }
     let np = py.import("numpy")?;
     let arr = np
@@ -44,7 +51,8 @@ fn real_array<'py>(
         )));
     }
     let converted = arr.call_method1("astype", ("float64",))?;
-    Ok(converted.extract::<PyReadonlyArrayDyn<'py, f64>>()?)
+    let a = converted.cast::<PyArrayDyn<f64>>()?;
+    Ok(copy(a))
 }
 
 fn shape_text(dims: &[Dim<'_>]) -> String {
@@ -73,8 +81,7 @@ pub fn checked(
     what: &str,
     dims: &[Dim<'_>],
 ) -> PyResult<Checked> {
-    let arr = real_array(py, obj, what)?;
-    let shape = arr.shape().to_vec();
+    let (shape, values) = real_values(py, obj, what)?;
     let fits = shape.len() == dims.len()
         && shape
             .iter()
@@ -87,7 +94,6 @@ pub fn checked(
             shape
         )));
     }
-    let values: Vec<f64> = arr.as_array().iter().copied().collect();
     if let Some(flat) = values.iter().position(|x| !x.is_finite()) {
         let mut index = Vec::with_capacity(shape.len());
         let mut rest = flat;
@@ -107,7 +113,13 @@ pub fn checked(
 }
 
 /// A vector of `len` finite real numbers.
-pub fn vector(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str, name: &str, len: usize) -> PyResult<DVector<f64>> {
+pub fn vector(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    name: &str,
+    len: usize,
+) -> PyResult<DVector<f64>> {
     let c = checked(py, obj, what, &[Dim(name, Some(len))])?;
     Ok(DVector::from_vec(c.values))
 }
@@ -123,13 +135,22 @@ pub fn array2<'py>(py: Python<'py>, m: &DMatrix<f64>) -> Bound<'py, PyArray2<f64
 }
 
 /// A new 2-D array from rows of equal length `cols`, concatenated.
-pub fn rows2<'py>(py: Python<'py>, rows: usize, cols: usize, values: Vec<f64>) -> Bound<'py, PyArray2<f64>> {
+pub fn rows2<'py>(
+    py: Python<'py>,
+    rows: usize,
+    cols: usize,
+    values: Vec<f64>,
+) -> Bound<'py, PyArray2<f64>> {
     let a = Array2::from_shape_vec((rows, cols), values).expect("invariant: rows × cols values");
     PyArray2::from_owned_array(py, a)
 }
 
 /// A new 3-D array of shape `shape` from its values in C order.
-pub fn array3<'py>(py: Python<'py>, shape: (usize, usize, usize), values: Vec<f64>) -> Bound<'py, PyArray3<f64>> {
+pub fn array3<'py>(
+    py: Python<'py>,
+    shape: (usize, usize, usize),
+    values: Vec<f64>,
+) -> Bound<'py, PyArray3<f64>> {
     let a = Array3::from_shape_vec(shape, values).expect("invariant: values of the shape");
     PyArray3::from_owned_array(py, a)
 }

@@ -37,7 +37,11 @@ use crate::simulator::PySimulator;
 /// `position`, `ground`).
 #[pyfunction(name = "load")]
 #[pyo3(signature = (path, **overrides))]
-fn load_file(py: Python<'_>, path: std::path::PathBuf, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<PySimulator> {
+fn load_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    overrides: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PySimulator> {
     PySimulator::open(py, path.to_string_lossy().into_owned(), overrides)
 }
 

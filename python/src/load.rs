@@ -59,7 +59,11 @@ pub struct Overrides {
     pub ground: Option<bool>,
 }
 
-fn parse_str<T: std::str::FromStr<Err = Error>>(py: Python<'_>, v: &Bound<'_, PyAny>, key: &str) -> PyResult<T> {
+fn parse_str<T: std::str::FromStr<Err = Error>>(
+    py: Python<'_>,
+    v: &Bound<'_, PyAny>,
+    key: &str,
+) -> PyResult<T> {
     let s: String = v
         .extract()
         .map_err(|_| PyTypeError::new_err(format!("{key} must be a string")))?;
@@ -99,7 +103,9 @@ impl Overrides {
                         vec![s]
                     } else {
                         v.extract::<Vec<String>>().map_err(|_| {
-                            PyTypeError::new_err("package_path must be a string NAME=DIR or a list of them")
+                            PyTypeError::new_err(
+                                "package_path must be a string NAME=DIR or a list of them",
+                            )
                         })?
                     }
                 }
@@ -219,7 +225,13 @@ fn robot(path: &Path, overrides: &Overrides) -> Result<Loaded> {
         Some([x, y, z]) if [x, y, z].iter().all(|c| c.is_finite()) => {
             Pose::translation(Vector3::new(x, y, z))
         }
-        Some(p) => return Err(Error::invalid("position", format!("{p:?}"), "expected three finite numbers (m)")),
+        Some(p) => {
+            return Err(Error::invalid(
+                "position",
+                format!("{p:?}"),
+                "expected three finite numbers (m)",
+            ))
+        }
     };
     let options = ImportOptions {
         pose,

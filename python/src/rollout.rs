@@ -17,6 +17,15 @@ pub enum Controls<'a> {
     Laws,
 }
 
+/// A step that failed within a rollout: its index and its error (boxed: it carries statistics).
+#[derive(Debug)]
+pub struct Failed {
+    /// Index of the failing step (from 0).
+    pub step: usize,
+    /// The step's error.
+    pub error: Box<Error>,
+}
+
 /// `x = [q, v]` (nq + nv values) at time `t` (s) as a [`State`].
 pub fn state_of(x: &[f64], nq: usize, t: f64) -> State {
     State {
@@ -37,7 +46,7 @@ pub fn write_state(state: &State, out: &mut [f64]) {
 /// state into `out` ((steps + 1) × nx, row-major).
 ///
 /// # Errors
-/// The index of the failing step and its error.
+/// The failing step.
 pub fn rollout_into(
     sim: &mut Simulator,
     controller: &Controller,
@@ -46,19 +55,22 @@ pub fn rollout_into(
     controls: Controls<'_>,
     steps: usize,
     out: &mut [f64],
-) -> std::result::Result<(), (usize, Error)> {
+) -> Result<(), Failed> {
     let (nq, nx, nu) = (sim.model.nq(), x0.len(), sim.model.nu());
     out[..nx].copy_from_slice(x0);
     let mut state = state_of(x0, nq, t0);
     let mut u = DVector::zeros(nu);
     for k in 0..steps {
         match controls {
-            Controls::Given(values) => {
-                u.as_mut_slice().copy_from_slice(&values[k * nu..(k + 1) * nu])
-            }
+            Controls::Given(values) => u
+                .as_mut_slice()
+                .copy_from_slice(&values[k * nu..(k + 1) * nu]),
             Controls::Laws => u = controller.effort(&state, nu),
         }
-        let (next, _) = sim.step(&state, &u).map_err(|e| (k, e))?;
+        let (next, _) = sim.step(&state, &u).map_err(|e| Failed {
+            step: k,
+            error: Box::new(e),
+        })?;
         write_state(&next, &mut out[(k + 1) * nx..(k + 2) * nx]);
         state = next;
     }

@@ -58,7 +58,12 @@ impl Inner {
     }
 
     /// `u` checked (shape (nu,), finite), or the control laws' efforts at `state`.
-    pub fn effort_arg(&self, py: Python<'_>, u: Option<&Bound<'_, PyAny>>, state: &State) -> PyResult<DVector<f64>> {
+    pub fn effort_arg(
+        &self,
+        py: Python<'_>,
+        u: Option<&Bound<'_, PyAny>>,
+        state: &State,
+    ) -> PyResult<DVector<f64>> {
         match u {
             Some(u) if !u.is_none() => vector(py, u, "u", "nu", self.nu()),
             _ => Ok(self.loaded.problem.controller.effort(state, self.nu())),
@@ -85,7 +90,11 @@ pub struct PySimulator {
 
 impl PySimulator {
     /// Loads `path` with the keyword arguments `overrides`.
-    pub fn open(py: Python<'_>, path: String, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    pub fn open(
+        py: Python<'_>,
+        path: String,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
         let parsed = Overrides::from_kwargs(py, overrides)?;
         let loaded = py
             .detach(|| load(std::path::Path::new(&path), &parsed))
@@ -177,7 +186,10 @@ impl PySimulator {
     #[getter]
     fn num_steps(&self, py: Python<'_>) -> PyResult<usize> {
         let p = &self.get(py)?.loaded.problem;
-        Ok(stiction::simulate::num_steps(p.duration, p.simulator.settings.dt))
+        Ok(stiction::simulate::num_steps(
+            p.duration,
+            p.simulator.settings.dt,
+        ))
     }
 
     /// The problem's name (the file's stem).
@@ -237,7 +249,9 @@ impl PySimulator {
         let mut state = inner.state_arg(py, x, "x")?;
         if let Some(t) = t {
             if !t.is_finite() {
-                return Err(value_error(format!("t is {t}: the time must be finite (s)")));
+                return Err(value_error(format!(
+                    "t is {t}: the time must be finite (s)"
+                )));
             }
             state.t = t;
         }
@@ -316,7 +330,11 @@ impl PySimulator {
         let j = step_jacobians(sim, &state, &u, &params).py_err(py)?;
         PyTuple::new(
             py,
-            [array2(py, &j.state), array2(py, &j.control), array2(py, &j.parameters)],
+            [
+                array2(py, &j.state),
+                array2(py, &j.control),
+                array2(py, &j.parameters),
+            ],
         )
     }
 
@@ -371,7 +389,12 @@ impl PySimulator {
                 if steps.is_some() {
                     return Err(value_error("give either U or steps, not both"));
                 }
-                Some(checked(py, u, "U", &[Dim("horizon", None), Dim("nu", Some(nu))])?)
+                Some(checked(
+                    py,
+                    u,
+                    "U",
+                    &[Dim("horizon", None), Dim("nu", Some(nu))],
+                )?)
             }
             _ => None,
         };
@@ -400,12 +423,12 @@ impl PySimulator {
                 &mut out,
             )
         });
-        result.map_err(|(k, e)| {
+        result.map_err(|f| {
             to_py_at(
                 py,
-                &e,
+                &f.error,
                 Position {
-                    step: Some(k),
+                    step: Some(f.step),
                     item: None,
                 },
             )
@@ -475,7 +498,9 @@ impl PySimulator {
     /// Sets a named parameter (see `step_jacobians` for the names) to a finite value.
     fn set_parameter(&mut self, py: Python<'_>, name: &str, value: f64) -> PyResult<()> {
         if !value.is_finite() {
-            return Err(value_error(format!("{name} = {value}: parameters must be finite")));
+            return Err(value_error(format!(
+                "{name} = {value}: parameters must be finite"
+            )));
         }
         let inner = self.get_mut(py)?;
         let sim = &mut inner.loaded.problem.simulator;
@@ -549,7 +574,12 @@ impl PySimulator {
         d.set_item("stiction_tolerances", s(&|i| c[i].stiction_tolerance, nc))?;
         let bodies: Vec<(String, String)> = c
             .iter()
-            .map(|r| (model.name_of(r.body_a).to_string(), model.name_of(r.body_b).to_string()))
+            .map(|r| {
+                (
+                    model.name_of(r.body_a).to_string(),
+                    model.name_of(r.body_b).to_string(),
+                )
+            })
             .collect();
         d.set_item("bodies", bodies)?;
         d.set_item("geometries", pairs(&|i| c[i].geometries, nc))?;
@@ -558,7 +588,12 @@ impl PySimulator {
         let patches = PyDict::new(py);
         let bodies: Vec<(String, String)> = p
             .iter()
-            .map(|r| (model.name_of(r.body_a).to_string(), model.name_of(r.body_b).to_string()))
+            .map(|r| {
+                (
+                    model.name_of(r.body_a).to_string(),
+                    model.name_of(r.body_b).to_string(),
+                )
+            })
             .collect();
         patches.set_item("bodies", bodies)?;
         patches.set_item("geometries", pairs(&|i| p[i].geometries, np))?;

@@ -286,7 +286,12 @@ pub fn identify<'py>(
     let mut file = py
         .detach(|| load_identification(Path::new(&path), data.as_deref()))
         .py_err(py)?;
-    let known: Vec<String> = file.problem.parameters.iter().map(|p| p.name.clone()).collect();
+    let known: Vec<String> = file
+        .problem
+        .parameters
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
     for (name, value) in &starts {
         let spec = file
             .problem
@@ -322,7 +327,10 @@ pub fn identify<'py>(
     d.set_item("cost", report.cost)?;
     let e = &report.estimates;
     let np = e.len();
-    d.set_item("names", e.iter().map(|x| x.name.clone()).collect::<Vec<_>>())?;
+    d.set_item(
+        "names",
+        e.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+    )?;
     let col = |f: &dyn Fn(&stiction::identify::report::Estimate) -> f64| {
         array1(py, &e.iter().map(f).collect::<Vec<_>>())
     };
@@ -346,10 +354,19 @@ pub fn identify<'py>(
     let h = &report.history;
     let history = PyDict::new(py);
     let hcol = |values: Vec<f64>| array1(py, &values);
-    history.set_item("iteration", hcol(h.iter().map(|x| x.iteration as f64).collect()))?;
-    history.set_item("horizon", hcol(h.iter().map(|x| x.horizon as f64).collect()))?;
+    history.set_item(
+        "iteration",
+        hcol(h.iter().map(|x| x.iteration as f64).collect()),
+    )?;
+    history.set_item(
+        "horizon",
+        hcol(h.iter().map(|x| x.horizon as f64).collect()),
+    )?;
     history.set_item("cost", hcol(h.iter().map(|x| x.cost).collect()))?;
-    history.set_item("gradient_norm", hcol(h.iter().map(|x| x.gradient_norm).collect()))?;
+    history.set_item(
+        "gradient_norm",
+        hcol(h.iter().map(|x| x.gradient_norm).collect()),
+    )?;
     history.set_item("damping", hcol(h.iter().map(|x| x.damping).collect()))?;
     let values: Vec<f64> = h.iter().flat_map(|x| problem.values(&x.s)).collect();
     history.set_item("values", rows2(py, h.len(), np, values))?;
