@@ -60,6 +60,22 @@ def test_step_loop_equals_the_command_line_bit_for_bit(name, cli_trajectory):
     np.testing.assert_array_equal(sim.rollout(sim.initial_state(), steps=sim.num_steps), X)
 
 
+def test_a_urdf_robot_loads_and_steps_as_the_command_line_runs_it(tmp_path):
+    from conftest import REPO, read_csv, run_cli
+
+    urdf = REPO / "tests" / "common" / "two_link_arm.urdf"
+    sim = stiction.load(urdf, duration=0.2)
+    assert (sim.nq, sim.nv, sim.nu) == (2, 2, 0)
+    assert sim.body_names == ["upper", "lower"] and sim.joint_names == ["shoulder", "elbow"]
+    assert "ground" in sim.geometry_names
+    assert "ground" not in stiction.load(urdf, ground=False).geometry_names
+    run_cli("simulate", str(urdf), "--duration", "0.2", "--out", str(tmp_path / "run"), "--quiet")
+    _, rows = read_csv(tmp_path / "run" / "trajectory.csv")
+    X = sim.rollout(sim.initial_state(), steps=sim.num_steps)
+    table = np.array([r[1:] for r in rows])
+    np.testing.assert_array_equal(sim.body_states(X).reshape(table.shape), table)
+
+
 def test_explicit_efforts_drive_the_actuators():
     sim = stiction.load(PROBLEMS / "push-ball.toml")
     assert sim.nu > 0
