@@ -61,3 +61,21 @@ def test_identification_multi_starts_equal_local_runs():
         local = stiction.identify(path, initial=start)
         np.testing.assert_array_equal(result["estimate"], local["estimate"])
         assert result["cost"] == local["cost"]
+
+
+def test_a_task_whose_worker_dies_fails_its_items_and_no_others():
+    # A worker killed outright (os._exit), retried once by Ray and dead again: the items of
+    # its task are reported failed with Ray's error; the other task's items are kept.
+    import os
+
+    @ray.remote(max_retries=1)
+    def dies():
+        os._exit(1)
+
+    @ray.remote
+    def fine():
+        return np.ones((2, 3, 4)), {}
+
+    out = sd._gather(ray, [fine.remote(), dies.remote()], [2, 2], (3, 4))
+    assert out.failed == [2, 3] and "task failed" in out.errors[2]
+    assert out.X.shape == (4, 3, 4) and (out.X[:2] == 1).all() and np.isnan(out.X[2:]).all()
