@@ -8,7 +8,7 @@ same environment. A bench, not a test: it prints CPU figures; docs/python.md rec
 1. Per-call overhead of one step from Python on the falling sphere: the time per call of
    `x = sim.step(x)` in a Python loop minus the time per step of the same steps inside one
    native call (`sim.rollout`); for MuJoCo, `mujoco.mj_step(m, d)` in a loop minus
-   `mujoco.rollout.rollout` on one thread. Same trajectory length, same scene (a 0.5 kg,
+   `mujoco.rollout.rollout` on one thread. Same trajectory (1500 steps), same scene (a 0.5 kg,
    2.5 cm sphere dropped from 5 cm at 2 m/s onto a plane, δt = 2 ms).
 2. Batched rollouts per second on the falling sphere and the 7-joint arm pushing a sphere
    (problems/arm-push-sphere.toml; the MJCF below matches its bodies, joints, capsules,
@@ -119,8 +119,10 @@ def wall(f, repeat: int) -> float:
 
 
 def per_call_overhead(repeat: int) -> None:
-    steps = 150
-    sim = stiction.load(REPO / "problems" / "falling-sphere.toml")
+    # 3 s of the falling sphere (landing, sliding, rolling): long enough for the difference of
+    # two timings to stand above their scatter.
+    steps = 1500
+    sim = stiction.load(REPO / "problems" / "falling-sphere.toml", duration=3.0)
     x0 = sim.initial_state()
 
     def stiction_loop():
@@ -165,7 +167,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    print(f"stiction (abi3 wheel) vs mujoco {mujoco.__version__}, {os.cpu_count()} cores")
+    print(f"stiction ({Path(stiction._stiction.__file__).name}) vs mujoco {mujoco.__version__}, {os.cpu_count()} cores")
     per_call_overhead(args.repeat)
     sphere = stiction.load(REPO / "problems" / "falling-sphere.toml")
     arm = stiction.load(REPO / "problems" / "arm-push-sphere.toml")
