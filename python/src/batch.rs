@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use stiction::error::Error;
 use stiction::optimize::ilqr::clone_simulator;
 
-use crate::convert::{array3, checked, Dim};
+use crate::convert::{array3, checked, zeros, Dim};
 use crate::errors::{to_py_at, value_error, Position};
 use crate::rollout::{rollout_into, Controls, Failed};
 use crate::simulator::PySimulator;
@@ -66,8 +66,8 @@ pub fn rollout<'py>(
         return Err(value_error("threads must be at least 1"));
     }
     let t0 = inner.state.t;
+    let mut out = zeros(&[batch, steps.saturating_add(1), nx])?;
     let row = (steps + 1) * nx;
-    let mut out = vec![0.0; batch * row];
     let run = |out: &mut [f64]| -> Result<(), (usize, Failed)> {
         out.par_chunks_mut(row.max(1))
             .enumerate()

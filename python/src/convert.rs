@@ -4,6 +4,7 @@
 
 use numpy::ndarray::{Array2, Array3};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use stiction::nalgebra::{DMatrix, DVector};
 
@@ -122,6 +123,25 @@ pub fn vector(
 ) -> PyResult<DVector<f64>> {
     let c = checked(py, obj, what, &[Dim(name, Some(len))])?;
     Ok(DVector::from_vec(c.values))
+}
+
+/// A zeroed buffer of `dims` (their product) values for a result, or `MemoryError` when the
+/// product overflows or the allocation is refused (a horizon of 10¹² steps), instead of the
+/// abort an infallible allocation would be.
+pub fn zeros(dims: &[usize]) -> PyResult<Vec<f64>> {
+    let too_large = || {
+        PyMemoryError::new_err(format!(
+            "a result of shape {dims:?} does not fit in memory (8 bytes per value)"
+        ))
+    };
+    let n = dims
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(too_large)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| too_large())?;
+    v.resize(n, 0.0);
+    Ok(v)
 }
 
 /// A new 1-D array.

@@ -15,7 +15,7 @@ use stiction::report::{body_names, body_states as report_body_states};
 use stiction::simulate::Recording;
 use stiction::step::{State, StepReport};
 
-use crate::convert::{array1, array2, array3, checked, rows2, vector, Dim};
+use crate::convert::{array1, array2, array3, checked, rows2, vector, zeros, Dim};
 use crate::errors::{to_py_at, value_error, IntoPyResult, Position};
 use crate::load::{load, Loaded, Overrides};
 use crate::rollout::{rollout_into, state_of, write_state, Controls};
@@ -406,7 +406,7 @@ impl PySimulator {
             }),
         };
         let t0 = inner.state.t;
-        let mut out = vec![0.0; (steps + 1) * nx];
+        let mut out = zeros(&[steps.saturating_add(1), nx])?;
         let problem = &mut inner.loaded.problem;
         let result = py.detach(|| {
             let controls = match &controls {

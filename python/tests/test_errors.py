@@ -31,6 +31,12 @@ def test_wrong_shapes_are_value_errors(sim):
         stiction.rollout(sim, np.zeros((2, 13)), np.zeros((3, 5, 0)))
     with pytest.raises(ValueError, match="either U or steps"):
         sim.rollout(sim.state(), np.zeros((3, 0)), steps=3)
+    with pytest.raises(MemoryError, match="does not fit in memory"):
+        sim.rollout(sim.state(), steps=10**15)
+    with pytest.raises(MemoryError):
+        stiction.rollout(sim, np.zeros((2, 13)), steps=2**62)
+    with pytest.raises(OverflowError):
+        sim.rollout(sim.state(), steps=-1)
 
 
 def test_wrong_dtypes_are_type_errors_and_integers_are_accepted(sim):
