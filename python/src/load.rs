@@ -6,22 +6,23 @@
 //! plane (the half-space z ≤ 0) unless `ground=False`, default step settings (δt = 1 ms,
 //! lagged approximation), no actuators with control laws, 2 s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stiction::contact::Approximation;
+use stiction::control::Controller;
 use stiction::error::{Error, Result};
 use stiction::geometry::Shape;
 use stiction::import::{load_model, Base, ImportOptions, PackagePath};
 use stiction::math::Pose;
 use stiction::nalgebra::Vector3;
-use stiction::ncp::NcpSettings;
-use stiction::problem::{load_problem, OutputSettings, Problem, Stepper};
+use stiction::problem::{load_problem, Problem};
 use stiction::scene::description::BodyMotion;
 use stiction::scene::GeometryDescription;
 use stiction::solver::linalg::LinearSolver;
+use stiction::step::{Simulator, State};
 
 /// Simulated duration of a robot model file (s), as `stiction simulate ROBOT.urdf`.
 pub const ROBOT_DURATION: f64 = 2.0;
@@ -143,11 +144,27 @@ impl Overrides {
     }
 }
 
+/// The parts of a problem that a Simulator runs (taken out of a [`Problem`] by name, so that
+/// fields the library adds to it need nothing here).
+#[derive(Debug)]
+pub struct Runnable {
+    /// Name (the file stem).
+    pub name: String,
+    /// The simulator (model, geometry, step settings).
+    pub simulator: Simulator,
+    /// The control laws of the actuators that have one.
+    pub controller: Controller,
+    /// Initial state at t = 0.
+    pub initial_state: State,
+    /// Duration (s).
+    pub duration: f64,
+}
+
 /// A loaded problem with the names of its joints.
 #[derive(Debug)]
 pub struct Loaded {
     /// The problem (simulator, controller, initial state, duration).
-    pub problem: Problem,
+    pub problem: Runnable,
     /// One name per joint of the model (a joint without a name of its own is known by its
     /// body's name).
     pub joint_names: Vec<String>,
@@ -175,16 +192,28 @@ pub fn load(path: &Path, overrides: &Overrides) -> Result<Loaded> {
                 "applies to robot model files (.urdf, .xml) only",
             ));
         }
-        let problem = load_problem(path)?;
-        let joint_names = problem
-            .simulator
+        let Problem {
+            name,
+            simulator,
+            controller,
+            initial_state,
+            duration,
+            ..
+        } = load_problem(path)?;
+        let joint_names = simulator
             .model
             .bodies
             .iter()
             .map(|b| b.name.clone())
             .collect();
         Loaded {
-            problem,
+            problem: Runnable {
+                name,
+                simulator,
+                controller,
+                initial_state,
+                duration,
+            },
             joint_names,
         }
     };
@@ -281,20 +310,12 @@ fn robot(path: &Path, overrides: &Overrides) -> Result<Loaded> {
         .file_stem()
         .map_or_else(|| "robot".into(), |s| s.to_string_lossy().into_owned());
     Ok(Loaded {
-        problem: Problem {
+        problem: Runnable {
             name,
-            description: format!("robot model {}", path.display()),
-            path: PathBuf::from(path),
-            source: String::new(),
             simulator: built.simulator,
             controller: built.controller,
-            effort_limits: built.effort_limits,
             initial_state: built.initial_state,
             duration: ROBOT_DURATION,
-            optimize: None,
-            output: OutputSettings::default(),
-            stepper: Stepper::Convex,
-            ncp: NcpSettings::default(),
         },
         joint_names,
     })

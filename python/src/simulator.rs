@@ -13,6 +13,7 @@ use stiction::derivatives::{step_jacobians, Parameter};
 use stiction::nalgebra::DVector;
 use stiction::report::{body_names, body_states as report_body_states};
 use stiction::simulate::Recording;
+use stiction::solver::SolverStats;
 use stiction::step::{State, StepReport};
 
 use crate::convert::{array1, array2, array3, checked, rows2, vector, zeros, Dim};
@@ -534,13 +535,11 @@ impl PySimulator {
     fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = self.get(py)?;
         let model = &inner.loaded.problem.simulator.model;
-        let empty = StepReport {
-            stats: Default::default(),
-            contacts: Vec::new(),
-            patches: Vec::new(),
+        // Before the first step: no contacts, no patches, default statistics.
+        let (c, p, stats) = match &inner.last {
+            Some(r) => (&r.contacts[..], &r.patches[..], r.stats.clone()),
+            None => (&[][..], &[][..], SolverStats::default()),
         };
-        let report = inner.last.as_ref().unwrap_or(&empty);
-        let c = &report.contacts;
         let nc = c.len();
         let v3 = |f: &dyn Fn(usize) -> [f64; 3], n: usize| {
             let values: Vec<f64> = (0..n).flat_map(f).collect();
@@ -583,7 +582,6 @@ impl PySimulator {
             .collect();
         d.set_item("bodies", bodies)?;
         d.set_item("geometries", pairs(&|i| c[i].geometries, nc))?;
-        let p = &report.patches;
         let np = p.len();
         let patches = PyDict::new(py);
         let bodies: Vec<(String, String)> = p
@@ -605,7 +603,6 @@ impl PySimulator {
         patches.set_item("mean_pressures", s(&|i| p[i].mean_pressure, np))?;
         patches.set_item("max_pressures", s(&|i| p[i].max_pressure, np))?;
         d.set_item("patches", patches)?;
-        let stats = &report.stats;
         let solver = PyDict::new(py);
         solver.set_item("iterations", stats.iterations)?;
         solver.set_item("line_search_iterations", stats.line_search_iterations)?;
