@@ -76,6 +76,35 @@ def test_a_urdf_robot_loads_and_steps_as_the_command_line_runs_it(tmp_path):
     np.testing.assert_array_equal(sim.body_states(X).reshape(table.shape), table)
 
 
+MJCF_PENDULUM = """
+<mujoco model="pendulum">
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_an_mjcf_model_loads_and_steps_as_the_command_line_runs_it(tmp_path):
+    from conftest import read_csv, run_cli
+
+    xml = tmp_path / "pendulum.xml"
+    xml.write_text(MJCF_PENDULUM)
+    sim = stiction.load(xml, duration=0.1, ground=False)
+    assert (sim.nq, sim.nv, sim.nu) == (1, 1, 0)
+    assert sim.body_names == ["arm"] and sim.joint_names == ["hinge"]
+    run_cli("simulate", str(xml), "--duration", "0.1", "--no-ground", "--out", str(tmp_path / "run"), "--quiet")
+    _, rows = read_csv(tmp_path / "run" / "trajectory.csv")
+    X = sim.rollout(sim.initial_state(), steps=sim.num_steps)
+    # The horizontal arm falls: gravity swings it down about the hinge.
+    assert X[-1, 0] > 0.01
+    table = np.array([r[1:] for r in rows])
+    np.testing.assert_array_equal(sim.body_states(X).reshape(table.shape), table)
+
+
 def test_explicit_efforts_drive_the_actuators():
     sim = stiction.load(PROBLEMS / "push-ball.toml")
     assert sim.nu > 0
