@@ -95,3 +95,30 @@ fn a_batch_of_rollouts_is_bit_identical_to_running_them_in_turn() {
         assert!(contacts > 0, "{a}: the bottom layer has landed");
     }
 }
+
+/// Regression: `clone_simulator` (the copies that iLQR's derivative workers, identification's
+/// staged horizons and the Python batch step) rebuilt the geometry but dropped the body pairs
+/// excluded from collision, so a copy of a robot let its adjacent links touch.
+#[test]
+fn a_copied_simulator_keeps_its_excluded_pairs() {
+    let mut problem =
+        load_problem(&PathBuf::from("problems/falling-sphere.toml")).expect("problem");
+    let sim = &mut problem.simulator;
+    let sphere = BodyId::Body(0);
+    sim.exclude_collisions(BodyId::World, sphere);
+    let mut copy = stiction::optimize::ilqr::clone_simulator(sim).expect("copy");
+    assert_eq!(copy.collision().excluded(), &[(BodyId::World, sphere)]);
+    // With the ground excluded the sphere falls through it, in the copy as in the original.
+    let u = nalgebra::DVector::zeros(0);
+    let (mut a, mut b) = (problem.initial_state.clone(), problem.initial_state.clone());
+    for _ in 0..100 {
+        a = problem.simulator.step(&a, &u).expect("step").0;
+        b = copy.step(&b, &u).expect("step").0;
+    }
+    assert_eq!(a.q, b.q);
+    assert!(
+        a.q[2] < -0.1,
+        "the sphere fell through the excluded ground: z = {}",
+        a.q[2]
+    );
+}

@@ -135,6 +135,12 @@ impl CollisionScene {
         &self.geometries
     }
 
+    /// Body pairs whose geometries never touch ([`CollisionScene::exclude`]), each ordered
+    /// (lower first), sorted.
+    pub fn excluded(&self) -> &[(BodyId, BodyId)] {
+        &self.excluded
+    }
+
     /// The hydroelastic representation of geometry `i`, if it has hydroelastic properties.
     pub fn hydro(&self, i: usize) -> Option<&HydroGeometry> {
         self.hydro[i].as_ref()

@@ -379,7 +379,7 @@ impl IdentificationProblem {
 
 /// A fresh simulator of the same scene.
 fn copy_scene(sim: &Simulator) -> Result<Simulator> {
-    Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)
+    crate::optimize::ilqr::clone_simulator(sim)
 }
 
 /// The measurement model of `m` in the scene of `sim`, after checking that its step indices

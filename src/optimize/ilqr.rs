@@ -222,12 +222,16 @@ impl IlqrReport {
     }
 }
 
-/// A fresh simulator with the same model, geometry and settings.
+/// A fresh simulator with the same model, geometry, excluded body pairs and settings.
 ///
 /// # Errors
 /// None in practice (the geometry was valid for `sim`).
 pub fn clone_simulator(sim: &Simulator) -> Result<Simulator> {
-    Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)
+    let mut copy = Simulator::new(sim.model.clone(), sim.geometries().to_vec(), sim.settings)?;
+    for &(a, b) in sim.collision().excluded() {
+        copy.exclude_collisions(a, b);
+    }
+    Ok(copy)
 }
 
 /// The simulators of the derivative workers: `params.threads` copies of `sim` (at least one).
