@@ -374,6 +374,70 @@ fn limits_couplers_servos_and_filters_are_read() {
     model.description.build().expect("the description builds");
 }
 
+/// A mesh geom is its asset's convex hull, scaled, in the geom frame, with the hull's mass
+/// properties: an OBJ box of 0.25 × 0.5 × 0.5 m (its corners in the file, plus one interior
+/// point the hull drops) scaled by 0.5 in x, in `meshdir`, with density 500, has the mass
+/// and inertia of the solid box 0.125 × 0.5 × 0.5 m, its centre where the file puts it.
+#[test]
+fn a_mesh_geom_is_its_convex_hull_with_the_hulls_inertia() {
+    let dir = std::env::temp_dir().join(format!("stiction-mjcf-mesh-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("assets")).expect("a scratch folder");
+    let mut obj = String::new();
+    // Coordinates exact in f32, as mesh files store them.
+    for x in [0.0, 0.25] {
+        for y in [-0.25, 0.25] {
+            for z in [0.125, 0.625] {
+                obj += &format!("v {x} {y} {z}\n");
+            }
+        }
+    }
+    obj += "v 0.125 0 0.375\nf 1 2 9\nf 1 2 3\nf 2 3 4\nf 5 6 7\nf 6 7 8\nf 1 2 5\nf 2 5 6\n";
+    std::fs::write(dir.join("assets/block.obj"), obj).expect("an OBJ");
+    let model_path = dir.join("model.xml");
+    std::fs::write(
+        &model_path,
+        r#"<mujoco><compiler meshdir="assets"/>
+  <asset><mesh file="block.obj" scale="0.5 1 1"/></asset>
+  <worldbody><body name="b" pos="0 0 1"><freejoint/>
+    <geom type="mesh" mesh="block" density="500" pos="1 0 0"/>
+  </body></worldbody></mujoco>"#,
+    )
+    .expect("a model");
+    let model = mjcf::load(&model_path).expect("the model loads");
+    let b = body(&model, "b");
+    let (w, d, h) = (0.125, 0.5, 0.5);
+    let m = 500.0 * w * d * h;
+    assert_relative_eq!(b.inertia.mass, m, epsilon = 1e-12);
+    // The box's centre: (0.0625, 0, 0.375) in the mesh, moved 1 m along x by the geom's pos.
+    assert_relative_eq!(
+        b.inertia.com,
+        Vector3::new(1.0625, 0.0, 0.375),
+        epsilon = 1e-12
+    );
+    let expected = Matrix3::from_diagonal(&Vector3::new(
+        m * (d * d + h * h) / 12.0,
+        m * (w * w + h * h) / 12.0,
+        m * (w * w + d * d) / 12.0,
+    ));
+    assert_relative_eq!(b.inertia.inertia_com, expected, epsilon = 1e-12);
+    let geom = &model.description.geometries[0];
+    let stiction::geometry::Shape::ConvexMesh { vertices } = &geom.shape else {
+        panic!("a convex mesh, not {:?}", geom.shape)
+    };
+    assert_eq!(vertices.len(), 8, "the interior point is not on the hull");
+    assert!(vertices.iter().all(|v| v.x == 0.0 || v.x == 0.125));
+    // A missing asset is an error at the geom's line.
+    let text = std::fs::read_to_string(&model_path)
+        .expect("the model")
+        .replace(r#"mesh="block""#, r#"mesh="nothing""#);
+    let e = mjcf::parse(&text, &model_path)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains(":4:") && e.contains("mesh"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The error's text names the file and line (`test.xml:LINE:`).
 fn error_at(text: &str) -> (String, usize) {
     let e = mjcf::parse(text, Path::new("test.xml")).expect_err("an invalid model");
@@ -406,7 +470,7 @@ fn unsupported_and_non_physical_input_is_an_error_at_its_line() {
     assert!(message.contains("ball joint \"j\""), "{message}");
     let (message, line) = error_at("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom type=\"mesh\" mesh=\"m\"/></body></worldbody></mujoco>");
     assert_eq!(line, 5, "{message}");
-    assert!(message.contains("mesh loader"), "{message}");
+    assert!(message.contains("the name of a <mesh> asset"), "{message}");
     let (message, line) = error_at("<mujoco>\n<default>\n<geom size=\"-1\"/>\n</default>\n<worldbody><body><joint/><geom/></body></worldbody></mujoco>");
     assert_eq!(line, 3, "a bad default points at the default: {message}");
     let (_, line) = error_at("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>");

@@ -12,7 +12,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 use parry3d_f64::math::Vector as PVec;
 use parry3d_f64::transformation::try_convex_hull;
 
@@ -345,4 +345,36 @@ mod tests {
         assert!(e.message.contains("collision/base.stl"), "{e}");
         assert!(collision_mesh_file(&dir.join("link.ply")).is_err());
     }
+}
+
+/// Volume (m³), centroid (m) and inertia about the centroid per unit density (m⁵) of the
+/// solid bounded by a closed triangle mesh with outward faces: the signed tetrahedra from the
+/// first vertex, each with `∫ x xᵀ dV = det(a, b, c)/120 · (a aᵀ + b bᵀ + c cᵀ + s sᵀ)`,
+/// `s = a + b + c`, for edges `a, b, c` from that vertex (Tonon 2004), summed, moved to the
+/// centroid, and `I = tr(C) 1 − C`.
+pub fn solid_mass_properties(
+    vertices: &[Vector3<f64>],
+    triangles: &[[u32; 3]],
+) -> (f64, Vector3<f64>, Matrix3<f64>) {
+    let Some(&o) = vertices.first() else {
+        return (0.0, Vector3::zeros(), Matrix3::zeros());
+    };
+    let (mut volume, mut first, mut second) = (0.0, Vector3::zeros(), Matrix3::zeros());
+    for t in triangles {
+        let [a, b, c] = t.map(|i| vertices[i as usize] - o);
+        let det = a.dot(&b.cross(&c));
+        let sum = a + b + c;
+        volume += det / 6.0;
+        first += sum * (det / 24.0);
+        second +=
+            (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose())
+                * (det / 120.0);
+    }
+    if volume <= 0.0 {
+        return (volume, o, Matrix3::zeros());
+    }
+    let centroid = first / volume;
+    let about_centroid = second - centroid * centroid.transpose() * volume;
+    let inertia = Matrix3::identity() * about_centroid.trace() - about_centroid;
+    (volume, o + centroid, inertia)
 }

@@ -2,6 +2,7 @@
 //! classes, the count of skipped elements and the `<option>` flags.
 
 use crate::import::mjcf::defaults::Defaults;
+use crate::import::mjcf::mesh::MeshAssets;
 use crate::import::mjcf::orientation::Compiler;
 use crate::import::mjcf::xml::SkipCounter;
 
@@ -13,6 +14,8 @@ pub(super) struct Context<'a> {
     pub defaults: &'a Defaults,
     /// Skipped elements.
     pub skipped: &'a mut SkipCounter,
+    /// The mesh assets.
+    pub meshes: &'a MeshAssets,
     /// `false` when `option/flag` disables contact: no collision geometry.
     pub contact: bool,
     /// `false` when `option/flag` disables limits.

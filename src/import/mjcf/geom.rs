@@ -2,7 +2,8 @@
 //! type and `size` (or `fromto`, which sets the centre, the z axis from `to` to `from` and the
 //! half-length, `size[2]` of a box or ellipsoid), the pose, `contype`/`conaffinity`, the first
 //! `friction` coefficient (zero for `condim="1"`), and the mass where it counts. A plane belongs to the world or a
-//! static body; mesh, height-field and SDF geoms are refused unless visual-only and weightless.
+//! static body; a mesh geom is its mesh asset's convex hull ([`super::mesh`]); height-field
+//! and SDF geoms are refused.
 #![allow(non_snake_case)]
 
 use nalgebra::Vector3;
@@ -13,6 +14,7 @@ use crate::geometry::Shape;
 use crate::import::mjcf::context::Context;
 use crate::import::mjcf::defaults::Attrs;
 use crate::import::mjcf::inertia::{geom_mass, Mass};
+use crate::import::mjcf::mesh::mesh_geom;
 use crate::import::mjcf::orientation::{frame, pose, z_to};
 use crate::import::mjcf::xml::Element;
 use crate::math::Pose;
@@ -74,21 +76,17 @@ pub(super) fn read_geom(
         && group >= cx.compiler.inertia_groups[0]
         && group <= cx.compiler.inertia_groups[1]
         && !(cx.compiler.discardvisual && visual);
-    if matches!(kind, "mesh" | "hfield" | "sdf") || a.has("mesh") || a.has("hfield") {
-        if visual && !counts_mass {
-            cx.skipped.add("visual-only mesh geom");
-            return Ok(None);
-        }
+    if matches!(kind, "hfield" | "sdf") || a.has("hfield") {
         return Err(el.error(
             Some("type"),
-            "a primitive geom: mesh geoms need the mesh loader (not in this build), height fields \
-             and SDFs are not supported",
-            format!(
-                "{kind} geom{}",
-                el.attr("mesh")
-                    .map_or(String::new(), |m| format!(" of mesh \"{m}\""))
-            ),
+            "a primitive or mesh geom: height fields and SDFs are not supported",
+            format!("{kind} geom"),
         ));
+    }
+    let is_mesh = kind == "mesh" || a.has("mesh");
+    if is_mesh && visual && !counts_mass {
+        cx.skipped.add("visual-only mesh geom");
+        return Ok(None);
     }
     if a.bool("shellinertia")? == Some(true) {
         return Err(a.error(
@@ -96,6 +94,23 @@ pub(super) fn read_geom(
             "false (shell inertias are not supported)",
             "true",
         ));
+    }
+    if is_mesh {
+        let X_BG = frame(a, cx.compiler)?;
+        let (shape, mass) = mesh_geom(a, cx.meshes, &X_BG, counts_mass)?;
+        return Ok(Some(Geom {
+            name: el.attr("name").map(str::to_string),
+            shape,
+            X_BG,
+            collides: !visual,
+            filter: CollisionFilter {
+                contype,
+                conaffinity,
+            },
+            mu: friction(a, cx)?,
+            mass,
+            element: el.clone(),
+        }));
     }
     let size = a.floats("size")?.unwrap_or_default();
     let fromto = a.array::<6>("fromto", "x1 y1 z1 x2 y2 z2")?;
@@ -214,25 +229,7 @@ pub(super) fn read_geom(
     } else {
         None
     };
-    let mu = a
-        .floats("friction")?
-        .and_then(|f| f.first().copied())
-        .unwrap_or(1.0);
-    if mu < 0.0 {
-        return Err(a.error("friction", "a friction coefficient ≥ 0", mu.to_string()));
-    }
-    // condim 1 is frictionless; 4 and 6 add torsional and rolling friction, which the point
-    // contact model here does not have.
-    let mu = match a.int("condim", 3)? {
-        1 => 0.0,
-        3 => mu,
-        4 | 6 => {
-            cx.skipped
-                .add("torsional or rolling friction (condim 4, 6)");
-            mu
-        }
-        other => return Err(a.error("condim", "1, 3, 4 or 6", other.to_string())),
-    };
+    let mu = friction(a, cx)?;
     Ok(Some(Geom {
         name: el.attr("name").map(str::to_string),
         shape,
@@ -246,4 +243,27 @@ pub(super) fn read_geom(
         mass,
         element: el.clone(),
     }))
+}
+
+/// The friction coefficient μ of geom `a`: the first of `friction`, zero for `condim="1"`
+/// (4 and 6 add torsional and rolling friction, which the point contact model here does not
+/// have).
+fn friction(a: &Attrs, cx: &mut Context) -> Result<f64> {
+    let mu = a
+        .floats("friction")?
+        .and_then(|f| f.first().copied())
+        .unwrap_or(1.0);
+    if mu < 0.0 {
+        return Err(a.error("friction", "a friction coefficient ≥ 0", mu.to_string()));
+    }
+    Ok(match a.int("condim", 3)? {
+        1 => 0.0,
+        3 => mu,
+        4 | 6 => {
+            cx.skipped
+                .add("torsional or rolling friction (condim 4, 6)");
+            mu
+        }
+        other => return Err(a.error("condim", "1, 3, 4 or 6", other.to_string())),
+    })
 }

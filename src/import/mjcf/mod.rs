@@ -22,18 +22,20 @@
 //! with every orientation form (`orientation.rs`), `<inertial>` or inertia from geoms by density
 //! (`inertia.rs`), hinge, slide and free joints (several per body; `tree.rs`) with `pos`,
 //! `axis`, `ref`, `range`/`limited`, `damping`, `armature`, `stiffness`/`springref`,
-//! `frictionloss` and `actuatorfrcrange`, geoms (plane, sphere, capsule, cylinder, box,
-//! ellipsoid; `size`, `fromto`, `pos`, orientation, `contype`/`conaffinity`, first `friction`
-//! coefficient as μ (none for `condim="1"`), `mass`/`density`), `<equality><joint>` couplings
+//! `frictionloss`, `actuatorfrcrange` and `margin`, geoms (plane, sphere, capsule, cylinder,
+//! box, ellipsoid, and mesh as its asset's convex hull: `mesh.rs`; `size`, `fromto`, `pos`,
+//! orientation, `contype`/`conaffinity`, first `friction` coefficient as μ (none for
+//! `condim="1"`), `mass`/`density`), `<asset><mesh>` with the compiler's `meshdir`,
+//! `<equality><joint>` couplings
 //! and `motor`, `position` and servo-like `general` actuators (`actuators.rs`).
 //!
 //! Skipped, counted in one summary line ([`ImportReport`]): lights, cameras, sites, visual-only
 //! geoms (contype = conaffinity = 0; their mass still counts where MuJoCo counts it), textures,
-//! materials, mesh assets, `custom`, `visual`, `statistic`, `size`, sensors, keyframes and the
+//! materials, `custom`, `visual`, `statistic`, `size`, sensors, keyframes and the
 //! solver options of `<option>`. Refused with the file, line and element: anything else that
 //! changes the dynamics — ball joints, tendons, contact pairs and exclusions, actuators on
-//! tendons or sites, composites and flexes, weld and connect equalities, fluid forces, mesh and
-//! height-field geoms that collide or weigh (the mesh loader is not in this module) —
+//! tendons or sites, composites and flexes, weld and connect equalities, fluid forces,
+//! height-field and SDF geoms, inline (`vertex`) meshes —
 //! and non-physical inertias (MuJoCo's triangle inequality on principal moments).
 //!
 //! Frames: `q` and `v` follow MuJoCo's joint order; a hinge's or slide's coordinate is MuJoCo's
@@ -43,7 +45,8 @@
 //!
 //! Files: `xml.rs` (element tree, includes, locations), `defaults.rs` (classes and typed
 //! attributes), `orientation.rs` (compiler settings, frames), `inertia.rs` (masses),
-//! `tree.rs` (the body tree), `joint.rs` (hinges and slides), `geom.rs` (geoms),
+//! `tree.rs` (the body tree), `joint.rs` (hinges and slides), `geom.rs` (geoms), `mesh.rs`
+//! (mesh assets and mesh geoms),
 //! `actuators.rs` (actuators and equalities); `context.rs` (what the walk and the readers
 //! share).
 
@@ -53,6 +56,7 @@ mod defaults;
 mod geom;
 mod inertia;
 mod joint;
+mod mesh;
 mod orientation;
 mod tree;
 mod xml;
@@ -65,6 +69,7 @@ use crate::error::Result;
 use crate::scene::{BodyMotion, SceneDescription};
 use context::Context;
 use defaults::{Attrs, Defaults};
+use mesh::MeshAssets;
 use orientation::Compiler;
 pub use tree::MjcfJoint;
 use tree::Tree;
@@ -157,7 +162,7 @@ fn convert(root: &Element) -> Result<MjcfModel> {
         match el.tag.as_str() {
             "compiler" | "option" | "default" | "worldbody" | "actuator" | "equality" => {}
             "asset" => {
-                for asset in &el.children {
+                for asset in el.children.iter().filter(|a| a.tag != "mesh") {
                     skipped.add(&format!("{} asset", asset.tag));
                 }
             }
@@ -185,11 +190,13 @@ fn convert(root: &Element) -> Result<MjcfModel> {
             }
         }
     }
+    let meshes = MeshAssets::collect(root, &compiler)?;
     let mut tree = Tree::default();
     let mut cx = Context {
         compiler: &compiler,
         defaults: &defaults,
         skipped: &mut skipped,
+        meshes: &meshes,
         contact: flags.contact && flags.constraint,
         limits: flags.limit && flags.constraint,
         passive: flags.passive,

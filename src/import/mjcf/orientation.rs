@@ -56,6 +56,8 @@ pub(super) struct Compiler {
     pub discardvisual: bool,
     /// Geom groups that count in inertia, inclusive.
     pub inertia_groups: [i64; 2],
+    /// Folder of the mesh files (`meshdir`, else `assetdir`), relative to the model file.
+    pub meshdir: Option<String>,
 }
 
 impl Default for Compiler {
@@ -70,6 +72,7 @@ impl Default for Compiler {
             settotalmass: None,
             discardvisual: false,
             inertia_groups: [0, 5],
+            meshdir: None,
         }
     }
 }
@@ -120,6 +123,9 @@ impl Compiler {
                 "false: inertias must satisfy the triangle inequality as written",
                 "true",
             ));
+        }
+        if let Some(dir) = a.str("meshdir").or(a.str("assetdir")) {
+            self.meshdir = Some(dir.to_string());
         }
         self.boundmass = non_negative(a, "boundmass", self.boundmass)?;
         self.boundinertia = non_negative(a, "boundinertia", self.boundinertia)?;
