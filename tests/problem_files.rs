@@ -193,7 +193,9 @@ fn a_model_starts_at_its_q0_and_bad_entries_are_refused_where_they_are_written()
     let path = dir.join("unknown.toml");
     let text = arm_problem("prefix = \"arm_\"\nq0 = { shoulder = 0.3 }");
     std::fs::write(&path, text).expect("a problem");
-    let e = load_problem(&path).expect_err("an unprefixed name").to_string();
+    let e = load_problem(&path)
+        .expect_err("an unprefixed name")
+        .to_string();
     assert!(
         e.contains("field `model[0].q0.shoulder`: expected the name of a joint of the model, found shoulder"),
         "{e}"
@@ -207,4 +209,3 @@ fn a_model_starts_at_its_q0_and_bad_entries_are_refused_where_they_are_written()
         "{e}"
     );
 }
-

@@ -368,7 +368,12 @@ fn panda_pushes_the_box_of_the_shipped_problem() {
             .position(|h| h == name)
             .unwrap_or_else(|| panic!("no column {name}"))
     };
-    let (t, x, y, z) = (column("t"), column("box.px"), column("box.py"), column("box.pz"));
+    let (t, x, y, z) = (
+        column("t"),
+        column("box.px"),
+        column("box.py"),
+        column("box.pz"),
+    );
     let (qx, qy) = (column("box.qx"), column("box.qy"));
     let (first, last) = (&rows[0], &rows[rows.len() - 1]);
     assert!((last[t] - 2.5).abs() < 1e-9, "ran to t = {}", last[t]);

@@ -488,12 +488,15 @@ impl Builder<'_> {
         let mut description = load_model(&file, &options)?.description;
         for (name, &q0) in &m.q0 {
             let field = format!("{field}.q0.{name}");
-            let joint = description.bodies.iter_mut().find_map(|b| match &mut b.motion {
-                BodyMotion::Jointed(j) if j.joint_name.as_deref() == Some(name.as_str()) => {
-                    Some(j)
-                }
-                _ => None,
-            });
+            let joint = description
+                .bodies
+                .iter_mut()
+                .find_map(|b| match &mut b.motion {
+                    BodyMotion::Jointed(j) if j.joint_name.as_deref() == Some(name.as_str()) => {
+                        Some(j)
+                    }
+                    _ => None,
+                });
             match joint {
                 Some(j) if j.q0.len() == 1 => j.q0[0] = self.finite(&field, q0)?,
                 Some(j) => {
@@ -503,9 +506,7 @@ impl Builder<'_> {
                         format!("a {} joint", j.joint.name()),
                     ))
                 }
-                None => {
-                    return Err(self.err(&field, "the name of a joint of the model", name))
-                }
+                None => return Err(self.err(&field, "the name of a joint of the model", name)),
             }
         }
         Ok(description)
