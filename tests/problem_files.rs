@@ -33,7 +33,18 @@ fn every_shipped_problem_loads() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            let p = load_problem(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let p = match load_problem(&path) {
+                Ok(p) => p,
+                // A robot problem whose package is not installed here (panda-push-box without
+                // example-robot-data) says how to install it; tests/robots.rs runs it with it.
+                Err(e)
+                    if e.to_string()
+                        .contains("install it with `scripts/robots/setup.sh`") =>
+                {
+                    continue
+                }
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
             assert!(
                 !p.description.is_empty(),
                 "{} has no description",
