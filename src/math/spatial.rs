@@ -191,15 +191,6 @@ pub struct OriginInertia<T: Scalar> {
 }
 
 impl<T: Scalar> OriginInertia<T> {
-    /// Zero inertia.
-    pub fn zero() -> Self {
-        OriginInertia {
-            mass: T::zero(),
-            h: Vector3::zeros(),
-            I_o: Matrix3::zeros(),
-        }
-    }
-
     /// `I · V` for a spatial motion `V = (ω; v)`: `(I_o ω + h × v; m v − h × ω)`.
     pub fn apply(&self, V: &Vector6<T>) -> Vector6<T> {
         let (w, v) = (angular(V), linear(V));
