@@ -3,11 +3,13 @@
 //! configurations (issue 22, item 7).
 //!
 //! Entries, each at 20 random configurations within the joint limits (fixed seed), cycled:
-//! - `panda/crba`: forward kinematics at `q` then the mass matrix `M(q)`
-//!   ([`stiction::multibody::dynamics::mass_matrix`]), as Pinocchio's `crba` runs its own
-//!   forward pass;
-//! - `panda/rnea`: forward kinematics at `(q, v)` then the bias forces `bias(q, v)`
-//!   ([`stiction::multibody::dynamics::bias_forces`]), Pinocchio's `rnea(q, v, 0)`.
+//! - `panda/crba`: the poses at `q` ([`stiction::multibody::kinematics::update_poses`]) then
+//!   the mass matrix `M(q)` ([`stiction::multibody::dynamics::mass_matrix`]), as Pinocchio's
+//!   `crba` runs its own forward pass over the poses;
+//! - `panda/rnea`: poses and velocities at `(q, v)`
+//!   ([`stiction::multibody::kinematics::update_velocities`]) then the bias forces
+//!   `bias(q, v)` ([`stiction::multibody::dynamics::bias_forces`]), Pinocchio's
+//!   `rnea(q, v, 0)`.
 //!
 //! Times are the CPU time of the benchmarking thread ([`ThreadTime`]). The Panda comes from
 //! the robots venv (`scripts/robots/setup.sh`; `STICTION_ROBOTS_VENV`, default `.venv-robots`);
@@ -32,7 +34,7 @@ use thread_time::ThreadTime;
 
 use stiction::import::{load_model, ImportOptions};
 use stiction::multibody::dynamics::{bias_forces, mass_matrix};
-use stiction::multibody::kinematics::{forward_kinematics, MultibodyData};
+use stiction::multibody::kinematics::{update_poses, update_velocities, MultibodyData};
 use stiction::scene::BodyMotion;
 
 /// The Panda URDF in the robots venv, if it is installed.
@@ -87,7 +89,6 @@ fn bench(c: &mut Criterion<ThreadTime>) {
         })
         .collect();
     let mut data = MultibodyData::new(&model);
-    let zero = DVector::zeros(model.nv());
     let mut group = c.benchmark_group("panda");
     group
         .warm_up_time(Duration::from_millis(300))
@@ -97,7 +98,7 @@ fn bench(c: &mut Criterion<ThreadTime>) {
         b.iter(|| {
             let (q, _) = &states[k % states.len()];
             k += 1;
-            forward_kinematics(&model, &mut data, black_box(q), &zero);
+            update_poses(&model, &mut data, black_box(q));
             black_box(mass_matrix(&model, &data))
         })
     });
@@ -105,7 +106,8 @@ fn bench(c: &mut Criterion<ThreadTime>) {
         b.iter(|| {
             let (q, v) = &states[k % states.len()];
             k += 1;
-            forward_kinematics(&model, &mut data, black_box(q), v);
+            update_poses(&model, &mut data, black_box(q));
+            update_velocities(&model, &mut data, black_box(v));
             black_box(bias_forces(&model, &data, v))
         })
     });

@@ -33,7 +33,18 @@ fn every_shipped_problem_loads() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            let p = load_problem(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let p = match load_problem(&path) {
+                Ok(p) => p,
+                // A robot problem whose package is not installed here (panda-push-box without
+                // example-robot-data) says how to install it; tests/robots.rs runs it with it.
+                Err(e)
+                    if e.to_string()
+                        .contains("install it with `scripts/robots/setup.sh`") =>
+                {
+                    continue
+                }
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
             assert!(
                 !p.description.is_empty(),
                 "{} has no description",
@@ -175,4 +186,37 @@ fn a_model_entry_with_a_bad_base_or_a_missing_file_is_refused_where_it_is_writte
         .expect_err("a missing model")
         .to_string();
     assert!(e.contains("missing.urdf"), "{e}");
+}
+
+/// `q0` of a `[[model]]` entry sets its joints' initial coordinates by joint name (prefixed
+/// as the model's names are); an unknown joint and a non-finite value are refused at their
+/// field.
+#[test]
+fn a_model_starts_at_its_q0_and_bad_entries_are_refused_where_they_are_written() {
+    let dir = scratch("q0");
+    let path = dir.join("q0.toml");
+    let text = arm_problem("prefix = \"arm_\"\nq0 = { arm_shoulder = 0.3, arm_elbow = -0.2 }");
+    std::fs::write(&path, text).expect("a problem");
+    let p = load_problem(&path).unwrap_or_else(|e| panic!("{e}"));
+    // The box's 7 coordinates, then the shoulder's and the elbow's.
+    assert_eq!(p.initial_state.q.len(), 9);
+    assert_eq!((p.initial_state.q[7], p.initial_state.q[8]), (0.3, -0.2));
+    let path = dir.join("unknown.toml");
+    let text = arm_problem("prefix = \"arm_\"\nq0 = { shoulder = 0.3 }");
+    std::fs::write(&path, text).expect("a problem");
+    let e = load_problem(&path)
+        .expect_err("an unprefixed name")
+        .to_string();
+    assert!(
+        e.contains("field `model[0].q0.shoulder`: expected the name of a joint of the model, found shoulder"),
+        "{e}"
+    );
+    let path = dir.join("nan.toml");
+    let text = arm_problem("q0 = { elbow = nan }");
+    std::fs::write(&path, text).expect("a problem");
+    let e = load_problem(&path).expect_err("a NaN").to_string();
+    assert!(
+        e.contains("field `model[0].q0.elbow`: expected a finite number"),
+        "{e}"
+    );
 }

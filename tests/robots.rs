@@ -6,7 +6,9 @@
 //! `scripts/robots/pinocchio_reference.py`, fixed seed) to 1e-8 relative to the norm, and a
 //! 2 s drop or hold on the ground runs at the default δt without error. The Panda with
 //! position servos at its joint limits and its coupled fingers, and the UR5, pass the
-//! gradient check (IFT, direct duals, central differences) on 10 steps with contact.
+//! gradient check (IFT, direct duals, central differences) on 10 steps with contact. The
+//! shipped problem `panda-push-box` runs by name with the package found through
+//! `STICTION_PACKAGE_PATH`, and its Panda pushes the box.
 //!
 //! Every test is `#[ignore]`: they need the Python packages. Run them with
 //!
@@ -488,4 +490,101 @@ fn panda_with_servos_at_its_limits_passes_the_gradient_check() {
 fn ur5_passes_the_gradient_check_on_contact_steps() {
     let (smooth, worst) = gradient_check_on_contact_steps(import(&ur5(), Base::Fixed), &[], 1.0);
     println!("UR5: {smooth} smooth steps, IFT vs FD ≤ {worst:.1e}");
+}
+
+/// The `trajectory.csv` of a run: column names and rows.
+fn read_trajectory(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).expect("trajectory.csv");
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .expect("a header")
+        .split(',')
+        .map(String::from)
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().expect("a number")).collect())
+        .collect();
+    (header, rows)
+}
+
+/// `stiction simulate panda-push-box` (the shipped problem, by name) with example-robot-data
+/// given through `STICTION_PACKAGE_PATH`: 2.5 s at δt = 1 ms without error; the hand sweeps
+/// into the box, which slides about 0.2 m along +y and stays on the ground (its centre at its
+/// half height, upright), and `stiction list` shows the problem's own description.
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn panda_pushes_the_box_of_the_shipped_problem() {
+    let package = format!(
+        "example-robot-data={}",
+        robots().parent().expect("the package folder").display()
+    );
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("panda-push-box");
+    let _ = std::fs::remove_dir_all(&out);
+    let run = Command::new(env!("CARGO_BIN_EXE_stiction"))
+        .args(["simulate", "panda-push-box", "--quiet", "--out"])
+        .arg(&out)
+        .env("STICTION_PACKAGE_PATH", &package)
+        .output()
+        .expect("stiction runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (header, rows) = read_trajectory(&out.join("trajectory.csv"));
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let (t, x, y, z) = (
+        column("t"),
+        column("box.px"),
+        column("box.py"),
+        column("box.pz"),
+    );
+    let (qx, qy) = (column("box.qx"), column("box.qy"));
+    let (first, last) = (&rows[0], &rows[rows.len() - 1]);
+    assert!((last[t] - 2.5).abs() < 1e-9, "ran to t = {}", last[t]);
+    let (dx, dy) = (last[x] - first[x], last[y] - first[y]);
+    assert!(
+        dy > 0.15 && dx.abs() < 0.06,
+        "box displaced by ({dx:.4}, {dy:.4}) m, expected about 0.2 m along +y"
+    );
+    for row in &rows {
+        // On the ground: 5 cm up within the contact's compliance, not tipped over.
+        assert!(
+            (row[z] - 0.05).abs() < 1e-3,
+            "box centre at {} m at t = {}",
+            row[z],
+            row[t]
+        );
+        assert!(
+            row[qx].abs() < 0.05 && row[qy].abs() < 0.05,
+            "box tilted at t = {}",
+            row[t]
+        );
+    }
+    // It is the hand that moves it: still before the sweep reaches it (about 0.5 s).
+    let early = rows.iter().find(|r| r[t] >= 0.4).expect("a row at 0.4 s");
+    assert!(
+        (early[y] - first[y]).abs() < 1e-4,
+        "box moved before the hand arrived"
+    );
+    let list = Command::new(env!("CARGO_BIN_EXE_stiction"))
+        .arg("list")
+        .env("STICTION_PACKAGE_PATH", &package)
+        .output()
+        .expect("stiction runs");
+    let listing = String::from_utf8_lossy(&list.stdout);
+    let line = listing
+        .lines()
+        .find(|l| l.starts_with("panda-push-box "))
+        .unwrap_or_else(|| panic!("not listed:\n{listing}"));
+    assert!(
+        line.contains("Franka Panda") && !line.contains("not found"),
+        "{line}"
+    );
 }

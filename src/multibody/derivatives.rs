@@ -42,36 +42,11 @@
 
 use nalgebra::{DMatrix, DVector, DVectorViewMut, Matrix3, Vector3, Vector6};
 
+pub use crate::math::spatial::spatial;
+use crate::math::spatial::{angular as ang, force_cross, linear as lin, motion_cross};
 use crate::math::Pose;
 use crate::multibody::joint::JointKind;
 use crate::multibody::model::{Joint, MultibodyModel};
-
-/// Angular part of a spatial vector.
-fn ang(x: &Vector6<f64>) -> Vector3<f64> {
-    x.fixed_rows::<3>(0).into_owned()
-}
-
-/// Linear part of a spatial vector.
-fn lin(x: &Vector6<f64>) -> Vector3<f64> {
-    x.fixed_rows::<3>(3).into_owned()
-}
-
-/// A spatial vector from its angular and linear parts.
-pub fn spatial(w: Vector3<f64>, v: Vector3<f64>) -> Vector6<f64> {
-    Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z)
-}
-
-/// Motion cross product `a × b` (RBDA eq. 2.31).
-pub fn motion_cross(a: &Vector6<f64>, b: &Vector6<f64>) -> Vector6<f64> {
-    let (aw, av, bw, bv) = (ang(a), lin(a), ang(b), lin(b));
-    spatial(aw.cross(&bw), aw.cross(&bv) + av.cross(&bw))
-}
-
-/// Force cross product `a ×* f` (RBDA eq. 2.32).
-pub fn force_cross(a: &Vector6<f64>, f: &Vector6<f64>) -> Vector6<f64> {
-    let (aw, av, fn_, ff) = (ang(a), lin(a), ang(f), lin(f));
-    spatial(aw.cross(&fn_) + av.cross(&ff), aw.cross(&ff))
-}
 
 /// Whether coordinate `n` of a joint of `kind` translates the body origin under the
 /// retraction (free: 3..6, planar: x and y, prismatic).

@@ -1,11 +1,11 @@
 //! Mass matrix (CRBA), bias forces (RNEA), free-motion velocities and the position update.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Vector6};
+use nalgebra::{DMatrix, DVector, Vector3, Vector6};
 
 use crate::error::{Error, Result};
 use crate::math::block::BlockDiagonalCholesky;
-use crate::math::spatial::{crf, crm};
+use crate::math::spatial::{force_cross, motion_cross, spatial, OriginInertia};
 use crate::multibody::constraints::{Transmission, TransmissionKind};
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::MultibodyModel;
@@ -13,27 +13,36 @@ use crate::scalar::{lit, Scalar};
 
 /// Mass matrix `M(q)` (nv × nv) by the composite rigid body algorithm (RBDA Table 6.2), with
 /// each joint's armature (reflected rotor inertia) added to its diagonal entries, as MuJoCo's
-/// `mj_crb` does. Requires [`forward_kinematics`] at `q`.
+/// `mj_crb` does. Requires [`update_poses`] (or [`forward_kinematics`]) at `q`.
+///
+/// Composite inertias are summed in [`OriginInertia`] form and each column's force
+/// `F = I_c S` is carried to the root through [`Pose::force_in_parent`]: no 6×6 products.
+///
+/// [`update_poses`]: crate::multibody::kinematics::update_poses
+/// [`Pose::force_in_parent`]: crate::math::Pose::force_in_parent
 pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>) -> DMatrix<T> {
-    let nb = model.bodies.len();
-    let mut Ic: Vec<_> = model.bodies.iter().map(|b| b.inertia.matrix()).collect();
-    for i in (0..nb).rev() {
-        if let Some(p) = model.joints[i].parent {
-            let add = data.Xup[i].transpose() * Ic[i] * data.Xup[i];
+    let mut Ic: Vec<OriginInertia<T>> = model
+        .bodies
+        .iter()
+        .map(|b| OriginInertia::from(&b.inertia))
+        .collect();
+    for (i, joint) in model.joints.iter().enumerate().rev() {
+        if let Some(p) = joint.parent {
+            let add = Ic[i].in_parent(&data.X_PB[i]);
             Ic[p] += add;
         }
     }
     let mut M = DMatrix::zeros(model.nv(), model.nv());
     for (i, (ji, Ic_i)) in model.joints.iter().zip(&Ic).enumerate() {
         for (a, s) in data.S[i].iter().enumerate() {
-            let mut F: Vector6<T> = Ic_i * s;
+            let mut F = Ic_i.apply(s);
             let row = ji.v_start + a;
             for (b, sb) in data.S[i].iter().enumerate() {
                 M[(row, ji.v_start + b)] = sb.dot(&F);
             }
             let mut j = i;
             while let Some(p) = model.joints[j].parent {
-                F = data.Xup[j].transpose() * F;
+                F = data.X_PB[j].force_in_parent(&F);
                 j = p;
                 let jp = &model.joints[j];
                 for (b, sb) in data.S[j].iter().enumerate() {
@@ -52,58 +61,79 @@ pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>
 
 /// Inverse dynamics `τ = M(q) v̇ + c(q, v)` by the recursive Newton-Euler algorithm
 /// (RBDA Table 5.1), gravity included in `c` and the armature in `M` (as in [`mass_matrix`]).
-/// Requires [`forward_kinematics`] at `(q, v)`.
+/// Requires [`update_velocities`] (or [`forward_kinematics`]) at `(q, v)`.
+///
+/// [`update_velocities`]: crate::multibody::kinematics::update_velocities
 pub fn inverse_dynamics<T: Scalar>(
     model: &MultibodyModel<T>,
     data: &MultibodyData<T>,
     v: &DVector<T>,
     vdot: &DVector<T>,
 ) -> DVector<T> {
-    let nb = model.bodies.len();
-    // The world accelerates upwards at −g (RBDA Sec. 5.3): gravity for free.
-    let mut a_world = Vector6::zeros();
-    a_world.fixed_rows_mut::<3>(3).copy_from(&(-model.gravity));
-    let mut a = vec![Vector6::zeros(); nb];
-    let mut f = vec![Vector6::zeros(); nb];
-    for i in 0..nb {
-        let j = &model.joints[i];
-        let mut Sqd = Vector6::zeros();
-        let mut Sqdd = Vector6::zeros();
-        for (k, s) in data.S[i].iter().enumerate() {
-            Sqd += s * v[j.v_start + k];
-            Sqdd += s * vdot[j.v_start + k];
-        }
-        let a_parent = match j.parent {
-            None => a_world,
-            Some(p) => a[p],
-        };
-        a[i] = data.Xup[i] * a_parent + Sqdd + data.c_J[i] + crm(&data.V[i]) * Sqd;
-        let I = model.bodies[i].inertia.matrix();
-        f[i] = I * a[i] + crf(&data.V[i]) * (I * data.V[i]);
-    }
-    let mut tau = DVector::zeros(model.nv());
-    for i in (0..nb).rev() {
-        let j = &model.joints[i];
-        for (k, s) in data.S[i].iter().enumerate() {
-            let index = j.v_start + k;
-            tau[index] = s.dot(&f[i]) + j.armature[k] * vdot[index];
-        }
-        if let Some(p) = j.parent {
-            let back = data.Xup[i].transpose() * f[i];
-            f[p] += back;
-        }
-    }
-    tau
+    rnea(model, data, v, Some(vdot))
 }
 
 /// Bias forces `c(q, v) = C(q, v) v − τ_g(q)` (Coriolis, centrifugal and gravity), by RNEA
-/// with zero acceleration. Requires [`forward_kinematics`] at `(q, v)`.
+/// with zero acceleration. Requires [`update_velocities`] (or [`forward_kinematics`]) at
+/// `(q, v)`.
+///
+/// [`update_velocities`]: crate::multibody::kinematics::update_velocities
 pub fn bias_forces<T: Scalar>(
     model: &MultibodyModel<T>,
     data: &MultibodyData<T>,
     v: &DVector<T>,
 ) -> DVector<T> {
-    inverse_dynamics(model, data, v, &DVector::zeros(model.nv()))
+    rnea(model, data, v, None)
+}
+
+/// RNEA with body accelerations `a_i = X a_parent + S v̇ + c_J + V ×ₘ S v` and forces
+/// `f_i = I a_i + V ×* I V`, applied matrix-free; `vdot = None` is a zero acceleration.
+fn rnea<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
+    v: &DVector<T>,
+    vdot: Option<&DVector<T>>,
+) -> DVector<T> {
+    let nb = model.bodies.len();
+    // The world accelerates upwards at −g (RBDA Sec. 5.3): gravity for free.
+    let a_world = spatial(Vector3::zeros(), -model.gravity);
+    let mut a = vec![Vector6::zeros(); nb];
+    let mut f = vec![Vector6::zeros(); nb];
+    for (i, j) in model.joints.iter().enumerate() {
+        let mut Sqd = Vector6::zeros();
+        let mut Sqdd = Vector6::zeros();
+        for (k, s) in data.S[i].iter().enumerate() {
+            Sqd += s * v[j.v_start + k];
+            if let Some(vdot) = vdot {
+                Sqdd += s * vdot[j.v_start + k];
+            }
+        }
+        let a_parent = match j.parent {
+            None => &a_world,
+            Some(p) => &a[p],
+        };
+        a[i] = data.X_PB[i].motion_in_child(a_parent)
+            + Sqdd
+            + data.c_J[i]
+            + motion_cross(&data.V[i], &Sqd);
+        let I = OriginInertia::from(&model.bodies[i].inertia);
+        f[i] = I.apply(&a[i]) + force_cross(&data.V[i], &I.apply(&data.V[i]));
+    }
+    let mut tau = DVector::zeros(model.nv());
+    for (i, j) in model.joints.iter().enumerate().rev() {
+        for (k, s) in data.S[i].iter().enumerate() {
+            let index = j.v_start + k;
+            tau[index] = s.dot(&f[i]);
+            if let Some(vdot) = vdot {
+                tau[index] += j.armature[k] * vdot[index];
+            }
+        }
+        if let Some(p) = j.parent {
+            let back = data.X_PB[i].force_in_parent(&f[i]);
+            f[p] += back;
+        }
+    }
+    tau
 }
 
 /// Free-motion velocity of DESIGN step 1 (ICF eq. (1) with zero impulses):

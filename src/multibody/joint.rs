@@ -19,6 +19,7 @@
 
 use nalgebra::{DVectorView, Matrix3, Quaternion, Vector3, Vector6};
 
+use crate::math::spatial::spatial;
 use crate::math::{integrate_quaternion, rotation_from_quaternion, Pose};
 use crate::scalar::Scalar;
 
@@ -78,31 +79,33 @@ impl JointKind {
     /// Motion subspace columns `S(q)` (6 × nv), spatial (ω; v) in the child frame, for the
     /// joint transform `X_JM` at the joint's current `q`.
     pub fn motion_subspace<T: Scalar>(&self, X_JM: &Pose<T>) -> Vec<Vector6<T>> {
-        let c = |a: [f64; 6]| Vector6::from_iterator(a.iter().map(|&x| crate::scalar::lit(x)));
+        let mut S = vec![Vector6::zeros(); self.nv()];
+        self.motion_subspace_into(X_JM, &mut S);
+        S
+    }
+
+    /// [`JointKind::motion_subspace`] written into `S` (length nv), without allocating.
+    pub fn motion_subspace_into<T: Scalar>(&self, X_JM: &Pose<T>, S: &mut [Vector6<T>]) {
+        let c = |a: &Vector3<f64>| a.map(crate::scalar::lit::<T>);
+        let zero = Vector3::zeros();
         let Rt = X_JM.R.transpose();
-        let angular = |k: usize| {
-            let mut s = Vector6::zeros();
-            s.fixed_rows_mut::<3>(0).copy_from(&Rt.column(k));
-            s
-        };
-        let linear = |k: usize| {
-            let mut s = Vector6::zeros();
-            s.fixed_rows_mut::<3>(3).copy_from(&Rt.column(k));
-            s
-        };
+        let angular = |k: usize| spatial(Rt.column(k).into_owned(), zero);
+        let linear = |k: usize| spatial(zero, Rt.column(k).into_owned());
         match self {
-            JointKind::Fixed => vec![],
-            JointKind::Revolute { axis } => vec![c([axis.x, axis.y, axis.z, 0., 0., 0.])],
-            JointKind::Prismatic { axis } => vec![c([0., 0., 0., axis.x, axis.y, axis.z])],
-            JointKind::Planar => vec![linear(0), linear(1), angular(2)],
-            JointKind::Free => vec![
-                angular(0),
-                angular(1),
-                angular(2),
-                linear(0),
-                linear(1),
-                linear(2),
-            ],
+            JointKind::Fixed => {}
+            JointKind::Revolute { axis } => S[0] = spatial(c(axis), zero),
+            JointKind::Prismatic { axis } => S[0] = spatial(zero, c(axis)),
+            JointKind::Planar => {
+                S[0] = linear(0);
+                S[1] = linear(1);
+                S[2] = angular(2);
+            }
+            JointKind::Free => {
+                for k in 0..3 {
+                    S[k] = angular(k);
+                    S[k + 3] = linear(k);
+                }
+            }
         }
     }
 

@@ -1,7 +1,12 @@
-//! Forward kinematics: body poses `X_WB`, spatial velocities and body Jacobians.
+//! Forward kinematics: body poses `X_WB`, spatial velocities and body Jacobians (RBDA
+//! Sec. 4.4), in three levels as Pinocchio's `forwardKinematics`: [`update_poses`] (what the
+//! CRBA needs), [`update_velocities`] (what RNEA adds) and [`update_jacobians`] (what contact
+//! needs); [`forward_kinematics`] runs all three. Spatial transforms are applied through the
+//! pose (`R`, `p`) without forming 6×6 matrices, and nothing allocates after
+//! [`MultibodyData::new`].
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3xX, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3, Vector6};
 
 use crate::math::{skew, Pose};
 use crate::multibody::model::MultibodyModel;
@@ -13,8 +18,10 @@ use crate::scalar::Scalar;
 pub struct MultibodyData<T: Scalar> {
     /// Pose of each body in the world, `X_WB` (nb).
     pub X_WB: Vec<Pose<T>>,
-    /// Motion transform from parent to body coordinates, `ᴮX_P` (6×6 each, nb).
-    pub Xup: Vec<Matrix6<T>>,
+    /// Pose of each body in its parent's frame (the world for roots), `X_PB` (nb); the
+    /// motion transform from parent to body coordinates is its
+    /// [`Pose::motion_to_child`], applied by [`Pose::motion_in_child`].
+    pub X_PB: Vec<Pose<T>>,
     /// Motion subspace columns of each body's joint, body coordinates.
     pub S: Vec<Vec<Vector6<T>>>,
     /// Joint bias accelerations `c_J = Ṡ v` (body coordinates).
@@ -31,7 +38,7 @@ impl<T: Scalar> MultibodyData<T> {
         let nb = model.bodies.len();
         MultibodyData {
             X_WB: vec![Pose::identity(); nb],
-            Xup: vec![Matrix6::identity(); nb],
+            X_PB: vec![Pose::identity(); nb],
             S: model
                 .joints
                 .iter()
@@ -44,41 +51,80 @@ impl<T: Scalar> MultibodyData<T> {
     }
 }
 
-/// Computes poses, body velocities and body Jacobians at `(q, v)` (RBDA Sec. 4.4).
+/// Computes poses, body velocities and body Jacobians at `(q, v)` (RBDA Sec. 4.4):
+/// [`update_poses`], [`update_velocities`] and [`update_jacobians`].
 pub fn forward_kinematics<T: Scalar>(
     model: &MultibodyModel<T>,
     data: &mut MultibodyData<T>,
     q: &DVector<T>,
     v: &DVector<T>,
 ) {
+    update_poses(model, data, q);
+    update_velocities(model, data, v);
+    update_jacobians(model, data);
+}
+
+/// Poses `X_PB` and `X_WB` and motion subspaces `S` at `q`: all that the mass matrix needs.
+pub fn update_poses<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &mut MultibodyData<T>,
+    q: &DVector<T>,
+) {
     for (i, joint) in model.joints.iter().enumerate() {
-        let (nq, nv) = (joint.kind.nq(), joint.kind.nv());
-        let X_JM = joint.kind.transform(q.rows(joint.q_start, nq));
+        let X_JM = joint.kind.transform(q.rows(joint.q_start, joint.kind.nq()));
         let X_PB = joint.X_PJ.compose(&X_JM);
-        data.Xup[i] = X_PB.motion_to_child();
-        data.S[i] = joint.kind.motion_subspace(&X_JM);
+        joint.kind.motion_subspace_into(&X_JM, &mut data.S[i]);
+        data.X_WB[i] = match joint.parent {
+            None => X_PB,
+            Some(p) => data.X_WB[p].compose(&X_PB),
+        };
+        data.X_PB[i] = X_PB;
+    }
+}
+
+/// Body velocities `V = X_PB⁻¹ V_P + S v` and joint bias accelerations `c_J` at `v`.
+/// Requires [`update_poses`].
+pub fn update_velocities<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &mut MultibodyData<T>,
+    v: &DVector<T>,
+) {
+    for (i, joint) in model.joints.iter().enumerate() {
         let mut V = Vector6::zeros();
         for (k, s) in data.S[i].iter().enumerate() {
             V += s * v[joint.v_start + k];
         }
         data.c_J[i] = joint.kind.bias_acceleration(&V);
-        match joint.parent {
-            None => {
-                // A root's Jacobian has only its own joint's columns (set below); the others
-                // stay zero from `MultibodyData::new`, so a scene of many free bodies does not
-                // rewrite nb × 6 × nv zeros per step.
-                data.X_WB[i] = X_PB;
-            }
-            Some(p) => {
-                data.X_WB[i] = data.X_WB[p].compose(&X_PB);
-                V += data.Xup[i] * data.V[p];
-                let (head, tail) = data.J_B.split_at_mut(i);
-                tail[0].copy_from(&(data.Xup[i] * &head[p]));
-            }
+        if let Some(p) = joint.parent {
+            V += data.X_PB[i].motion_in_child(&data.V[p]);
         }
         data.V[i] = V;
-        for k in 0..nv {
-            data.J_B[i].set_column(joint.v_start + k, &data.S[i][k]);
+    }
+}
+
+/// Body Jacobians `J_B`: the parent's columns moved into the body frame, then the joint's own
+/// columns `S`. Only the columns of ancestors' joints are written; the others stay zero from
+/// [`MultibodyData::new`], so a scene of many free bodies does not rewrite nb × 6 × nv zeros.
+/// Requires [`update_poses`].
+pub fn update_jacobians<T: Scalar>(model: &MultibodyModel<T>, data: &mut MultibodyData<T>) {
+    for (i, joint) in model.joints.iter().enumerate() {
+        if let Some(p) = joint.parent {
+            let (head, tail) = data.J_B.split_at_mut(i);
+            let (J_P, J) = (&head[p], &mut tail[0]);
+            let X_PB = &data.X_PB[i];
+            let mut a = Some(p);
+            while let Some(j) = a {
+                let ancestor = &model.joints[j];
+                for c in ancestor.v_start..ancestor.v_start + ancestor.kind.nv() {
+                    let col: Vector6<T> = J_P.fixed_view::<6, 1>(0, c).into_owned();
+                    J.fixed_view_mut::<6, 1>(0, c)
+                        .copy_from(&X_PB.motion_in_child(&col));
+                }
+                a = ancestor.parent;
+            }
+        }
+        for (k, s) in data.S[i].iter().enumerate() {
+            data.J_B[i].set_column(joint.v_start + k, s);
         }
     }
 }

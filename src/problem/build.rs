@@ -14,6 +14,7 @@ use nalgebra::{Matrix3, Rotation3, Vector3};
 use crate::contact::{Approximation, ContactParams, NormalLawKind};
 use crate::control::Controller;
 use crate::error::{Error, Result};
+use crate::import::package::PACKAGE_PATH_VARIABLE;
 use crate::import::{load_model, Base, ImportOptions, PackagePath};
 use crate::math::Pose;
 use crate::multibody::MultibodyModel;
@@ -21,7 +22,7 @@ use crate::ncp::{AppliedImpulse, FrictionEllipsoid, NcpSettings, NcpSimulator, N
 use crate::problem::locate::{locate, TextLocation};
 use crate::problem::schema::{ContactSpec, ModelSpec, NcpSpec, ProblemFile};
 use crate::report::Projection;
-use crate::scene::description::SceneDescription;
+use crate::scene::description::{BodyMotion, SceneDescription};
 use crate::scene::Scene;
 use crate::solver::SolverParams;
 use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
@@ -438,7 +439,8 @@ impl Builder<'_> {
     }
 
     /// The scene description of `[[model]]` entry `field`, read by [`crate::import`] with the
-    /// package path of `STICTION_PACKAGE_PATH`.
+    /// package path of `STICTION_PACKAGE_PATH`, which also finds a `package://` file; its
+    /// joints start at the entry's `q0`.
     fn model(&self, field: &str, m: &ModelSpec) -> Result<SceneDescription> {
         let base = match m.base.as_deref() {
             None | Some("fixed") => Base::Fixed,
@@ -461,8 +463,53 @@ impl Builder<'_> {
             prefix: m.prefix.clone().unwrap_or_default(),
             package_path: PackagePath::from_env(),
         };
-        let folder = self.path.parent().unwrap_or(Path::new("."));
-        Ok(load_model(&folder.join(&m.file), &options)?.description)
+        let file = if m.file.starts_with("package://") {
+            options
+                .package_path
+                .resolve(&m.file, self.path)
+                .map_err(|reason| {
+                    let install = m.install.as_deref().map_or(String::new(), |command| {
+                        format!(": install it with `{command}`")
+                    });
+                    let package = m.file["package://".len()..].split('/').next();
+                    self.err(
+                        &format!("{field}.file"),
+                        &format!(
+                            "an installed model file{install}, then give the package's folder \
+                             as {PACKAGE_PATH_VARIABLE}={}=DIR",
+                            package.unwrap_or("NAME")
+                        ),
+                        reason,
+                    )
+                })?
+        } else {
+            self.path.parent().unwrap_or(Path::new(".")).join(&m.file)
+        };
+        let mut description = load_model(&file, &options)?.description;
+        for (name, &q0) in &m.q0 {
+            let field = format!("{field}.q0.{name}");
+            let joint = description
+                .bodies
+                .iter_mut()
+                .find_map(|b| match &mut b.motion {
+                    BodyMotion::Jointed(j) if j.joint_name.as_deref() == Some(name.as_str()) => {
+                        Some(j)
+                    }
+                    _ => None,
+                });
+            match joint {
+                Some(j) if j.q0.len() == 1 => j.q0[0] = self.finite(&field, q0)?,
+                Some(j) => {
+                    return Err(self.err(
+                        &field,
+                        "a revolute or prismatic joint",
+                        format!("a {} joint", j.joint.name()),
+                    ))
+                }
+                None => return Err(self.err(&field, "the name of a joint of the model", name)),
+            }
+        }
+        Ok(description)
     }
 
     fn build(&self, file: ProblemFile) -> Result<Problem> {

@@ -1,5 +1,7 @@
 //! serde structures of a problem file (see `problems/README.md`).
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 /// A whole problem file.
@@ -180,7 +182,8 @@ pub enum MotionSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
-    /// The URDF (`.urdf`) or MJCF (`.xml`) file, relative to the problem file's folder.
+    /// The URDF (`.urdf`) or MJCF (`.xml`) file, relative to the problem file's folder, or
+    /// `package://NAME/PATH` in an installed package (found through `STICTION_PACKAGE_PATH`).
     pub file: String,
     /// `fixed` (default) or `floating`: how a URDF's root link joins the world.
     pub base: Option<String>,
@@ -190,6 +193,12 @@ pub struct ModelSpec {
     pub rpy_deg: Option<[f64; 3]>,
     /// Prefixed to the names of a URDF's bodies, joints and geometries, default none.
     pub prefix: Option<String>,
+    /// Initial coordinates of revolute and prismatic joints by joint name (with the prefix),
+    /// rad or m; the others start at zero.
+    #[serde(default)]
+    pub q0: BTreeMap<String, f64>,
+    /// How to install the package a `package://` file comes from, quoted when it is not found.
+    pub install: Option<String>,
 }
 
 /// `[[body]]`.

@@ -1,9 +1,11 @@
 //! `stiction list`: the shipped problems, or the problem files of a folder, one line each.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use stiction::error::{Error, Result};
 use stiction::identify::load_identification;
+use stiction::import::package::PACKAGE_PATH_VARIABLE;
+use stiction::import::PackagePath;
 use stiction::problem::{load_problem, Problem};
 
 use crate::shipped::{shipped, SHIPPED};
@@ -16,9 +18,15 @@ pub fn list(dir: Option<&Path>) -> Result<()> {
     let mut rows = Vec::new();
     match dir {
         None => {
-            for (name, _) in SHIPPED {
-                let problem = shipped(name).expect("invariant: the name is in SHIPPED");
-                rows.push((name.to_string(), problem.map(|p| describe(&p))));
+            for (name, text) in SHIPPED {
+                let path = PathBuf::from(format!("problems/{name}.toml"));
+                let row = match not_installed(text, &path) {
+                    Some(note) => Ok(note),
+                    None => shipped(name)
+                        .expect("invariant: the name is in SHIPPED")
+                        .map(|p| describe(&p)),
+                };
+                rows.push((name.to_string(), row));
             }
         }
         Some(dir) => {
@@ -35,7 +43,10 @@ pub fn list(dir: Option<&Path>) -> Result<()> {
             }
             files.sort();
             for path in files {
-                let description = if is_identification(&path) {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let description = if let Some(note) = not_installed(&text, &path) {
+                    Ok(note)
+                } else if is_identification(&path) {
                     load_identification(&path, None)
                         .map(|f| format!("{} (stiction identify)", f.description))
                 } else {
@@ -72,6 +83,28 @@ fn describe(problem: &Problem) -> String {
         Some(_) => format!("{} (stiction optimize)", problem.description),
         None => problem.description.clone(),
     }
+}
+
+/// For a problem whose `[[model]]` names a `package://` file that is not installed: its
+/// description and what to install, listed instead of a load error (the robot problems need
+/// a package from outside the repository).
+fn not_installed(text: &str, path: &Path) -> Option<String> {
+    let table: toml::Table = text.parse().ok()?;
+    let search = PackagePath::from_env();
+    let (file, install) = table
+        .get("model")?
+        .as_array()?
+        .iter()
+        .filter_map(|m| Some((m.get("file")?.as_str()?, m.get("install"))))
+        .find(|(file, _)| file.starts_with("package://") && search.resolve(file, path).is_err())?;
+    let description = table.get("description").and_then(|d| d.as_str());
+    let install = install
+        .and_then(|i| i.as_str())
+        .map_or(String::new(), |i| format!(": install it with `{i}`"));
+    Some(format!(
+        "{} (needs {file}, not found through {PACKAGE_PATH_VARIABLE}{install})",
+        description.unwrap_or_default()
+    ))
 }
 
 /// Whether `path` is an identification file (a top-level `scene` names the simulated scene).

@@ -9,6 +9,8 @@
 //! the geom frame (MuJoCo re-centres them on their inertial frame and moves the geom frame
 //! by as much, which places them the same).
 
+#![allow(non_snake_case)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
