@@ -482,6 +482,72 @@ fn sweep_writes_a_table_and_a_figure_per_stiffness() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A sweep run as a job array: parts 1/2 and 2/2 of five stiffnesses (interleaved: three
+/// and two rows), merged, give byte for byte the sweep.csv of one process, and a figure; a
+/// missing part is refused by name. `simulate --shard` runs its share of the files.
+#[test]
+fn sharded_sweep_merges_into_the_table_of_one_process() {
+    let dir = scratch("shard");
+    let sweep = |extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            "falling-sphere",
+            "--stiffness",
+            "1e4,1e5,1e6,1e7,1e8",
+            "--duration",
+            "0.3",
+            "--settle",
+            "0.1",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = stiction(&dir, &args);
+        assert_ok(&out);
+    };
+    sweep(&["--out", "whole"]);
+    sweep(&["--out", "part1", "--shard", "1/2"]);
+    sweep(&["--out", "part2", "--shard", "2/2"]);
+    let rows = |d: &str| std::fs::read_to_string(dir.join(d).join("sweep.csv")).unwrap();
+    assert_eq!(rows("part1").lines().count(), 4, "header and 1e4, 1e6, 1e8");
+    assert!(rows("part2").lines().nth(1).unwrap().starts_with("1e5,"));
+    // Given in any order.
+    let out = stiction(
+        &dir,
+        &["merge", "part2", "part1", "--out", "merged", "--quiet"],
+    );
+    assert_ok(&out);
+    assert_eq!(
+        std::fs::read(dir.join("merged/sweep.csv")).unwrap(),
+        std::fs::read(dir.join("whole/sweep.csv")).unwrap()
+    );
+    assert_file(&dir.join("merged"), "sweep.png", b"\x89PNG");
+    let out = stiction(&dir, &["merge", "part1", "--out", "alone"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("part 2/2 missing"),
+        "{}",
+        stderr(&out)
+    );
+    // simulate: part 2 of 2 of three files runs the second only.
+    let out = stiction(
+        &dir,
+        &[
+            "simulate",
+            "falling-sphere",
+            "sliding-box",
+            "bouncing-sphere",
+            "--shard",
+            "2/2",
+            "--duration",
+            "0.01",
+            "--quiet",
+        ],
+    );
+    assert_ok(&out);
+    assert!(dir.join("out/sliding-box/1/trajectory.csv").is_file());
+    assert!(!dir.join("out/falling-sphere").exists() && !dir.join("out/bouncing-sphere").exists());
+}
+
 #[test]
 fn clutter_runs_with_the_model_flag_and_a_condition_column() {
     let dir = scratch("clutter");

@@ -31,6 +31,7 @@ mod optimize;
 mod output;
 mod progress;
 mod robot;
+mod shard;
 mod shipped;
 mod simulate;
 mod sweep;
@@ -147,6 +148,22 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Join the parts of a sweep run as a job array (`sweep --shard I/N`, one folder each)
+    /// into the sweep.csv and sweep.png one process would have written.
+    #[command(after_help = "Examples:\n  \
+        stiction sweep clutter --stiffness 1e5:1e9:10 --shard 1/2 --out part1\n  \
+        stiction sweep clutter --stiffness 1e5:1e9:10 --shard 2/2 --out part2\n  \
+        stiction merge part1 part2 --out clutter-sweep")]
+    Merge {
+        /// The parts' output folders, each with sweep.csv and shard.json.
+        #[arg(value_name = "DIR", required = true, num_args = 1..)]
+        dirs: Vec<PathBuf>,
+        #[command(flatten)]
+        output: output::OutArgs,
+        /// Print nothing but errors.
+        #[arg(long)]
+        quiet: bool,
+    },
 }
 
 /// Options of `stiction simulate`.
@@ -157,6 +174,10 @@ pub struct SimulateArgs {
     /// into its own folder out/PROBLEM/N.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     files: Vec<PathBuf>,
+    /// Run only part I of N of the files, interleaved (files I, I+N, …; a job array's task):
+    /// each still writes its own folder out/PROBLEM/N.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<shard::Shard>,
     #[command(flatten)]
     robot: robot::RobotArgs,
     /// Robot models: no ground plane (the half-space z ≤ 0).
@@ -212,6 +233,10 @@ pub struct SweepArgs {
     /// Stiffness values (N/m): START:STOP:FACTOR or a comma-separated list.
     #[arg(long, value_name = "SPEC")]
     stiffness: String,
+    /// Run only part I of N of the stiffnesses, interleaved (a job array's task); the part's
+    /// folder gets its rows of sweep.csv and a shard.json for `stiction merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<shard::Shard>,
     /// Length of the steady window at the end of the rollout (s) over which the penetration
     /// is averaged (ICF: the last 1.25 s).
     #[arg(
@@ -281,6 +306,11 @@ fn main() -> ExitCode {
         Some(Command::Identify(args)) => identify::identify_command(&args),
         Some(Command::Sweep(args)) => sweep::sweep(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
+        Some(Command::Merge {
+            dirs,
+            output,
+            quiet,
+        }) => shard::merge(&dirs, &output, quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

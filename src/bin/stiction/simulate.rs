@@ -31,10 +31,26 @@ pub struct Outputs {
 
 /// Runs `simulate` as the command line asked.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
-    if args.files.len() > 1 {
-        return simulate_batch(args);
+    let files: Vec<&Path> = args
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| args.shard.is_none_or(|s| s.takes(*k)))
+        .map(|(_, f)| f.as_path())
+        .collect();
+    let Some(&first) = files.first() else {
+        if !args.quiet {
+            println!(
+                "this part has none of the {} files: nothing to do",
+                args.files.len()
+            );
+        }
+        return Ok(());
+    };
+    if files.len() > 1 || args.shard.is_some() && args.files.len() > 1 {
+        return simulate_batch(args, &files);
     }
-    let mut problem = load(args, &args.files[0])?;
+    let mut problem = load(args, first)?;
     if problem.stepper == Stepper::Ncp {
         return simulate_ncp(args, &problem);
     }
@@ -84,7 +100,7 @@ fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
 
 /// Several problems: independent rollouts in parallel (rayon), each written into a new
 /// numbered folder `out/PROBLEM/N` with the figures the flags and its `[output]` table ask for.
-fn simulate_batch(args: &SimulateArgs) -> Result<()> {
+fn simulate_batch(args: &SimulateArgs, files: &[&Path]) -> Result<()> {
     if args.output.out.is_some() {
         return Err(Error::invalid(
             "--out",
@@ -92,8 +108,7 @@ fn simulate_batch(args: &SimulateArgs) -> Result<()> {
             "--out takes one problem; several each write a new folder out/PROBLEM/N",
         ));
     }
-    let mut problems = args
-        .files
+    let mut problems = files
         .iter()
         .map(|f| load(args, f))
         .collect::<Result<Vec<_>>>()?;

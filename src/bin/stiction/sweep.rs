@@ -11,6 +11,7 @@ use stiction::simulate::{run_batch, Rollout, SweepRow};
 
 use crate::output;
 use crate::progress::Spinner;
+use crate::shard::write_sweep_shard;
 use crate::shipped;
 use crate::SweepArgs;
 
@@ -100,6 +101,26 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             "the steady window must be positive and finite (s)",
         ));
     }
+    let all = stiffness;
+    let stiffness: Vec<f64> = match args.shard {
+        Some(shard) => all
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| shard.takes(*k))
+            .map(|(_, &k)| k)
+            .collect(),
+        None => all.clone(),
+    };
+    if stiffness.is_empty() {
+        if !args.quiet {
+            println!(
+                "part {} has no stiffness of the {} given: nothing to do",
+                args.shard.map_or(0, |s| s.index),
+                all.len()
+            );
+        }
+        return Ok(());
+    }
     let problems = stiffness
         .iter()
         .map(|&k| problem_at(args, k))
@@ -165,6 +186,9 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         args.settle
     );
     let plots = write_sweep_plot(&rows, &title, &out, &[ImageFormat::Png])?;
+    if let Some(shard) = args.shard {
+        write_sweep_shard(&out, shard, &name, &all, &title)?;
+    }
     if !args.quiet {
         println!(
             "{} rollouts in {wall:.2} s wall time ({:.2} rollouts/s)",
