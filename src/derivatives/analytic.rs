@@ -13,7 +13,7 @@
 //! `∂/∂v0 = δt ∂ID/∂v − M` and `∂/∂u = −δt B`, with the analytic RNEA
 //! derivatives of `crate::multibody::derivatives`. The contact part is
 //! `crate::derivatives::contact_terms`; the constraint rows' part (limits, couplers, servos,
-//! joint friction) is [`add_constraint_columns`]'s.
+//! joint friction) is `add_constraint_columns`'s.
 #![allow(non_snake_case)]
 
 use nalgebra::{DMatrix, DVector, Vector6};
