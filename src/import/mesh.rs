@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::{Matrix3, Vector3};
 use parry3d_f64::math::Vector as PVec;
 use parry3d_f64::transformation::try_convex_hull;
+use parry3d_f64::transformation::vhacd::{VHACDParameters, VHACD};
 
 use crate::geometry::Shape;
 
@@ -104,30 +105,62 @@ pub fn collision_mesh_file(path: &Path) -> Result<(PathBuf, Option<String>), Mes
 /// # Errors
 /// A file that cannot be read or parsed, or that has no vertex.
 pub fn read_vertices(path: &Path) -> Result<Vec<Vector3<f64>>, MeshError> {
+    read_mesh(path).map(|(vertices, _)| vertices)
+}
+
+/// The vertices (m, mesh frame, unscaled) and triangles (vertex indices) of the STL or OBJ
+/// mesh at `path` (OBJ polygons triangulated).
+///
+/// # Errors
+/// A file that cannot be read or parsed, that has no vertex, or a face naming a vertex it
+/// does not have.
+pub fn read_mesh(path: &Path) -> Result<(Vec<Vector3<f64>>, Vec<[u32; 3]>), MeshError> {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let vertices: Vec<Vector3<f64>> = match extension.as_deref() {
+    let (vertices, triangles): (Vec<Vector3<f64>>, Vec<[u32; 3]>) = match extension.as_deref() {
         Some("stl") => {
             let mut file = std::fs::File::open(path)
                 .map_err(|e| mesh_error(path, format!("cannot read: {e}")))?;
             let mesh = stl_io::read_stl(&mut file)
                 .map_err(|e| mesh_error(path, format!("not a valid STL file: {e}")))?;
-            mesh.vertices
-                .iter()
-                .map(|v| Vector3::new(v.0[0] as f64, v.0[1] as f64, v.0[2] as f64))
-                .collect()
+            (
+                mesh.vertices
+                    .iter()
+                    .map(|v| Vector3::new(v.0[0] as f64, v.0[1] as f64, v.0[2] as f64))
+                    .collect(),
+                mesh.faces
+                    .iter()
+                    .map(|f| f.vertices.map(|i| i as u32))
+                    .collect(),
+            )
         }
         Some("obj") => {
             // Materials (`mtllib`) do not matter for collision: their result is not read.
-            let (models, _materials) = tobj::load_obj(path, &tobj::LoadOptions::default())
+            let options = tobj::LoadOptions {
+                triangulate: true,
+                ..tobj::LoadOptions::default()
+            };
+            let (models, _materials) = tobj::load_obj(path, &options)
                 .map_err(|e| mesh_error(path, format!("not a valid OBJ file: {e}")))?;
-            models
-                .iter()
-                .flat_map(|m| m.mesh.positions.chunks_exact(3))
-                .map(|p| Vector3::new(p[0] as f64, p[1] as f64, p[2] as f64))
-                .collect()
+            let (mut vertices, mut triangles) = (Vec::new(), Vec::new());
+            for m in &models {
+                let base = vertices.len() as u32;
+                vertices.extend(
+                    m.mesh
+                        .positions
+                        .chunks_exact(3)
+                        .map(|p| Vector3::new(p[0] as f64, p[1] as f64, p[2] as f64)),
+                );
+                triangles.extend(
+                    m.mesh
+                        .indices
+                        .chunks_exact(3)
+                        .map(|t| [base + t[0], base + t[1], base + t[2]]),
+                );
+            }
+            (vertices, triangles)
         }
         _ => {
             return Err(mesh_error(
@@ -145,7 +178,63 @@ pub fn read_vertices(path: &Path) -> Result<Vec<Vector3<f64>>, MeshError> {
             format!("non-finite vertex {:?}", bad.as_slice()),
         ));
     }
-    Ok(vertices)
+    if triangles
+        .iter()
+        .flatten()
+        .any(|&i| i as usize >= vertices.len())
+    {
+        return Err(mesh_error(
+            path,
+            "a face names a vertex the mesh does not have",
+        ));
+    }
+    Ok((vertices, triangles))
+}
+
+/// The convex parts of a non-convex mesh (`vertices`, `triangles`) scaled by `scale`, by
+/// parry's V-HACD with its default parameters (voxel resolution 64, concavity 0.01), each
+/// part the hull of the mesh's own points in it ([`convex_hull`]); parts too thin to have a
+/// solid hull are dropped.
+///
+/// # Errors
+/// A message if the scale is invalid, the mesh has no triangle, or no part is solid.
+pub fn convex_decomposition(
+    vertices: &[Vector3<f64>],
+    triangles: &[[u32; 3]],
+    scale: Vector3<f64>,
+) -> Result<Vec<Shape>, String> {
+    if !scale.iter().all(|s| s.is_finite() && *s != 0.0) {
+        return Err(format!(
+            "expected a scale with finite non-zero factors, found {:?}",
+            scale.as_slice()
+        ));
+    }
+    if triangles.is_empty() {
+        return Err("a convex decomposition needs the mesh's triangles; it has none".into());
+    }
+    let points: Vec<PVec> = vertices
+        .iter()
+        .map(|v| {
+            let s = v.component_mul(&scale);
+            PVec::new(s.x, s.y, s.z)
+        })
+        .collect();
+    let decomposition = VHACD::decompose(&VHACDParameters::default(), &points, triangles, true);
+    let parts: Vec<Shape> = decomposition
+        .compute_exact_convex_hulls(&points, triangles)
+        .iter()
+        .filter_map(|(part, _)| {
+            let part: Vec<Vector3<f64>> =
+                part.iter().map(|p| Vector3::new(p.x, p.y, p.z)).collect();
+            convex_hull(&part, Vector3::new(1.0, 1.0, 1.0))
+                .ok()
+                .map(|(shape, _)| shape)
+        })
+        .collect();
+    if parts.is_empty() {
+        return Err("the convex decomposition has no solid part".into());
+    }
+    Ok(parts)
 }
 
 /// The convex hull of `vertices` scaled by `scale` (per axis), as a
@@ -234,6 +323,56 @@ mod tests {
             .iter()
             .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
             .collect()
+    }
+
+    /// An L of two unit-section boxes (volume 3), whose hull fills the notch (volume 3.5):
+    /// decomposed, it is two or more solid parts inside the L's bounds whose volumes add up to
+    /// about the L's, clearly less than the hull's.
+    #[test]
+    fn an_l_shape_decomposes_into_parts_without_its_notch() {
+        let mut vertices = Vec::new();
+        let mut triangles = Vec::new();
+        let boxes = [
+            (Vector3::zeros(), Vector3::new(2.0, 1.0, 1.0)),
+            (Vector3::new(0.0, 0.0, 1.0), Vector3::new(1.0, 1.0, 1.0)),
+        ];
+        for (origin, size) in boxes {
+            let base = vertices.len() as u32;
+            for t in box_triangles(size.x as f32, size.y as f32, size.z as f32) {
+                let mut face = [0u32; 3];
+                for (k, v) in t.iter().enumerate() {
+                    vertices.push(origin + Vector3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+                    face[k] = base + (vertices.len() as u32 - 1 - base);
+                }
+                triangles.push(face);
+            }
+        }
+        let (hull, hull_triangles) = convex_hull(&vertices, Vector3::new(1.0, 1.0, 1.0)).unwrap();
+        let Shape::ConvexMesh { vertices: hv } = &hull else {
+            panic!("a hull")
+        };
+        assert!((hull_volume(hv, &hull_triangles) - 3.5).abs() < TOL);
+        let parts =
+            convex_decomposition(&vertices, &triangles, Vector3::new(1.0, 1.0, 1.0)).unwrap();
+        assert!(parts.len() >= 2, "{} parts", parts.len());
+        let mut total = 0.0;
+        for part in &parts {
+            let Shape::ConvexMesh { vertices: pv } = part else {
+                panic!("convex parts")
+            };
+            assert!(pv.iter().all(|v| v.x > -1e-9
+                && v.x < 2.0 + 1e-9
+                && v.y > -1e-9
+                && v.y < 1.0 + 1e-9
+                && v.z > -1e-9
+                && v.z < 2.0 + 1e-9));
+            let (part_hull, t) = convex_hull(pv, Vector3::new(1.0, 1.0, 1.0)).unwrap();
+            let Shape::ConvexMesh { vertices: ph } = &part_hull else {
+                panic!("a hull")
+            };
+            total += hull_volume(ph, &t);
+        }
+        assert!(total > 2.7 && total < 3.3, "parts' volume {total}");
     }
 
     fn write_binary_stl(path: &Path, triangles: &[[[f32; 3]; 3]]) {

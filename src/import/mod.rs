@@ -65,6 +65,10 @@ pub struct ImportOptions {
     /// Where `package://NAME/…` paths are looked for (default empty: only the model file's
     /// own ancestors; [`PackagePath::from_env`] adds `STICTION_PACKAGE_PATH`).
     pub package_path: PackagePath,
+    /// A URDF's collision meshes as their convex parts ([`mesh::convex_decomposition`],
+    /// one geometry `NAME#k` each) instead of their convex hulls (default false). MJCF mesh
+    /// geoms stay hulls, as MuJoCo collides with them.
+    pub convex_decomposition: bool,
 }
 
 impl Default for ImportOptions {
@@ -74,6 +78,7 @@ impl Default for ImportOptions {
             pose: Pose::identity(),
             prefix: String::new(),
             package_path: PackagePath::default(),
+            convex_decomposition: false,
         }
     }
 }

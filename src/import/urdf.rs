@@ -751,28 +751,28 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                     ))
                 }
             };
-            let shape = match &collision.geometry {
-                urdf_rs::Geometry::Box { size } => Shape::Box {
+            let shapes = match &collision.geometry {
+                urdf_rs::Geometry::Box { size } => vec![Shape::Box {
                     half_extents: Vector3::new(
                         positive("size", size.0[0])?,
                         positive("size", size.0[1])?,
                         positive("size", size.0[2])?,
                     ) * 0.5,
-                },
-                urdf_rs::Geometry::Cylinder { radius, length } => Shape::Cylinder {
+                }],
+                urdf_rs::Geometry::Cylinder { radius, length } => vec![Shape::Cylinder {
                     radius: positive("radius", *radius)?,
                     half_length: positive("length", *length)? * 0.5,
-                },
-                urdf_rs::Geometry::Capsule { radius, length } => Shape::Capsule {
+                }],
+                urdf_rs::Geometry::Capsule { radius, length } => vec![Shape::Capsule {
                     radius: positive("radius", *radius)?,
                     half_length: positive("length", *length)? * 0.5,
-                },
-                urdf_rs::Geometry::Sphere { radius } => Shape::Sphere {
+                }],
+                urdf_rs::Geometry::Sphere { radius } => vec![Shape::Sphere {
                     radius: positive("radius", *radius)?,
-                },
+                }],
                 urdf_rs::Geometry::Mesh { filename, scale } => {
                     let scale = scale.map_or(Vector3::new(1.0, 1.0, 1.0), |s| Vector3::from(s.0));
-                    self.mesh_shape(filename, scale, shape_node)?
+                    self.mesh_shapes(filename, scale, shape_node)?
                 }
             };
             let name = if l.collision.len() == 1 {
@@ -780,15 +780,22 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             } else {
                 self.name(&format!("{}:{k}", l.name))
             };
-            self.geometries.push(GeometryDescription {
-                name,
-                body: body.clone(),
-                X_BG: frame.X_BL.compose(&pose_of(&collision.origin)),
-                shape,
-                contact: None,
-                hydroelastic: None,
-                filter: None,
-            });
+            let parts = shapes.len();
+            for (p, shape) in shapes.into_iter().enumerate() {
+                self.geometries.push(GeometryDescription {
+                    name: if parts == 1 {
+                        name.clone()
+                    } else {
+                        format!("{name}#{p}")
+                    },
+                    body: body.clone(),
+                    X_BG: frame.X_BL.compose(&pose_of(&collision.origin)),
+                    shape,
+                    contact: None,
+                    hydroelastic: None,
+                    filter: None,
+                });
+            }
         }
         Ok(())
     }
@@ -799,8 +806,14 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
         self.name(&self.robot.links[link].name)
     }
 
-    /// The convex hull of the mesh file `filename` (resolved on the package path).
-    fn mesh_shape(&mut self, filename: &str, scale: Vector3<f64>, node: Node) -> Result<Shape> {
+    /// The convex hull of the mesh file `filename` (resolved on the package path), or its
+    /// convex parts when the options ask for a decomposition.
+    fn mesh_shapes(
+        &mut self,
+        filename: &str,
+        scale: Vector3<f64>,
+        node: Node,
+    ) -> Result<Vec<Shape>> {
         let path = self
             .options
             .package_path
@@ -809,13 +822,17 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
         let (file, note) =
             mesh::collision_mesh_file(&path).map_err(|e| self.source.error(node, e.to_string()))?;
         self.notes.extend(note);
-        let vertices =
-            mesh::read_vertices(&file).map_err(|e| self.source.error(node, e.to_string()))?;
-        let (shape, _) = mesh::convex_hull(&vertices, scale).map_err(|e| {
+        let (vertices, triangles) =
+            mesh::read_mesh(&file).map_err(|e| self.source.error(node, e.to_string()))?;
+        let failed = |e: String| {
             self.source
                 .error(node, format!("mesh {}: {e}", file.display()))
-        })?;
-        Ok(shape)
+        };
+        if self.options.convex_decomposition {
+            return mesh::convex_decomposition(&vertices, &triangles, scale).map_err(failed);
+        }
+        let (shape, _) = mesh::convex_hull(&vertices, scale).map_err(failed)?;
+        Ok(vec![shape])
     }
 
     /// The `<mimic>` elements as couplers, with their checks.

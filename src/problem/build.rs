@@ -462,6 +462,7 @@ impl Builder<'_> {
             pose,
             prefix: m.prefix.clone().unwrap_or_default(),
             package_path: PackagePath::from_env(),
+            convex_decomposition: m.convex_decomposition.unwrap_or(false),
         };
         let file = if m.file.starts_with("package://") {
             options

@@ -193,6 +193,9 @@ pub struct ModelSpec {
     pub rpy_deg: Option<[f64; 3]>,
     /// Prefixed to the names of a URDF's bodies, joints and geometries, default none.
     pub prefix: Option<String>,
+    /// A URDF's collision meshes as their convex parts (V-HACD) instead of their convex
+    /// hulls, default false.
+    pub convex_decomposition: Option<bool>,
     /// Initial coordinates of revolute and prismatic joints by joint name (with the prefix),
     /// rad or m; the others start at zero.
     #[serde(default)]

@@ -39,6 +39,10 @@ pub struct RobotArgs {
         allow_negative_numbers = true
     )]
     pub position: Option<Vec<f64>>,
+    /// URDF models: each collision mesh as its convex parts (V-HACD) instead of its convex
+    /// hull, for non-convex links.
+    #[arg(long)]
+    pub convex_decomposition: bool,
 }
 
 impl RobotArgs {
@@ -71,6 +75,7 @@ impl RobotArgs {
                 Base::Fixed
             },
             package_path: package_path.with_env(),
+            convex_decomposition: self.convex_decomposition,
             ..ImportOptions::default()
         })
     }
