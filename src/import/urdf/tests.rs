@@ -433,6 +433,64 @@ fn mesh_collisions_resolve_through_the_package_path() {
     );
 }
 
+/// With `convex_decomposition`, a non-convex collision mesh (an L of two boxes, as OBJ)
+/// becomes several convex geometries `LINK#k` on the link's body; without it, one hull.
+#[test]
+fn a_non_convex_mesh_decomposes_into_named_parts_on_request() {
+    let dir = scratch("decomposition");
+    let mut obj = String::new();
+    for (x0, z0, w) in [(0.0, 0.0, 2.0), (0.0, 1.0, 1.0)] {
+        for i in 0..8 {
+            let x = x0 + if i & 1 != 0 { w } else { 0.0 };
+            let y = if i & 2 != 0 { 1.0 } else { 0.0 };
+            let z = z0 + if i & 4 != 0 { 1.0 } else { 0.0 };
+            obj += &format!("v {x} {y} {z}\n");
+        }
+    }
+    for base in [0, 8] {
+        for q in [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ] {
+            let [a, b, c, d] = q.map(|i| base + i + 1);
+            obj += &format!("f {a} {b} {c} {d}\n");
+        }
+    }
+    std::fs::write(dir.join("l.obj"), obj).expect("a mesh");
+    let text = r#"<robot name="r">
+  <link name="base">
+    <collision><geometry><mesh filename="l.obj"/></geometry></collision>
+  </link>
+</robot>"#;
+    let model = dir.join("robot.urdf");
+    let hull = parse_urdf(text, &model, &ImportOptions::default())
+        .expect("a valid URDF")
+        .description;
+    assert_eq!(hull.geometries.len(), 1);
+    assert_eq!(hull.geometries[0].name, "base");
+    let options = ImportOptions {
+        convex_decomposition: true,
+        ..ImportOptions::default()
+    };
+    let parts = parse_urdf(text, &model, &options)
+        .expect("a valid URDF")
+        .description;
+    assert!(
+        parts.geometries.len() >= 2,
+        "{} parts",
+        parts.geometries.len()
+    );
+    for (k, g) in parts.geometries.iter().enumerate() {
+        assert_eq!(g.name, format!("base#{k}"));
+        assert_eq!(g.body, hull.geometries[0].body);
+        assert!(matches!(g.shape, Shape::ConvexMesh { .. }));
+    }
+}
+
 #[test]
 fn errors_name_the_line_the_element_and_what_was_expected() {
     let pendulum = double_pendulum();
