@@ -296,6 +296,26 @@ fn gear_and_control_range_shape_a_motor_input() {
     assert!((&geared - step(motor(1.0, None), 0.0)).amax() > 1e-4);
 }
 
+/// The step Jacobians from `state` with input `u` by the IFT agree with the direct dual path
+/// to 1e-9 and with central differences to 1e-6, block by block.
+fn agree_three_ways(sim: &mut Simulator, state: &State, u: &DVector<f64>) {
+    let check = gradient_check(sim, state, u, &[]).expect("the check runs");
+    for b in &check.blocks {
+        assert!(
+            b.ift_vs_direct <= 1e-9,
+            "{}: IFT vs direct {:.2e}",
+            b.name,
+            b.ift_vs_direct
+        );
+        assert!(
+            b.ift_vs_fd <= 1e-6,
+            "{}: IFT vs FD {:.2e}",
+            b.name,
+            b.ift_vs_fd
+        );
+    }
+}
+
 /// IFT step Jacobians through active rows agree with the direct dual path and central
 /// differences: the arm at rest on its shoulder limit, the elbow servo pushing it onto its
 /// own limit (limit and servo rows both active on one joint), the wrist coupled; then the
@@ -313,21 +333,7 @@ fn gradients_through_limits_coupler_and_servos_agree_three_ways() {
         assert!(effort_of(&report, kind).abs() > 0.1, "{kind:?} inactive");
     }
     let u = DVector::from_element(1, 1.4);
-    let check = gradient_check(&mut sim, &state, &u, &[]).expect("the check runs");
-    for b in &check.blocks {
-        assert!(
-            b.ift_vs_direct <= 1e-9,
-            "{}: IFT vs direct {:.2e}",
-            b.name,
-            b.ift_vs_direct
-        );
-        assert!(
-            b.ift_vs_fd <= 1e-6,
-            "{}: IFT vs FD {:.2e}",
-            b.name,
-            b.ift_vs_fd
-        );
-    }
+    agree_three_ways(&mut sim, &state, &u);
     // Moving, the servo tracking inside the limits: rows inside their sets, R of the
     // near-rigid coupler changing with the configuration.
     let moving = State {
@@ -335,20 +341,5 @@ fn gradients_through_limits_coupler_and_servos_agree_three_ways() {
         q: DVector::from_column_slice(&[0.1, 0.3, -0.05]),
         v: DVector::from_column_slice(&[0.5, -0.8, 0.4]),
     };
-    let check = gradient_check(&mut sim, &moving, &DVector::from_element(1, 0.2), &[])
-        .expect("the check runs");
-    for b in &check.blocks {
-        assert!(
-            b.ift_vs_direct <= 1e-9,
-            "{}: IFT vs direct {:.2e}",
-            b.name,
-            b.ift_vs_direct
-        );
-        assert!(
-            b.ift_vs_fd <= 1e-6,
-            "{}: IFT vs FD {:.2e}",
-            b.name,
-            b.ift_vs_fd
-        );
-    }
+    agree_three_ways(&mut sim, &moving, &DVector::from_element(1, 0.2));
 }

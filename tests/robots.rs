@@ -26,6 +26,9 @@
 //! is `θ`.
 #![allow(non_snake_case)]
 
+#[path = "common/smooth.rs"]
+mod smooth;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -36,7 +39,7 @@ use stiction::import::{load_model, Base, ImportOptions};
 use stiction::multibody::dynamics::{bias_forces, mass_matrix};
 use stiction::multibody::kinematics::{forward_kinematics, MultibodyData};
 use stiction::multibody::JointKind;
-use stiction::scene::{BodyMotion, GeometryDescription, Scene, SceneDescription};
+use stiction::scene::{BodyMotion, Scene, SceneDescription};
 
 /// Agreement with Pinocchio, relative to the norm of its matrix (or vector): both are CRBA
 /// and RNEA in f64 on the same inertias, so they differ by rounding only.
@@ -241,15 +244,7 @@ fn compare(urdf: &Path, base: Base) -> (f64, f64) {
 /// Runs `d` on a ground plane for 2 s at the default δt; returns the final state's height of
 /// the first body's origin.
 fn run_on_ground(mut d: SceneDescription) -> Scene {
-    d.geometries.push(GeometryDescription {
-        name: "ground".into(),
-        body: "world".into(),
-        X_BG: stiction::math::Pose::identity(),
-        shape: stiction::geometry::Shape::HalfSpace,
-        contact: None,
-        hydroelastic: None,
-        filter: None,
-    });
+    assert!(d.add_ground(), "the robot has no geometry called ground");
     let mut scene = Scene::from(d.build().expect("a valid description"));
     let recording = scene
         .run_for(2.0)
@@ -323,37 +318,6 @@ fn solo12_drops_onto_the_ground_and_comes_to_rest() {
     assert!(z > 0.0 && z < 0.4, "base height {z} m");
 }
 
-/// Distance (N·m or N) of a constraint row's unprojected effort from where it activates or
-/// saturates beyond which central differences agree with the IFT: their position steps
-/// (2e-8 rad) change a joint's effort by about `I · 2e-8 / δt²`, 1e-4 N·m for 5 kg·m² at
-/// δt = 1 ms, yet on walker2d a limit holding 0.014 N·m disagrees with them at 8e-5 in the
-/// control columns (gear 100) while IFT and the direct duals agree to 1e-11: not yet
-/// explained, so barely active rows are left out of the comparison with differences.
-const ROW_CLEARANCE: f64 = 1e-1;
-
-/// Distance (m) from zero penetration, where the normal force law bends, beyond which the
-/// central differences' position steps (2e-8 m) stay on one side of it.
-const CONTACT_CLEARANCE: f64 = 1e-6;
-
-/// Whether every pushing contact of `report` clearly sticks or clearly slips, every contact
-/// is clear of zero penetration and every constraint row is clear of its kink: central
-/// differences straddle no transition there.
-fn smooth(report: &stiction::step::StepReport, v_s: f64) -> bool {
-    report
-        .contacts
-        .iter()
-        .filter(|c| c.normal_force > 0.0)
-        .all(|c| c.slip < v_s || c.slip > 10.0 * v_s)
-        && report
-            .contacts
-            .iter()
-            .all(|c| c.penetration.abs() > CONTACT_CLEARANCE)
-        && report
-            .constraints
-            .iter()
-            .all(|r| r.clearance > ROW_CLEARANCE)
-}
-
 /// Keeps the links of `d` from touching each other, as robot controllers commonly run: a
 /// robot's links rest against each other face to face, where the active features of two
 /// hulls are not unique and the step is not differentiable (central differences and the
@@ -369,7 +333,7 @@ fn without_self_collision(d: &mut SceneDescription) {
 
 /// Gradient checks on 10 steps with contact of `d` on the ground from its initial state with
 /// the constant input `u`: IFT against the direct dual path on every step, and against
-/// central differences on the steps where nothing is at a transition ([`smooth`]). Returns the
+/// central differences on the steps where nothing is at a transition ([`smooth::smooth`]). Returns the
 /// number of smooth steps and the worst IFT-vs-FD error on them.
 fn gradient_check_on_contact_steps(
     mut d: SceneDescription,
@@ -377,15 +341,7 @@ fn gradient_check_on_contact_steps(
     seconds: f64,
 ) -> (usize, f64) {
     use stiction::derivatives::gradient_check;
-    d.geometries.push(GeometryDescription {
-        name: "ground".into(),
-        body: "world".into(),
-        X_BG: stiction::math::Pose::identity(),
-        shape: stiction::geometry::Shape::HalfSpace,
-        contact: None,
-        hydroelastic: None,
-        filter: None,
-    });
+    assert!(d.add_ground(), "the robot has no geometry called ground");
     let built = d.build().expect("a valid description");
     let mut sim = built.simulator;
     let v_s = sim.settings.contact.stiction_tolerance;
@@ -395,7 +351,7 @@ fn gradient_check_on_contact_steps(
     for _ in 0..(seconds / sim.settings.dt).round() as usize {
         let (next, report) = sim.step(&state, &u).expect("a step");
         if !report.contacts.is_empty() {
-            with_contact.push((state.clone(), smooth(&report, v_s)));
+            with_contact.push((state.clone(), smooth::smooth(&report, v_s)));
         }
         state = next;
     }

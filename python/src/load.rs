@@ -14,13 +14,11 @@ use pyo3::types::PyDict;
 use stiction::contact::Approximation;
 use stiction::control::Controller;
 use stiction::error::{Error, Result};
-use stiction::geometry::Shape;
 use stiction::import::{load_model, Base, ImportOptions, PackagePath};
 use stiction::math::Pose;
 use stiction::nalgebra::Vector3;
 use stiction::problem::{load_problem, Problem};
 use stiction::scene::description::BodyMotion;
-use stiction::scene::GeometryDescription;
 use stiction::solver::linalg::LinearSolver;
 use stiction::step::{Simulator, State};
 
@@ -273,23 +271,12 @@ fn robot(path: &Path, overrides: &Overrides) -> Result<Loaded> {
         ..ImportOptions::default()
     };
     let mut description = load_model(path, &options)?.description;
-    if overrides.ground != Some(false) {
-        if description.geometries.iter().any(|g| g.name == "ground") {
-            return Err(Error::invalid(
-                "ground",
-                path.display(),
-                "the model has a geometry called `ground`; load it with ground=False or rename it",
-            ));
-        }
-        description.geometries.push(GeometryDescription {
-            name: "ground".into(),
-            body: "world".into(),
-            X_BG: Pose::identity(),
-            shape: Shape::HalfSpace,
-            contact: None,
-            hydroelastic: None,
-            filter: None,
-        });
+    if overrides.ground != Some(false) && !description.add_ground() {
+        return Err(Error::invalid(
+            "ground",
+            path.display(),
+            "the model has a geometry called `ground`; load it with ground=False or rename it",
+        ));
     }
     let built = description.build().map_err(|e| Error::ModelFile {
         path: path.to_path_buf(),

@@ -301,6 +301,25 @@ impl From<BuiltScene> for Scene {
 }
 
 impl SceneDescription {
+    /// Adds the ground plane a robot stands on: the half-space z ≤ 0 on the world, called
+    /// `ground`, with the scene's default contact parameters. Adds nothing and returns false
+    /// when a geometry is already called `ground`.
+    pub fn add_ground(&mut self) -> bool {
+        if self.geometries.iter().any(|g| g.name == "ground") {
+            return false;
+        }
+        self.geometries.push(GeometryDescription {
+            name: "ground".into(),
+            body: "world".into(),
+            X_BG: Pose::identity(),
+            shape: Shape::HalfSpace,
+            contact: None,
+            hydroelastic: None,
+            filter: None,
+        });
+        true
+    }
+
     /// What [`SceneDescription::build`] leaves out of the step (joint velocity limits), with
     /// counts and the first names; empty when the step models the whole description.
     /// Front-ends print it so that nothing the model file states is dropped silently.

@@ -8,12 +8,10 @@ use clap::Args;
 use nalgebra::Vector3;
 
 use stiction::error::{Error, Result};
-use stiction::geometry::Shape;
 use stiction::import::{load_model, Base, ImportOptions, ImportedModel, PackagePath};
 use stiction::math::Pose;
 use stiction::ncp::NcpSettings;
 use stiction::problem::{OutputSettings, Problem, Stepper};
-use stiction::scene::GeometryDescription;
 
 /// Simulated duration of a robot model file (s).
 pub const DEFAULT_DURATION: f64 = 2.0;
@@ -116,23 +114,12 @@ pub fn robot_problem(
     quiet: bool,
 ) -> Result<Problem> {
     let mut description = args.load(path, quiet)?.description;
-    if !no_ground {
-        if description.geometries.iter().any(|g| g.name == "ground") {
-            return Err(Error::invalid(
-                "--no-ground",
-                path.display(),
-                "the model has a geometry called `ground`; add --no-ground or rename it",
-            ));
-        }
-        description.geometries.push(GeometryDescription {
-            name: "ground".into(),
-            body: "world".into(),
-            X_BG: Pose::identity(),
-            shape: Shape::HalfSpace,
-            contact: None,
-            hydroelastic: None,
-            filter: None,
-        });
+    if !no_ground && !description.add_ground() {
+        return Err(Error::invalid(
+            "--no-ground",
+            path.display(),
+            "the model has a geometry called `ground`; add --no-ground or rename it",
+        ));
     }
     let built = description.build().map_err(|e| Error::ModelFile {
         path: path.to_path_buf(),
