@@ -6,6 +6,7 @@
 //! (they are not differentiable parameters).
 
 use crate::error::{Error, Result};
+use crate::scalar::{lit, Scalar};
 
 /// Position limits of one joint velocity `q_k ∈ [lower, upper]` (rad or m), one side may be
 /// infinite; a compliant unilateral constraint per finite side (SAP Sec. V, Drake's
@@ -129,6 +130,16 @@ impl Transmission {
     /// The input `u` clamped to the range.
     pub fn clamp_input(&self, u: f64) -> f64 {
         u.clamp(self.ctrl_range[0], self.ctrl_range[1])
+    }
+
+    /// The input `u` clamped to the range in any scalar: `u` itself (with its derivatives)
+    /// strictly inside, the bound (a constant) outside.
+    pub fn clamped<T: Scalar>(&self, u: T) -> T {
+        if self.input_inside(u.re()) {
+            u
+        } else {
+            lit(self.clamp_input(u.re()))
+        }
     }
 
     /// Whether `u` lies strictly inside the range, where the clamp passes derivatives.

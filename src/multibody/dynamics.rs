@@ -184,12 +184,7 @@ pub fn free_motion_velocity<T: Scalar>(
 /// The joint effort `g · clamp(u)` of an effort actuator with transmission `t`: the input
 /// clamped to its range, times the gear.
 pub fn effort_input<T: Scalar>(t: &Transmission, u: T) -> T {
-    let clamped = if t.input_inside(u.re()) {
-        u
-    } else {
-        lit(t.clamp_input(u.re()))
-    };
-    clamped * lit::<T>(t.gear)
+    t.clamped(u) * lit::<T>(t.gear)
 }
 
 /// Position update `q = q0 + δt N(q0) v` with quaternions renormalized (DESIGN step 4).

@@ -168,12 +168,7 @@ type Bounds<T> = (Option<T>, Option<T>);
 
 /// A servo's target joint position `q_d = clamp(u)/g` (rad or m).
 pub fn servo_target<T: Scalar>(t: &Transmission, u: T) -> T {
-    let clamped = if t.input_inside(u.re()) {
-        u
-    } else {
-        lit(t.clamp_input(u.re()))
-    };
-    clamped / lit::<T>(t.gear)
+    t.clamped(u) / lit::<T>(t.gear)
 }
 
 /// `w_j = c_j A⁻¹ c_jᵀ` of each row's entries (A block-diagonal over `cliques`).
