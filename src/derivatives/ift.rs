@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix6, Quaternion, SVector, Vector3, U1};
+use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix3, Quaternion, SVector, Vector3, U1};
 use num_dual::{Derivative, Dual64, DualSVec64};
 
 use crate::derivatives::analytic::state_residual_jacobian;
@@ -18,7 +18,7 @@ use crate::derivatives::parameters::Parameter;
 use crate::derivatives::topology::{moved_directions, unmoved};
 use crate::derivatives::StepJacobians;
 use crate::error::{Error, Result};
-use crate::multibody::{integrate_positions, JointKind};
+use crate::multibody::integrate_positions;
 use crate::solver::linalg::{Factorization, SpdSolver};
 use crate::solver::{ConvexSolution, NewtonFactor, NewtonFactorRef, ProblemEval};
 use crate::step::{Simulator, State};
@@ -217,27 +217,27 @@ pub fn moved_seeds(n: usize, direction: usize, step: f64) -> Vec<Dual64> {
     theta
 }
 
-/// `(∂δq'/∂δq0, ∂δq'/∂v)` (6 × 6 each) of a free joint's `q' = (q0 ⊕ δ) ⊕ δt (v + ε)`,
-/// measured as `δq' = q' ⊖ q'_nominal`, in closed form.
+/// `(∂δθ'/∂δθ0, ∂δθ'/∂ω)` (3 × 3 each) of a joint quaternion's update
+/// `q' = (q0 ⊕ δθ) ⊕ δt (ω + ε)`, measured as `δθ' = q' ⊖ q'_nominal`, in closed form; `q0`,
+/// `q_next` are `(w, x, y, z)`.
 ///
-/// The position `p' = p0 + δp + δt (v_lin + ε_lin)` gives identity blocks. The rotation is
-/// `u = q + (δt/2) (0, ω) ⊗ q`, `q' = u / |u|` ([`crate::math::integrate_quaternion`]), with
-/// `q = q0 ⊕ δθ` moving as `δq = ½ (0, δθ) ⊗ q0 / |q0|` (the retraction at unit time; the
-/// variation is orthogonal to `q0`). A variation `δu` moves `q'` by
-/// `δq' = (δu − q' ⟨q', δu⟩) / |u|`, and the difference `δθ' = 2 vec(d) / w(d)`,
-/// `d = q' ⊗ q'_nominal*` ([`JointKind::difference`]), by
+/// The rotation is `u = q + (δt/2) (0, ω) ⊗ q`, `q' = u / |u|`
+/// ([`crate::math::integrate_quaternion`]), with `q = q0 ⊕ δθ` moving as
+/// `δq = ½ (0, δθ) ⊗ q0 / |q0|` (the retraction at unit time; the variation is orthogonal to
+/// `q0`). A variation `δu` moves `q'` by `δq' = (δu − q' ⟨q', δu⟩) / |u|`, and the difference
+/// `δθ' = 2 vec(d) / w(d)`, `d = q' ⊗ q'_nominal*` ([`crate::multibody::JointKind::difference`]), by
 /// `2 (w(d) vec(δd) − vec(d) w(δd)) / w(d)²` with `δd = δq' ⊗ q'_nominal*`.
-fn free_joint_position_blocks(
+fn quaternion_position_blocks(
     q0: DVectorView<f64>,
-    v: DVectorView<f64>,
+    omega: DVectorView<f64>,
     q_next: DVectorView<f64>,
     dt: f64,
-) -> (Matrix6<f64>, Matrix6<f64>) {
-    let quaternion = |x: &DVectorView<f64>| Quaternion::new(x[3], x[4], x[5], x[6]);
+) -> (Matrix3<f64>, Matrix3<f64>) {
+    let quaternion = |x: &DVectorView<f64>| Quaternion::new(x[0], x[1], x[2], x[3]);
     let pure = |x: Vector3<f64>| Quaternion::from_parts(0.0, x);
     let start = quaternion(&q0);
     let q = start / start.norm();
-    let w = pure(Vector3::new(v[0], v[1], v[2]));
+    let w = pure(Vector3::new(omega[0], omega[1], omega[2]));
     let u = q + w * q * (0.5 * dt);
     let (norm, q1) = (u.norm(), u / u.norm());
     let nominal = quaternion(&q_next).conjugate();
@@ -247,22 +247,21 @@ fn free_joint_position_blocks(
         let dd = dq1 * nominal;
         (dd.imag() * d.w - d.imag() * dd.w) * (2.0 / (d.w * d.w))
     };
-    let (mut Pq, mut Pv) = (Matrix6::identity(), Matrix6::identity() * dt);
+    let (mut Pq, mut Pv) = (Matrix3::zeros(), Matrix3::zeros());
     for k in 0..3 {
         let e = pure(Vector3::ith(k, 1.0));
         let dq = e * start * (0.5 / start.norm());
-        Pq.fixed_view_mut::<3, 1>(0, k)
-            .copy_from(&rotation(dq + w * dq * (0.5 * dt)));
-        Pv.fixed_view_mut::<3, 1>(0, k)
-            .copy_from(&rotation(e * q * (0.5 * dt)));
+        Pq.set_column(k, &rotation(dq + w * dq * (0.5 * dt)));
+        Pv.set_column(k, &rotation(e * q * (0.5 * dt)));
     }
     (Pq, Pv)
 }
 
 /// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
 /// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
-/// `δq0` columns: `P_q = 1`, `P_v = δt 1` for revolute, prismatic and planar joints (flat
-/// coordinates), `free_joint_position_blocks` for free joints.
+/// `δq0` columns: `P_q = 1`, `P_v = δt 1` for flat coordinates (revolute, prismatic, planar
+/// and a free joint's position), [`quaternion_position_blocks`] for the rotation of free and
+/// ball joints.
 pub fn position_jacobian(
     sim: &Simulator,
     nominal: &NominalStep,
@@ -273,23 +272,24 @@ pub fn position_jacobian(
     let mut dq = dv * dt;
     for joint in &sim.model.joints {
         let (start, nvj) = (joint.v_start, joint.kind.nv());
-        if joint.kind == JointKind::Free {
-            let (Pq, Pv) = free_joint_position_blocks(
-                nominal.state.q.rows(joint.q_start, 7),
-                nominal.v.rows(start, 6),
-                nominal.q_next.rows(joint.q_start, 7),
+        let mut flat = start..start + nvj;
+        if let Some(k) = joint.kind.quaternion_start() {
+            flat.start += 3;
+            let (Pq, Pv) = quaternion_position_blocks(
+                nominal.state.q.rows(joint.q_start + k, 4),
+                nominal.v.rows(start, 3),
+                nominal.q_next.rows(joint.q_start + k, 4),
                 dt,
             );
             for col in 0..n {
-                let x = Pv * dv.fixed_view::<6, 1>(start, col);
-                dq.fixed_view_mut::<6, 1>(start, col).copy_from(&x);
+                let x = Pv * dv.fixed_view::<3, 1>(start, col);
+                dq.fixed_view_mut::<3, 1>(start, col).copy_from(&x);
             }
-            let mut own = dq.fixed_view_mut::<6, 6>(start, start);
+            let mut own = dq.fixed_view_mut::<3, 3>(start, start);
             own += Pq;
-        } else {
-            for i in start..start + nvj {
-                dq[(i, i)] += 1.0;
-            }
+        }
+        for i in flat {
+            dq[(i, i)] += 1.0;
         }
     }
     dq

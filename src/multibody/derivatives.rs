@@ -24,7 +24,7 @@
 //! the subtree of j rigidly by the world twist `ξ = ᵒS_j[n]`. Quantities attached to a moved
 //! body vary as `δm = ξ × m` (motion vectors: `ᵒS_i`, `ᵒc_i` for i ≠ j) and
 //! `δ(ᵒI) x = ξ ×* (ᵒI x) − ᵒI (ξ × x)` (inertias). Joint j's own subspace is the exception:
-//! revolute and prismatic columns are unchanged (`ξ × ξ = 0`); planar and free columns,
+//! revolute and prismatic columns are unchanged (`ξ × ξ = 0`); planar, free and ball columns,
 //! `(a_m, p × a_m)` (rotations about the body origin p along the parent's axes `a_m`) and
 //! `(0, a_m)`, change only through `p`, which moves by `a_n` along translational directions:
 //!
@@ -55,7 +55,7 @@ fn translational(kind: &JointKind, n: usize) -> bool {
         JointKind::Free => n >= 3,
         JointKind::Planar => n < 2,
         JointKind::Prismatic { .. } => true,
-        JointKind::Fixed | JointKind::Revolute { .. } => false,
+        JointKind::Fixed | JointKind::Revolute { .. } | JointKind::Ball => false,
     }
 }
 

@@ -8,11 +8,15 @@
 //! - free: `q = (p_JB (3), quaternion w, x, y, z)`, `v = (ω_J (3), v_J (3))`: angular velocity
 //!   and velocity of the body origin, both expressed in the parent's joint frame J (as Drake's
 //!   quaternion floating mobilizer), `ṗ = v_J`, `q̇uat = ½ (0, ω_J) ⊗ quat`;
+//! - ball: `q = quaternion (w, x, y, z)`, `v = ω_J` (3), the free joint's rotation alone:
+//!   the body turns about its origin, `q̇uat = ½ (0, ω_J) ⊗ quat`;
 //! - fixed: no coordinates.
 //!
-//! Planar and free joints have parent-frame velocities, so their motion subspace in the child
+//! Planar, free and ball joints have parent-frame velocities, so their motion subspace in the child
 //! frame, `S(q) = blockdiag(Rᵀ, Rᵀ)` (columns as used), depends on `q`, and the joint adds the
-//! bias acceleration `Ṡ v = (0, −ω_B × v_B)` (RBDA Sec. 4.4, `c_J`). Parent-frame linear
+//! bias acceleration `Ṡ v = (0, −ω_B × v_B)` (RBDA Sec. 4.4, `c_J`); a ball joint's origin
+//! does not move (`v_B = 0`), so its `Ṡ v = −ω_B × ω_B` vanishes. MuJoCo's ball and free
+//! joints take `ω` in the body frame instead: `ω_MuJoCo = Rᵀ ω_J`. Parent-frame linear
 //! velocities keep the gyroscopic term `ω × v` out of the explicit free motion: with body-frame
 //! velocities it would inflate `‖v‖` by `sqrt(1 + (ω δt)²)` every step of a rolling body.
 #![allow(non_snake_case)]
@@ -42,6 +46,8 @@ pub enum JointKind {
     Planar,
     /// Six degrees of freedom with a unit quaternion.
     Free,
+    /// Three rotational degrees of freedom about the joint origin, with a unit quaternion.
+    Ball,
 }
 
 impl JointKind {
@@ -52,6 +58,7 @@ impl JointKind {
             JointKind::Revolute { .. } | JointKind::Prismatic { .. } => 1,
             JointKind::Planar => 3,
             JointKind::Free => 7,
+            JointKind::Ball => 4,
         }
     }
 
@@ -60,7 +67,7 @@ impl JointKind {
         match self {
             JointKind::Fixed => 0,
             JointKind::Revolute { .. } | JointKind::Prismatic { .. } => 1,
-            JointKind::Planar => 3,
+            JointKind::Planar | JointKind::Ball => 3,
             JointKind::Free => 6,
         }
     }
@@ -73,6 +80,17 @@ impl JointKind {
             JointKind::Prismatic { .. } => "prismatic",
             JointKind::Planar => "planar",
             JointKind::Free => "free",
+            JointKind::Ball => "ball",
+        }
+    }
+
+    /// Index of the unit quaternion `(w, x, y, z)` among the joint's coordinates, for the
+    /// joints that have one (free: 3, ball: 0); its angular velocity is then `v[0..3]`.
+    pub fn quaternion_start(&self) -> Option<usize> {
+        match self {
+            JointKind::Free => Some(3),
+            JointKind::Ball => Some(0),
+            _ => None,
         }
     }
 
@@ -104,6 +122,11 @@ impl JointKind {
                 for k in 0..3 {
                     S[k] = angular(k);
                     S[k + 3] = linear(k);
+                }
+            }
+            JointKind::Ball => {
+                for (k, column) in S.iter_mut().enumerate() {
+                    *column = angular(k);
                 }
             }
         }
@@ -144,6 +167,10 @@ impl JointKind {
                 R: rotation_from_quaternion(&Quaternion::new(q[3], q[4], q[5], q[6])),
                 p: Vector3::new(q[0], q[1], q[2]),
             },
+            JointKind::Ball => Pose {
+                R: rotation_from_quaternion(&Quaternion::new(q[0], q[1], q[2], q[3])),
+                p: Vector3::zeros(),
+            },
         }
     }
 
@@ -161,6 +188,11 @@ impl JointKind {
                 let quat = integrate_quaternion(&quat, &w_J, dt);
                 vec![p.x, p.y, p.z, quat.w, quat.i, quat.j, quat.k]
             }
+            JointKind::Ball => {
+                let quat = Quaternion::new(q[0], q[1], q[2], q[3]);
+                let quat = integrate_quaternion(&quat, &Vector3::new(v[0], v[1], v[2]), dt);
+                vec![quat.w, quat.i, quat.j, quat.k]
+            }
         }
     }
 }
@@ -174,22 +206,22 @@ impl JointKind {
     }
 
     /// The exact inverse of [`JointKind::retract`]: the `δ` with `q0 ⊕ δ = q1`. For a free
-    /// joint `δp = p1 − p0` and `δθ = 2 vec(q1 q0*) / w(q1 q0*)`.
+    /// joint `δp = p1 − p0` and `δθ = 2 vec(q1 q0*) / w(q1 q0*)`; a ball joint has the `δθ`
+    /// alone.
     pub fn difference<T: Scalar>(&self, q1: DVectorView<T>, q0: DVectorView<T>) -> Vec<T> {
+        let rotation = |k: usize| {
+            let d = Quaternion::new(q1[k], q1[k + 1], q1[k + 2], q1[k + 3])
+                * Quaternion::new(q0[k], q0[k + 1], q0[k + 2], q0[k + 3]).conjugate();
+            let two: T = crate::scalar::lit(2.0);
+            [two * d.i / d.w, two * d.j / d.w, two * d.k / d.w]
+        };
         match self {
             JointKind::Free => {
-                let d = Quaternion::new(q1[3], q1[4], q1[5], q1[6])
-                    * Quaternion::new(q0[3], q0[4], q0[5], q0[6]).conjugate();
-                let two: T = crate::scalar::lit(2.0);
-                vec![
-                    two * d.i / d.w,
-                    two * d.j / d.w,
-                    two * d.k / d.w,
-                    q1[0] - q0[0],
-                    q1[1] - q0[1],
-                    q1[2] - q0[2],
-                ]
+                let mut delta = rotation(3).to_vec();
+                delta.extend((0..3).map(|i| q1[i] - q0[i]));
+                delta
             }
+            JointKind::Ball => rotation(0).to_vec(),
             _ => (0..self.nq()).map(|i| q1[i] - q0[i]).collect(),
         }
     }
@@ -230,6 +262,24 @@ mod tests {
         let q1 = DVector::from_vec(j.retract(q.rows(0, 7), delta.rows(0, 6)));
         let back = j.difference(q1.rows(0, 7), q.rows(0, 7));
         assert_relative_eq!(DVector::from_vec(back), delta, epsilon = 1e-13);
+    }
+
+    #[test]
+    fn ball_difference_inverts_retract_and_turns_about_the_origin() {
+        let j = JointKind::Ball;
+        let u = nalgebra::UnitQuaternion::from_euler_angles(-0.4, 0.9, 0.2);
+        let q = DVector::from_vec(vec![u.w, u.i, u.j, u.k]);
+        let delta = DVector::from_vec(vec![0.3, -0.5, 0.1]);
+        let q1 = DVector::from_vec(j.retract(q.rows(0, 4), delta.rows(0, 3)));
+        let back = j.difference(q1.rows(0, 4), q.rows(0, 4));
+        assert_relative_eq!(DVector::from_vec(back), delta, epsilon = 1e-13);
+        let X = j.transform::<f64>(q.rows(0, 4));
+        assert_relative_eq!(X.R, *u.to_rotation_matrix().matrix(), epsilon = 1e-14);
+        assert_eq!(X.p, Vector3::zeros());
+        // ω_J along the parent's z is Rᵀ z in the body frame, with no linear part.
+        let S = j.motion_subspace(&X);
+        let z_B = X.R.transpose() * Vector3::z();
+        assert_relative_eq!(S[2], Vector6::new(z_B.x, z_B.y, z_B.z, 0.0, 0.0, 0.0));
     }
 
     #[test]

@@ -508,8 +508,8 @@ impl<T: Scalar> MultibodyModel<T> {
     pub fn neutral_configuration(&self) -> nalgebra::DVector<T> {
         let mut q = nalgebra::DVector::zeros(self.nq);
         for j in &self.joints {
-            if j.kind == JointKind::Free {
-                q[j.q_start + 3] = T::one();
+            if let Some(k) = j.kind.quaternion_start() {
+                q[j.q_start + k] = T::one();
             }
         }
         q

@@ -23,7 +23,6 @@
 use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 use num_dual::Dual64;
 
-use crate::multibody::joint::JointKind;
 use crate::multibody::kinematics::point_jacobian;
 use crate::multibody::{forward_kinematics, MultibodyData, MultibodyModel};
 use crate::step::State;
@@ -177,9 +176,9 @@ pub struct StateCost {
     pub schedule: Schedule,
 }
 
-/// `D = ∂(q ⊕ δ ⊖ q*)/∂δ` at `δ = 0` (nv × nv): identity except for the rotation block of free
-/// joints, computed with dual numbers through [`JointKind::retract`] and
-/// [`JointKind::difference`].
+/// `D = ∂(q ⊕ δ ⊖ q*)/∂δ` at `δ = 0` (nv × nv): identity except for the rotation blocks of
+/// free and ball joints, computed with dual numbers through
+/// [`crate::multibody::JointKind::retract`] and [`crate::multibody::JointKind::difference`].
 pub fn difference_jacobian(
     model: &MultibodyModel<f64>,
     q: &DVector<f64>,
@@ -187,19 +186,24 @@ pub fn difference_jacobian(
 ) -> DMatrix<f64> {
     let nv = model.nv();
     let mut D = DMatrix::identity(nv, nv);
-    for j in model.joints.iter().filter(|j| j.kind == JointKind::Free) {
-        let qj = q.rows(j.q_start, 7).map(Dual64::from);
-        let q_star = q_target.rows(j.q_start, 7).map(Dual64::from);
-        for k in 0..6 {
-            let delta = DVector::from_fn(6, |i, _| {
+    for j in model
+        .joints
+        .iter()
+        .filter(|j| j.kind.quaternion_start().is_some())
+    {
+        let (nqj, nvj) = (j.kind.nq(), j.kind.nv());
+        let qj = q.rows(j.q_start, nqj).map(Dual64::from);
+        let q_star = q_target.rows(j.q_start, nqj).map(Dual64::from);
+        for k in 0..nvj {
+            let delta = DVector::from_fn(nvj, |i, _| {
                 if i == k {
                     Dual64::new(0.0, 1.0)
                 } else {
                     Dual64::from(0.0)
                 }
             });
-            let moved = DVector::from_vec(JointKind::Free.retract(qj.rows(0, 7), delta.rows(0, 6)));
-            let diff = JointKind::Free.difference(moved.rows(0, 7), q_star.rows(0, 7));
+            let moved = DVector::from_vec(j.kind.retract(qj.rows(0, nqj), delta.rows(0, nvj)));
+            let diff = j.kind.difference(moved.rows(0, nqj), q_star.rows(0, nqj));
             for (i, e) in diff.iter().enumerate() {
                 D[(j.v_start + i, j.v_start + k)] = e.eps;
             }

@@ -592,7 +592,7 @@ impl SceneDescription {
             }
             // PD laws need the coordinate q_i with q̇_i = v_i, which free joints lack.
             let q_index = match (&a.control, joint.kind) {
-                (Some(ControlLaw::Pd { .. }), JointKind::Free) => {
+                (Some(ControlLaw::Pd { .. }), JointKind::Free | JointKind::Ball) => {
                     return Err(E::PdOnFreeJoint {
                         actuator: i,
                         body: a.body.clone(),

@@ -117,7 +117,7 @@ pub enum DescriptionError {
         /// The joint velocity index.
         dof: usize,
     },
-    /// A PD law on a free joint, which has no coordinate `q_i` with `q̇_i = v_i`.
+    /// A PD law on a free or ball joint, which has no coordinate `q_i` with `q̇_i = v_i`.
     PdOnFreeJoint {
         /// Index of the actuator.
         actuator: usize,
@@ -233,7 +233,7 @@ impl From<DescriptionError> for Error {
             E::PdOnFreeJoint { body, .. } => Error::invalid(
                 &format!("body `{body}` actuator"),
                 "PD",
-                "PD laws need a revolute or prismatic joint; drive free bodies open-loop",
+                "PD laws need a revolute or prismatic joint; drive free and ball joints open-loop",
             ),
             E::EffortLimit { body, value, .. } => Error::invalid(
                 &format!("body `{body}` effort limit"),

@@ -113,17 +113,19 @@ fn report(d: &SceneDescription, q: Option<&[f64]>, v: Option<&[f64]>) -> Result<
         Some(v) => checked("--v", v, nv)?,
     };
     for (i, joint) in model.joints.iter().enumerate() {
-        if joint.kind == JointKind::Free {
-            let quat = q.rows(joint.q_start + 3, 4);
+        if let Some(k) = joint.kind.quaternion_start() {
+            let start = joint.q_start + k;
+            let quat = q.rows(start, 4);
             if (quat.norm() - 1.0).abs() > 1e-9 {
                 return Err(Error::invalid(
                     "--q",
                     format!("{:?}", quat.as_slice()),
                     &format!(
-                        "the quaternion of body `{}`'s free joint (q[{}..{}]) must have norm 1",
+                        "the quaternion of body `{}`'s {} joint (q[{}..{}]) must have norm 1",
                         model.bodies[i].name,
-                        joint.q_start + 3,
-                        joint.q_start + 7
+                        joint.kind.name(),
+                        start,
+                        start + 4
                     ),
                 ));
             }

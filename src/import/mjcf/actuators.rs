@@ -24,7 +24,6 @@ use crate::import::mjcf::joint::limited;
 use crate::import::mjcf::orientation::Compiler;
 use crate::import::mjcf::tree::Tree;
 use crate::import::mjcf::xml::Element;
-use crate::multibody::JointKind;
 use crate::scene::{ActuatorDescription, ActuatorKind, CouplerDescription};
 
 /// The actuators of every `<actuator>` section of `root`.
@@ -70,10 +69,10 @@ fn actuator(a: &Attrs, tree: &Tree, compiler: &Compiler) -> Result<ActuatorDescr
         .get(joint_name)
         .map(|&i| &tree.joints[i])
         .ok_or_else(|| a.error("joint", "the name of a joint of the model", joint_name))?;
-    if joint.kind == JointKind::Free {
+    if joint.kind.nv() != 1 {
         return Err(a.error(
             "joint",
-            "a hinge or slide joint (free-joint actuators are not supported)",
+            "a hinge or slide joint (free- and ball-joint actuators are not supported)",
             joint_name,
         ));
     }

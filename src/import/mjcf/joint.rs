@@ -1,8 +1,15 @@
-//! Hinge and slide joints (MuJoCo XML reference, "joint"; src/user/user_objects.cc,
+//! Hinge, slide and ball joints (MuJoCo XML reference, "joint"; src/user/user_objects.cc,
 //! `mjCJoint::Compile`, `checklimited`, `islimited`): `type`, `pos`, `axis` (normalized),
 //! `ref`, `range` with `limited` and the compiler's `autolimits` (angles in the compiler's
 //! unit), `margin` (the limits moved inward by it, where MuJoCo's limit rows settle),
-//! `damping`, `armature`, `stiffness`/`springref`, `frictionloss` and `actuatorfrcrange`. Ball joints are refused: the multibody model has none yet.
+//! `damping`, `armature`, `stiffness`/`springref`, `frictionloss` and `actuatorfrcrange`.
+//!
+//! A ball joint turns its body about `pos` with a quaternion (`qpos0 = 1 0 0 0`; `axis` and
+//! `ref` do not apply); its damping and armature act on each of its three velocities, as in
+//! MuJoCo, where they do not depend on the frame. Its angular velocity is in the parent's
+//! frame here and in the body's in MuJoCo ([`crate::multibody::JointKind`]). A ball joint's
+//! cone limit (`range`), rotational spring (`stiffness`) and `frictionloss` (a box in the
+//! body's axes) are refused at their line: none is modelled.
 
 use nalgebra::{Unit, UnitQuaternion, Vector3};
 
@@ -22,9 +29,12 @@ pub(super) fn non_negative(a: &Attrs, name: &str) -> Result<f64> {
     Ok(x)
 }
 
-/// A hinge or slide read.
+/// A hinge, slide or ball joint read. `damping`, `armature` and `friction_loss` apply to each
+/// of the joint's velocities.
 pub(super) struct Joint {
     pub kind: JointKind,
+    /// MuJoCo's `qpos0`: `ref` for hinges and slides, the identity quaternion for a ball.
+    pub q0: Vec<f64>,
     pub anchor: Vector3<f64>,
     /// `J(−ref)`: rotation or translation that makes the coordinate MuJoCo's `qpos`.
     pub rest_offset: Pose<f64>,
@@ -68,11 +78,7 @@ pub(super) fn read_joint(a: &Attrs, cx: &Context) -> Result<Joint> {
     let el = a.element;
     let kind = a.keyword("type", &["hinge", "slide", "ball", "free"], "hinge")?;
     if kind == "ball" {
-        return Err(a.error(
-            "type",
-            "hinge, slide or free (the multibody model has no ball joint yet)",
-            format!("ball joint \"{}\"", el.attr("name").unwrap_or_default()),
-        ));
+        return read_ball(a, cx);
     }
     if kind == "free" {
         return Err(el.error(
@@ -147,6 +153,7 @@ pub(super) fn read_joint(a: &Attrs, cx: &Context) -> Result<Joint> {
     let damping = non_negative(a, "damping")?;
     Ok(Joint {
         kind,
+        q0: vec![reference],
         anchor: Vector3::from(a.array::<3>("pos", "x y z")?.unwrap_or_default()),
         rest_offset,
         reference,
@@ -155,5 +162,43 @@ pub(super) fn read_joint(a: &Attrs, cx: &Context) -> Result<Joint> {
         armature: non_negative(a, "armature")?,
         spring,
         friction_loss: non_negative(a, "frictionloss")?,
+    })
+}
+
+/// A ball joint: the rotation about `pos`, with its damping, armature and frictionloss.
+fn read_ball(a: &Attrs, cx: &Context) -> Result<Joint> {
+    if cx.limits && limited(a, "limited", "range", cx.compiler)?.is_some() {
+        return Err(a.error(
+            "range",
+            "no cone limit on a ball joint (not modelled)",
+            a.str("range").unwrap_or_default(),
+        ));
+    }
+    if cx.passive && non_negative(a, "stiffness")? > 0.0 {
+        return Err(a.error(
+            "stiffness",
+            "0 on a ball joint (its rotational spring is not modelled)",
+            a.str("stiffness").unwrap_or_default(),
+        ));
+    }
+    if non_negative(a, "frictionloss")? > 0.0 {
+        return Err(a.error(
+            "frictionloss",
+            "0 on a ball joint (MuJoCo's per-axis box in the body frame is not modelled)",
+            a.str("frictionloss").unwrap_or_default(),
+        ));
+    }
+    let damping = non_negative(a, "damping")?;
+    Ok(Joint {
+        kind: JointKind::Ball,
+        q0: vec![1.0, 0.0, 0.0, 0.0],
+        anchor: Vector3::from(a.array::<3>("pos", "x y z")?.unwrap_or_default()),
+        rest_offset: Pose::identity(),
+        reference: 0.0,
+        limits: None,
+        damping: if cx.passive { damping } else { 0.0 },
+        armature: non_negative(a, "armature")?,
+        spring: None,
+        friction_loss: 0.0,
     })
 }

@@ -393,6 +393,7 @@ impl Tree {
         for (k, el) in joints.iter().enumerate() {
             let a = cx.defaults.resolve(el, childclass)?;
             let joint = read_joint(&a, cx)?;
+            let nv = joint.kind.nv();
             let X_PJ = match previous {
                 None => X_PB0.compose(&Pose::translation(joint.anchor)),
                 Some(p) => Pose::translation(joint.anchor - p),
@@ -433,14 +434,14 @@ impl Tree {
                     joint: joint.kind,
                     parent: parent.clone(),
                     X_PJ,
-                    damping: vec![joint.damping],
-                    q0: vec![joint.reference],
-                    v0: vec![0.0],
+                    damping: vec![joint.damping; nv],
+                    q0: joint.q0,
+                    v0: vec![0.0; nv],
                     joint_name: el.attr("name").map(str::to_string),
                     limits: joint.limits,
-                    armature: vec![joint.armature],
+                    armature: vec![joint.armature; nv],
                     spring: joint.spring,
-                    friction: vec![joint.friction_loss],
+                    friction: vec![joint.friction_loss; nv],
                 }),
             });
             parent = Some(body_name);
