@@ -312,7 +312,8 @@ fn a_ball_joint_turns_as_three_hinges_about_its_anchor() {
     let mut G = DMatrix::zeros(4, 4);
     G.view_mut((0, 0), (3, 1)).copy_from(&Vector3::x());
     G.view_mut((0, 1), (3, 1)).copy_from(&(Rx * Vector3::y()));
-    G.view_mut((0, 2), (3, 1)).copy_from(&(Rx * Ry * Vector3::z()));
+    G.view_mut((0, 2), (3, 1))
+        .copy_from(&(Rx * Ry * Vector3::z()));
     G[(3, 3)] = 1.0;
     let (M_ball, g_ball) = dynamics(&ball, &q_ball, &DVector::zeros(4));
     let (M_gimbal, g_gimbal) = dynamics(&gimbal, &q_gimbal, &DVector::zeros(4));

@@ -27,8 +27,9 @@
 //!
 //! Joints: revolute and continuous → [`JointKind::Revolute`], prismatic →
 //! [`JointKind::Prismatic`], fixed → [`JointKind::Fixed`] (or merged), floating →
-//! [`JointKind::Free`] (`q0` at the origin pose), planar → [`JointKind::Planar`]; spherical
-//! is refused (the model has no ball joint). `<dynamics damping>` is the model's viscous
+//! [`JointKind::Free`] (`q0` at the origin pose), planar → [`JointKind::Planar`], spherical →
+//! [`JointKind::Ball`] (`q0` the identity quaternion; its `<dynamics friction>` is refused).
+//! `<dynamics damping>` is the model's viscous
 //! damping of every velocity of the joint; `friction`, `<limit>` and `<mimic>` become
 //! [`JointedBody::friction`], [`JointLimits`] and [`CouplerDescription`]. In `<limit>`,
 //! URDF's `velocity` and `effort` of 0 (files use it as "not given") mean no limit; a
@@ -493,6 +494,16 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                 ));
             }
         }
+        if kind == JointKind::Ball && dynamics.friction > 0.0 {
+            return Err(self.source.error(
+                node,
+                format!(
+                    "<dynamics> friction: expected 0 on a spherical joint (a Coulomb box per \
+                     axis depends on the frame and is not modelled), found {}",
+                    dynamics.friction
+                ),
+            ));
+        }
         let nv = kind.nv();
         let limits = match joint {
             Some(j) => self.limits(j, kind)?,
@@ -607,13 +618,7 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                 plane_normal = unit_axis?;
                 JointKind::Planar
             }
-            U::Spherical => {
-                return Err(self.source.error(
-                    self.joint_node(j),
-                    "spherical joints are not supported (expected revolute, continuous, \
-                     prismatic, fixed, floating or planar)",
-                ))
-            }
+            U::Spherical => JointKind::Ball,
         };
         let (X_PJ, q0) = match kind {
             JointKind::Planar => (
@@ -624,6 +629,7 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                 Vec::new(),
             ),
             JointKind::Free => (X_HO, vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]),
+            JointKind::Ball => (X_HO, vec![1.0, 0.0, 0.0, 0.0]),
             _ => (X_HO, Vec::new()),
         };
         self.add_body(child, frame.body, kind, Some(j), X_PJ, q0, mass_parts)

@@ -33,7 +33,7 @@
 //! geoms (contype = conaffinity = 0; their mass still counts where MuJoCo counts it), textures,
 //! materials, `custom`, `visual`, `statistic`, `size`, sensors, keyframes and the
 //! solver options of `<option>`. Refused with the file, line and element: anything else that
-//! changes the dynamics — ball joints, tendons, contact pairs and exclusions, actuators on
+//! changes the dynamics — ball-joint cone limits, springs and frictionloss, tendons, contact pairs and exclusions, actuators on
 //! tendons or sites, composites and flexes, weld and connect equalities, fluid forces,
 //! height-field and SDF geoms, inline (`vertex`) meshes —
 //! and non-physical inertias (MuJoCo's triangle inequality on principal moments).
@@ -41,11 +41,12 @@
 //! Frames: `q` and `v` follow MuJoCo's joint order; a hinge's or slide's coordinate is MuJoCo's
 //! `qpos`, a free joint's `q` is MuJoCo's `qpos` (`[x y z qw qx qy qz]`), but its `v` is
 //! `[ω_W, v_W]` (world angular velocity first) where MuJoCo's `qvel` is `[v_W, ω_B]` (body-frame
-//! angular velocity second).
+//! angular velocity second); a ball joint's `q` is MuJoCo's `qpos` and its `v` the angular
+//! velocity in the parent's frame, `R ω_B`.
 //!
 //! Files: `xml.rs` (element tree, includes, locations), `defaults.rs` (classes and typed
 //! attributes), `orientation.rs` (compiler settings, frames), `inertia.rs` (masses),
-//! `tree.rs` (the body tree), `joint.rs` (hinges and slides), `geom.rs` (geoms), `mesh.rs`
+//! `tree.rs` (the body tree), `joint.rs` (hinges, slides and balls), `geom.rs` (geoms), `mesh.rs`
 //! (mesh assets and mesh geoms),
 //! `actuators.rs` (actuators and equalities); `context.rs` (what the walk and the readers
 //! share).

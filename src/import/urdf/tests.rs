@@ -382,6 +382,46 @@ fn a_planar_joint_moves_in_the_plane_normal_to_its_axis() {
     assert!((&M - &expected).norm() < TOL, "{M}");
 }
 
+/// `spherical` (an extension that urdf-rs reads and ROS's urdfdom does not) is a ball joint
+/// about the joint origin, starting at the identity quaternion: a bob of mass m and inertia
+/// `I 1` at d = 0.5 m below the joint has `M = m d² (1 − e_z e_zᵀ) + I 1` at rest.
+#[test]
+fn a_spherical_joint_is_a_ball_joint_about_the_joint_origin() {
+    let robot = |friction: f64| {
+        format!(
+            r#"<robot name="spherical">
+  <link name="base"/>
+  <joint name="shoulder" type="spherical">
+    <parent link="base"/><child link="bob"/><origin xyz="0 0 1"/>
+    <dynamics damping="0.3" friction="{friction}"/>
+  </joint>
+  <link name="bob">
+    <inertial><origin xyz="0 0 -0.5"/><mass value="2"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+</robot>"#
+        )
+    };
+    let d = parse(&robot(0.0), &ImportOptions::default())
+        .expect("a valid URDF")
+        .description;
+    let BodyMotion::Jointed(bob) = &d.bodies[0].motion else {
+        panic!("a jointed bob");
+    };
+    assert_eq!(bob.joint, JointKind::Ball);
+    assert_eq!(bob.q0, vec![1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(bob.damping, vec![0.3; 3]);
+    let (M, bias) = dynamics(&d, &[1.0, 0.0, 0.0, 0.0], &[0.0; 3]);
+    let expected = DMatrix::from_diagonal(&DVector::from_row_slice(&[0.51, 0.51, 0.01]));
+    assert!((&M - &expected).norm() < TOL, "{M}");
+    // Hanging straight down: no gravity torque.
+    assert!(bias.norm() < TOL, "{bias}");
+    let e = parse(&robot(0.5), &ImportOptions::default()).expect_err("friction refused");
+    assert!(
+        e.to_string().contains("friction") && e.to_string().contains("spherical"),
+        "{e}"
+    );
+}
+
 /// A scratch folder for mesh files.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("stiction-urdf-{}-{name}", std::process::id()));
