@@ -220,3 +220,135 @@ fn a_model_starts_at_its_q0_and_bad_entries_are_refused_where_they_are_written()
         "{e}"
     );
 }
+
+/// A V-shaped trough along y, `z = |x| tan α` for |x| ≤ 0.5 m, as an OBJ of four
+/// triangles with upward faces.
+const TROUGH_SLOPE_DEG: f64 = 30.0;
+
+fn trough_obj() -> String {
+    let h = 0.5 * TROUGH_SLOPE_DEG.to_radians().tan();
+    format!(
+        "v -0.5 -0.5 {h}\nv 0 -0.5 0\nv 0.5 -0.5 {h}\nv -0.5 0.5 {h}\nv 0 0.5 0\nv 0.5 0.5 {h}\n\
+         f 1 2 5\nf 1 5 4\nf 2 3 6\nf 2 6 5\n"
+    )
+}
+
+fn trough_problem(extra: &str) -> String {
+    format!(
+        r#"
+[simulation]
+dt = 1e-3
+duration = 1.5
+
+[[body]]
+name = "ball"
+mass = 0.2
+position = [0.12, 0.0, 0.2]
+
+[[geometry]]
+name = "ball"
+body = "ball"
+shape = "sphere"
+radius = 0.05
+
+[[geometry]]
+name = "trough"
+shape = "mesh"
+file = "trough.obj"
+{extra}
+"#
+    )
+}
+
+/// A static mesh keeps its concavity: a ball released off-centre in a V-shaped trough settles
+/// on both faces at the bottom, its centre at `x = 0`, `z = r / cos α` (the trough's convex
+/// hull would hold it up at the rim instead), with one contact on each face.
+#[test]
+fn a_ball_settles_at_the_bottom_of_a_static_mesh_trough() {
+    let dir = std::env::temp_dir().join(format!("stiction-trough-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::write(dir.join("trough.obj"), trough_obj()).expect("the mesh");
+    let path = dir.join("trough.toml");
+    std::fs::write(&path, trough_problem("")).expect("a problem");
+    let mut p = load_problem(&path).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<String> = p
+        .simulator
+        .collision()
+        .geometries()
+        .iter()
+        .map(|g| g.name.clone())
+        .collect();
+    assert_eq!(
+        names,
+        ["ball", "trough#0", "trough#1", "trough#2", "trough#3"]
+    );
+    let recording = stiction::simulate::run_controlled(
+        &mut p.simulator,
+        &p.controller,
+        &p.initial_state,
+        p.duration,
+        |_, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let last = recording.states.last().expect("states");
+    let (r, alpha) = (0.05, TROUGH_SLOPE_DEG.to_radians());
+    // Stiff contact: the ball sinks into each face by well under 1e-4 m.
+    assert!(last.q[0].abs() < 1e-4, "x = {}", last.q[0]);
+    assert!(
+        (last.q[2] - r / alpha.cos()).abs() < 1e-4,
+        "z = {}",
+        last.q[2]
+    );
+    assert!(last.v.norm() < 1e-2, "still moving: {}", last.v.norm());
+    let report = recording.reports.last().expect("reports");
+    let loaded = report
+        .contacts
+        .iter()
+        .filter(|c| c.normal_force > 0.0)
+        .count();
+    assert!(loaded >= 2, "{loaded} loaded contacts");
+    // The two faces carry the weight between them: Σ f_n cos α = m g.
+    let support: f64 = report.contacts.iter().map(|c| c.normal_force).sum::<f64>() * alpha.cos();
+    assert!(
+        (support - 0.2 * 9.81).abs() < 0.02 * 0.2 * 9.81,
+        "support {support} N"
+    );
+}
+
+/// A static mesh on a moving body, a missing file and a mesh field on another shape are each
+/// refused at the field.
+#[test]
+fn static_mesh_entries_are_refused_where_they_are_wrong() {
+    let dir = std::env::temp_dir().join(format!("stiction-trough-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::write(dir.join("trough.obj"), trough_obj()).expect("the mesh");
+    let cases = [
+        ("body = \"ball\"", "geometry[1].body"),
+        ("depth = -1.0", "geometry[1].depth"),
+    ];
+    for (extra, field) in cases {
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, trough_problem(extra)).expect("a problem");
+        let e = load_problem(&path).expect_err("refused").to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    let path = dir.join("missing.toml");
+    std::fs::write(
+        &path,
+        trough_problem("").replace("trough.obj", "nowhere.obj"),
+    )
+    .expect("a problem");
+    let e = load_problem(&path).expect_err("refused").to_string();
+    assert!(
+        e.contains("geometry[1].file") && e.contains("nowhere.obj"),
+        "{e}"
+    );
+    let path = dir.join("sphere-file.toml");
+    std::fs::write(
+        &path,
+        VALID.replace("radius = 0.05", "radius = 0.05\nfile = \"x.obj\""),
+    )
+    .expect("a problem");
+    let e = load_problem(&path).expect_err("refused").to_string();
+    assert!(e.contains("geometry[0].file"), "{e}");
+}

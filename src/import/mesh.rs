@@ -1,7 +1,9 @@
 //! Mesh files for collision geometry: STL (binary and ASCII, through `stl_io`) and Wavefront
 //! OBJ (through `tobj`), scaled per axis and reduced to their convex hull (parry's
 //! quickhull), which becomes a [`Shape::ConvexMesh`]: point contact with a mesh is contact
-//! with its hull, as in MuJoCo and Drake's default for collision meshes.
+//! with its hull, as in MuJoCo and Drake's default for collision meshes. A moving body's
+//! non-convex mesh can become convex parts instead ([`convex_decomposition`]), and a static
+//! environment mesh (a terrain, a bowl) one prism per triangle ([`triangle_prisms`]).
 //!
 //! COLLADA (`.dae`) files are visual meshes in most robot packages and have no well-kept
 //! Rust reader; [`collision_mesh_file`] uses an STL of the same name beside the DAE or in a
@@ -235,6 +237,73 @@ pub fn convex_decomposition(
         return Err("the convex decomposition has no solid part".into());
     }
     Ok(parts)
+}
+
+/// Most triangles a static mesh may have: each becomes a geometry of the scene.
+pub const MAX_STATIC_TRIANGLES: usize = 100_000;
+
+/// A static environment mesh as convex pieces: each triangle `(a, b, c)` of `vertices` scaled
+/// by `scale` becomes the prism between it and its copy moved `depth` (m) against its
+/// normal `n = (b − a) × (c − a) / |…|` (outward by the right-hand rule), as MuJoCo collides
+/// each triangle of a height field as a prism. A body touching the surface touches the top
+/// faces; sideways normals arise only within the penetration depth of an edge between
+/// prisms, and a body that moves more than `depth` into the surface in one step can pass
+/// through it. Degenerate triangles (zero area) are skipped.
+///
+/// # Errors
+/// A message if the scale or depth is invalid, the mesh has no triangle of positive area,
+/// or more than [`MAX_STATIC_TRIANGLES`] triangles.
+pub fn triangle_prisms(
+    vertices: &[Vector3<f64>],
+    triangles: &[[u32; 3]],
+    scale: Vector3<f64>,
+    depth: f64,
+) -> Result<Vec<Shape>, String> {
+    if !scale.iter().all(|s| s.is_finite() && *s != 0.0) {
+        return Err(format!(
+            "expected a scale with finite non-zero factors, found {:?}",
+            scale.as_slice()
+        ));
+    }
+    if !(depth.is_finite() && depth > 0.0) {
+        return Err(format!("expected a prism depth > 0 (m), found {depth}"));
+    }
+    if triangles.len() > MAX_STATIC_TRIANGLES {
+        return Err(format!(
+            "{} triangles: at most {MAX_STATIC_TRIANGLES} (simplify the mesh)",
+            triangles.len()
+        ));
+    }
+    // A mirroring scale turns the winding, and with it the normal.
+    let mirrored = scale.iter().filter(|s| **s < 0.0).count() % 2 == 1;
+    let point = |i: u32| vertices.get(i as usize).map(|v| v.component_mul(&scale));
+    let mut prisms = Vec::with_capacity(triangles.len());
+    for t in triangles {
+        let [Some(a), Some(b), Some(c)] = t.map(point) else {
+            return Err(format!(
+                "triangle {t:?} names a vertex beyond the {} read",
+                vertices.len()
+            ));
+        };
+        let cross = (b - a).cross(&(c - a));
+        let extent = (b - a).norm().max((c - a).norm());
+        if cross.norm() <= 1e-12 * extent * extent || extent == 0.0 {
+            continue;
+        }
+        let n = if mirrored {
+            -cross.normalize()
+        } else {
+            cross.normalize()
+        };
+        let down = n * depth;
+        prisms.push(Shape::ConvexMesh {
+            vertices: vec![a, b, c, a - down, b - down, c - down],
+        });
+    }
+    if prisms.is_empty() {
+        return Err("the mesh has no triangle of positive area".into());
+    }
+    Ok(prisms)
 }
 
 /// The convex hull of `vertices` scaled by `scale` (per axis), as a

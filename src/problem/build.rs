@@ -281,7 +281,7 @@ fn err(
 
 /// Turns the deserialized file into a problem; `text` is kept to locate fields in errors.
 pub(super) struct Builder<'a> {
-    path: &'a Path,
+    pub(super) path: &'a Path,
     text: &'a str,
 }
 
@@ -564,12 +564,13 @@ impl Builder<'_> {
         }
         let default_contact = self.contact("contact", &ContactParams::default(), &file.contact)?;
 
-        // Shapes first: a body's default inertia is that of its first geometry.
+        // Shapes first: a body's default inertia is that of its first geometry. A static
+        // mesh is many shapes; the others are one.
         let shapes = file
             .geometries
             .iter()
             .enumerate()
-            .map(|(i, g)| self.shape(&format!("geometry[{i}]"), g))
+            .map(|(i, g)| self.shapes(&format!("geometry[{i}]"), g))
             .collect::<Result<Vec<_>>>()?;
 
         let models = file
@@ -603,15 +604,18 @@ impl Builder<'_> {
             .enumerate()
             .map(|(i, b)| self.body(&format!("body[{i}]"), b, &file.geometries, &shapes))
             .collect::<Result<Vec<_>>>()?;
-        let geometries = file
-            .geometries
-            .iter()
-            .zip(shapes)
-            .enumerate()
-            .map(|(i, (g, shape))| {
-                self.geometry(&format!("geometry[{i}]"), g, shape, &default_contact)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut geometries = Vec::new();
+        for (i, (g, shapes)) in file.geometries.iter().zip(shapes).enumerate() {
+            let pieces = shapes.len();
+            for (k, shape) in shapes.into_iter().enumerate() {
+                let mut geometry =
+                    self.geometry(&format!("geometry[{i}]"), g, shape, &default_contact)?;
+                if g.shape == "mesh" && pieces > 1 {
+                    geometry.name = format!("{}#{k}", g.name);
+                }
+                geometries.push(geometry);
+            }
+        }
         let actuators = self.actuators(&file.actuators)?;
         let output = OutputSettings {
             plot: file.output.plot,

@@ -3,6 +3,8 @@
 //! ([`DescriptionError`]) → the file's fields they concern.
 #![allow(non_snake_case)]
 
+use std::path::Path;
+
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 
 use crate::contact::ContactParams;
@@ -17,6 +19,10 @@ use crate::scene::description::{
     BodyDescription, BodyMotion, DescriptionError, GeometryDescription, JointedBody,
 };
 
+/// Depth (m) of the prism under each triangle of a static mesh when the file gives none: deeper
+/// than any penetration of a stiff contact in one step, thinner than most walls.
+pub const DEFAULT_PRISM_DEPTH: f64 = 0.05;
+
 impl Builder<'_> {
     /// The description of `body[i]` (`field`): its values checked, its default inertia that
     /// of the first of `geometries` on it (with its shape in `shapes`).
@@ -25,7 +31,7 @@ impl Builder<'_> {
         field: &str,
         b: &BodySpec,
         geometries: &[GeometrySpec],
-        shapes: &[Shape],
+        shapes: &[Vec<Shape>],
     ) -> Result<BodyDescription> {
         let position = self.vec3(&format!("{field}.position"), b.position.unwrap_or([0.0; 3]))?;
         let orientation = self.orientation(field, b)?;
@@ -78,7 +84,7 @@ impl Builder<'_> {
                 .iter()
                 .zip(shapes)
                 .find(|(g, _)| g.body.as_deref() == Some(b.name.as_str()))
-                .and_then(|(_, s)| s.solid_inertia(mass))
+                .and_then(|(_, s)| s.first()?.solid_inertia(mass))
                 .ok_or_else(|| self.err(&format!("{field}.inertia"), "principal moments [Ixx, Iyy, Izz] (kg·m²), or a sphere/box/capsule/cylinder geometry to derive them from", "nothing"))?,
         };
         let com = self.vec3(&format!("{field}.com"), b.com.unwrap_or([0.0; 3]))?;
@@ -328,7 +334,65 @@ impl Builder<'_> {
         }
     }
 
-    pub(super) fn shape(&self, field: &str, g: &GeometrySpec) -> Result<Shape> {
+    /// The shapes of `geometry[i]` (`field`): one, or a static mesh's prisms
+    /// ([`crate::import::mesh::triangle_prisms`]).
+    pub(super) fn shapes(&self, field: &str, g: &GeometrySpec) -> Result<Vec<Shape>> {
+        let mesh_fields = [
+            ("file", g.file.is_some()),
+            ("scale", g.scale.is_some()),
+            ("depth", g.depth.is_some()),
+        ];
+        if g.shape != "mesh" {
+            if let Some((name, _)) = mesh_fields.iter().find(|(_, given)| *given) {
+                return Err(self.err(
+                    &format!("{field}.{name}"),
+                    &format!(
+                        "no `{name}` for shape `{}` (only shape `mesh` has one)",
+                        g.shape
+                    ),
+                    "a value",
+                ));
+            }
+            return Ok(vec![self.shape(field, g)?]);
+        }
+        if let Some(body) = g.body.as_deref().filter(|b| *b != "world") {
+            return Err(self.err(
+                &format!("{field}.body"),
+                "`world`: a `mesh` geometry is static environment (a moving body's mesh comes \
+                 from its URDF or MJCF model)",
+                format!("`{body}`"),
+            ));
+        }
+        if g.hydroelastic.is_some() {
+            return Err(self.err(
+                &format!("{field}.hydroelastic"),
+                "point contact for a static mesh (no pressure field)",
+                "a hydroelastic table",
+            ));
+        }
+        let file = g.file.as_deref().ok_or_else(|| {
+            self.err(
+                &format!("{field}.file"),
+                "`file`, an STL or OBJ mesh, for shape `mesh`",
+                "nothing",
+            )
+        })?;
+        let path = self.path.parent().unwrap_or(Path::new(".")).join(file);
+        let (vertices, triangles) = crate::import::mesh::read_mesh(&path)
+            .map_err(|e| self.err(&format!("{field}.file"), "a readable STL or OBJ mesh", e))?;
+        let scale = match g.scale {
+            None => Vector3::repeat(1.0),
+            Some(s) => self.vec3(&format!("{field}.scale"), s)?,
+        };
+        let depth = match g.depth {
+            None => DEFAULT_PRISM_DEPTH,
+            Some(d) => self.positive(&format!("{field}.depth"), d)?,
+        };
+        crate::import::mesh::triangle_prisms(&vertices, &triangles, scale, depth)
+            .map_err(|e| self.err(&format!("{field}.file"), "a triangle mesh", e))
+    }
+
+    fn shape(&self, field: &str, g: &GeometrySpec) -> Result<Shape> {
         let need = |name: &str, x: Option<f64>| -> Result<f64> {
             let x = x.ok_or_else(|| {
                 self.err(
@@ -405,13 +469,11 @@ impl Builder<'_> {
                 })?;
                 shape
             }
-            other => {
-                return Err(self.err(
-                    &format!("{field}.shape"),
-                    "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh",
-                    format!("`{other}`"),
-                ))
-            }
+            other => return Err(self.err(
+                &format!("{field}.shape"),
+                "one of sphere, box, capsule, cylinder, ellipsoid, half-space, convex-mesh, mesh",
+                format!("`{other}`"),
+            )),
         })
     }
 

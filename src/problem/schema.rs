@@ -255,7 +255,8 @@ pub struct GeometrySpec {
     pub name: String,
     /// Body name (default `world`).
     pub body: Option<String>,
-    /// `sphere`, `box`, `capsule`, `cylinder`, `ellipsoid`, `half-space`, `convex-mesh`.
+    /// `sphere`, `box`, `capsule`, `cylinder`, `ellipsoid`, `half-space`, `convex-mesh`,
+    /// `mesh` (a static triangle mesh on `world`, read from `file`).
     pub shape: String,
     /// Sphere, capsule, cylinder radius (m).
     pub radius: Option<f64>,
@@ -265,6 +266,12 @@ pub struct GeometrySpec {
     pub length: Option<f64>,
     /// Convex mesh vertices (m).
     pub vertices: Option<Vec<[f64; 3]>>,
+    /// Shape `mesh`: the STL or OBJ file, relative to the problem file's folder.
+    pub file: Option<String>,
+    /// Shape `mesh`: scale per axis of the file's coordinates (default `[1, 1, 1]`).
+    pub scale: Option<[f64; 3]>,
+    /// Shape `mesh`: depth (m) of the prism below each triangle (default 0.05).
+    pub depth: Option<f64>,
     /// Position in the body frame (m).
     pub position: Option<[f64; 3]>,
     /// Orientation in the body frame, roll-pitch-yaw (degrees).
