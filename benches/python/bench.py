@@ -1,6 +1,6 @@
 """Speed of the Python package against MuJoCo's Python bindings, same session, same threads.
 
-    python benches/python/bench.py [--threads N] [--repeat R]
+    python benches/python/bench.py [--threads N] [--repeat R] [--count-loop NAME]
 
 Needs `stiction` (scripts/python/setup.sh) and `mujoco` (pip install mujoco==3.3.7) in the
 same environment. A bench, not a test: it prints CPU figures; docs/python.md records them.
@@ -17,6 +17,9 @@ same environment. A bench, not a test: it prints CPU figures; docs/python.md rec
    (problems/arm-push-sphere.toml; the MJCF below matches its bodies, joints, capsules,
    damping and initial state): `stiction.rollout(sim, X0, steps=H, threads=N)` against
    `mujoco.rollout.rollout(m, [MjData] * N, initial_state, nstep=H)`.
+3. With `--count-loop NAME`, only the overhead loop NAME runs, 1 + R times, for a count of
+   instructions under `valgrind --tool=callgrind`: the difference of the counts of two values
+   of R, per step, is a figure that the machine's load does not move (docs/python.md).
 
 Times are process CPU time per thread where one thread runs (time.process_time), and wall
 time for the threaded batches (the CPU time of N threads adds up); the load average is
@@ -121,10 +124,14 @@ def wall(f, repeat: int) -> float:
     return best
 
 
-def per_call_overhead(repeat: int) -> None:
-    # 3 s of the falling sphere (landing, sliding, rolling): long enough for the difference of
-    # two timings to stand above their scatter.
-    steps = 1500
+# 3 s of the falling sphere (landing, sliding, rolling): long enough for the difference of two
+# timings to stand above their scatter.
+OVERHEAD_STEPS = 1500
+
+
+def overhead_loops() -> dict:
+    """The loops of the per-call overhead measure, each running OVERHEAD_STEPS steps."""
+    steps = OVERHEAD_STEPS
     sim = stiction.load(REPO / "problems" / "falling-sphere.toml", duration=3.0)
     x0 = sim.initial_state()
 
@@ -146,13 +153,18 @@ def per_call_overhead(repeat: int) -> None:
         for _ in range(steps):
             mujoco.mj_step(m, d)
 
-    loops = {
+    return {
         "loop": stiction_loop,
         "loop_out": stiction_loop_out,
         "native": lambda: sim.rollout(x0, steps=steps),
         "m_loop": mujoco_loop,
         "m_native": lambda: mj_rollout.rollout(m, d, state0[None], nstep=steps),
     }
+
+
+def per_call_overhead(repeat: int) -> None:
+    steps = OVERHEAD_STEPS
+    loops = overhead_loops()
     best = dict.fromkeys(loops, np.inf)
     for _ in range(repeat):
         for name, f in loops.items():
@@ -184,7 +196,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--count-loop",
+        choices=["loop", "loop_out", "native", "m_loop", "m_native"],
+        help="only run this overhead loop, once and then --repeat times, printing nothing "
+        "(for an instruction count under valgrind, see docs/python.md)",
+    )
     args = parser.parse_args()
+    if args.count_loop:
+        f = overhead_loops()[args.count_loop]
+        for _ in range(1 + args.repeat):
+            f()
+        return
     print(f"stiction ({Path(stiction._stiction.__file__).name}) vs mujoco {mujoco.__version__}, {os.cpu_count()} cores")
     per_call_overhead(args.repeat)
     sphere = stiction.load(REPO / "problems" / "falling-sphere.toml")
