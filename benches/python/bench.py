@@ -1,6 +1,6 @@
 """Speed of the Python package against MuJoCo's Python bindings, same session, same threads.
 
-    python benches/python/bench.py [--threads N] [--repeat R]
+    python benches/python/bench.py [--threads N] [--repeat R] [--count-loop NAME]
 
 Needs `stiction` (scripts/python/setup.sh) and `mujoco` (pip install mujoco==3.3.7) in the
 same environment. A bench, not a test: it prints CPU figures; docs/python.md records them.
@@ -9,11 +9,17 @@ same environment. A bench, not a test: it prints CPU figures; docs/python.md rec
    `x = sim.step(x)` in a Python loop minus the time per step of the same steps inside one
    native call (`sim.rollout`); for MuJoCo, `mujoco.mj_step(m, d)` in a loop minus
    `mujoco.rollout.rollout` on one thread. Same trajectory (1500 steps), same scene (a 0.5 kg,
-   2.5 cm sphere dropped from 5 cm at 2 m/s onto a plane, δt = 2 ms).
+   2.5 cm sphere dropped from 5 cm at 2 m/s onto a plane, δt = 2 ms). The four loops (and
+   `sim.step(x, out=x)`, which writes into x instead of returning a new array) run in turn
+   within each of the `repeat` rounds, and each keeps its best round: a change of the machine's
+   load then cannot fall between a loop and the native run it is compared with.
 2. Batched rollouts per second on the falling sphere and the 7-joint arm pushing a sphere
    (problems/arm-push-sphere.toml; the MJCF below matches its bodies, joints, capsules,
    damping and initial state): `stiction.rollout(sim, X0, steps=H, threads=N)` against
    `mujoco.rollout.rollout(m, [MjData] * N, initial_state, nstep=H)`.
+3. With `--count-loop NAME`, only the overhead loop NAME runs, 1 + R times, for a count of
+   instructions under `valgrind --tool=callgrind`: the difference of the counts of two values
+   of R, per step, is a figure that the machine's load does not move (docs/python.md).
 
 Times are process CPU time per thread where one thread runs (time.process_time), and wall
 time for the threaded batches (the CPU time of N threads adds up); the load average is
@@ -118,10 +124,14 @@ def wall(f, repeat: int) -> float:
     return best
 
 
-def per_call_overhead(repeat: int) -> None:
-    # 3 s of the falling sphere (landing, sliding, rolling): long enough for the difference of
-    # two timings to stand above their scatter.
-    steps = 1500
+# 3 s of the falling sphere (landing, sliding, rolling): long enough for the difference of two
+# timings to stand above their scatter.
+OVERHEAD_STEPS = 1500
+
+
+def overhead_loops() -> dict:
+    """The loops of the per-call overhead measure, each running OVERHEAD_STEPS steps."""
+    steps = OVERHEAD_STEPS
     sim = stiction.load(REPO / "problems" / "falling-sphere.toml", duration=3.0)
     x0 = sim.initial_state()
 
@@ -130,8 +140,10 @@ def per_call_overhead(repeat: int) -> None:
         for _ in range(steps):
             x = sim.step(x)
 
-    t_loop = cpu(stiction_loop, repeat) / steps
-    t_native = cpu(lambda: sim.rollout(x0, steps=steps), repeat) / steps
+    def stiction_loop_out():
+        x = x0.copy()
+        for _ in range(steps):
+            sim.step(x, out=x)
 
     m, d, state0 = mujoco_scene(SPHERE_XML, qvel=[2, 0, 0, 0, 0, 0])
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
@@ -141,12 +153,30 @@ def per_call_overhead(repeat: int) -> None:
         for _ in range(steps):
             mujoco.mj_step(m, d)
 
-    m_loop = cpu(mujoco_loop, repeat) / steps
-    m_native = cpu(lambda: mj_rollout.rollout(m, d, state0[None], nstep=steps), repeat) / steps
+    return {
+        "loop": stiction_loop,
+        "loop_out": stiction_loop_out,
+        "native": lambda: sim.rollout(x0, steps=steps),
+        "m_loop": mujoco_loop,
+        "m_native": lambda: mj_rollout.rollout(m, d, state0[None], nstep=steps),
+    }
+
+
+def per_call_overhead(repeat: int) -> None:
+    steps = OVERHEAD_STEPS
+    loops = overhead_loops()
+    best = dict.fromkeys(loops, np.inf)
+    for _ in range(repeat):
+        for name, f in loops.items():
+            best[name] = min(best[name], cpu(f, 1))
+    t = {name: seconds / steps * 1e6 for name, seconds in best.items()}
+    overhead = t["loop"] - t["native"]
+    m_overhead = t["m_loop"] - t["m_native"]
     print(f"per-call overhead, falling sphere, {steps} steps, best of {repeat} ({load_average()}):")
-    print(f"  stiction  Simulator.step from Python {t_loop * 1e6:8.2f} µs/step, native {t_native * 1e6:8.2f} µs/step, overhead {(t_loop - t_native) * 1e6:6.2f} µs/call")
-    print(f"  mujoco    mj_step from Python        {m_loop * 1e6:8.2f} µs/step, native {m_native * 1e6:8.2f} µs/step, overhead {(m_loop - m_native) * 1e6:6.2f} µs/call")
-    print(f"  overhead ratio stiction / mujoco: {(t_loop - t_native) / (m_loop - m_native):.2f}")
+    print(f"  stiction  x = sim.step(x)             {t['loop']:8.2f} µs/step, native {t['native']:8.2f} µs/step, overhead {overhead:6.2f} µs/call")
+    print(f"  stiction  sim.step(x, out=x)          {t['loop_out']:8.2f} µs/step, native {t['native']:8.2f} µs/step, overhead {t['loop_out'] - t['native']:6.2f} µs/call")
+    print(f"  mujoco    mj_step(m, d)               {t['m_loop']:8.2f} µs/step, native {t['m_native']:8.2f} µs/step, overhead {m_overhead:6.2f} µs/call")
+    print(f"  overhead ratio stiction / mujoco (x = sim.step(x)): {overhead / m_overhead:.2f}")
 
 
 def batch(name, sim, xml, qpos, qvel, nbatch, steps, threads, repeat) -> None:
@@ -166,7 +196,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--count-loop",
+        choices=["loop", "loop_out", "native", "m_loop", "m_native"],
+        help="only run this overhead loop, once and then --repeat times, printing nothing "
+        "(for an instruction count under valgrind, see docs/python.md)",
+    )
     args = parser.parse_args()
+    if args.count_loop:
+        f = overhead_loops()[args.count_loop]
+        for _ in range(1 + args.repeat):
+            f()
+        return
     print(f"stiction ({Path(stiction._stiction.__file__).name}) vs mujoco {mujoco.__version__}, {os.cpu_count()} cores")
     per_call_overhead(args.repeat)
     sphere = stiction.load(REPO / "problems" / "falling-sphere.toml")

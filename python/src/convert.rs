@@ -1,8 +1,10 @@
 //! numpy arrays in and out: input arrays are checked for dtype (real numbers, converted to
-//! float64), shape and finiteness with messages that name the argument and the expected shape;
-//! outputs are new float64 arrays in C order.
+//! float64), shape and finiteness with messages that name the argument and the expected shape,
+//! and a contiguous float64 vector is read in place; outputs are new float64 arrays in C order,
+//! or a vector the caller passes as `out`.
 
 use numpy::ndarray::{Array2, Array3};
+use numpy::npyffi::{_PyArray_GET_ITEM_DATA, NPY_ARRAY_WRITEABLE};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
@@ -113,6 +115,36 @@ pub fn checked(
     Ok(Checked { shape, values })
 }
 
+/// `f` of `obj` read as a vector of `len` finite real numbers: `f` borrows a contiguous float64
+/// ndarray's own memory (no copy), or the values that [`checked`] converts from any other
+/// array-like; [`checked`] also gives the errors (shape, dtype, a non-finite value).
+///
+/// `f` must not call into Python: the slice is valid while the GIL is held and nothing else
+/// runs.
+pub fn with_vector<R>(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    name: &str,
+    len: usize,
+    f: impl FnOnce(&[f64]) -> R,
+) -> PyResult<R> {
+    if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+        // SAFETY: the GIL is held from here until `f` returns and neither this function nor `f`
+        // runs Python code, so no Python code can write to the array meanwhile; this module
+        // holds no mutable view of an array while it reads one (`step`'s `out` is written after
+        // its input has been copied). The same guarantee as `to_vec`, which reads through
+        // `as_slice` too.
+        if let Ok(values) = unsafe { a.as_slice() } {
+            if values.len() == len && values.iter().all(|v| v.is_finite()) {
+                return Ok(f(values));
+            }
+        }
+    }
+    let c = checked(py, obj, what, &[Dim(name, Some(len))])?;
+    Ok(f(&c.values))
+}
+
 /// A vector of `len` finite real numbers.
 pub fn vector(
     py: Python<'_>,
@@ -121,8 +153,79 @@ pub fn vector(
     name: &str,
     len: usize,
 ) -> PyResult<DVector<f64>> {
-    let c = checked(py, obj, what, &[Dim(name, Some(len))])?;
-    Ok(DVector::from_vec(c.values))
+    with_vector(py, obj, what, name, len, DVector::from_column_slice)
+}
+
+/// `obj` checked as an output array for a result of `len` values: a writeable, contiguous
+/// float64 ndarray of shape (`len`,) (`name` = `len` in messages).
+///
+/// # Errors
+/// `TypeError` for anything but a float64 ndarray, `ValueError` for another shape, a read-only
+/// or a non-contiguous array.
+pub fn out_vector<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    name: &str,
+    len: usize,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let Ok(a) = obj.cast::<PyArrayDyn<f64>>() else {
+        return Err(type_error(format!(
+            "{what} must be a numpy array of float64, found {}",
+            describe(obj)
+        )));
+    };
+    if a.shape() != [len] {
+        return Err(value_error(format!(
+            "{what} must have shape ({name}={len},), found {:?}",
+            a.shape()
+        )));
+    }
+    // SAFETY: `a` is a live ndarray (checked above), so its fields may be read.
+    let flags = unsafe { (*_PyArray_GET_ITEM_DATA(a.as_array_ptr())).flags };
+    if flags & NPY_ARRAY_WRITEABLE == 0 {
+        return Err(value_error(format!("{what} is read-only")));
+    }
+    if len > 0 && !(a.is_contiguous() && a.is_aligned()) {
+        return Err(value_error(format!(
+            "{what} must be contiguous (a view with strides cannot receive the result)"
+        )));
+    }
+    Ok(a.cast::<PyArray1<f64>>()?.clone())
+}
+
+/// `obj`'s type, and its dtype for an ndarray, for messages.
+fn describe(obj: &Bound<'_, PyAny>) -> String {
+    let class = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "an object".to_string(), |n| n.to_string());
+    match obj.getattr("dtype") {
+        Ok(dtype) => format!("{class} of dtype {dtype}"),
+        Err(_) => class,
+    }
+}
+
+/// A new 1-D array of `len` values, filled by `fill` (which must write every value).
+pub fn new_vector<'py>(
+    py: Python<'py>,
+    len: usize,
+    fill: impl FnOnce(&mut [f64]),
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    // SAFETY: a new array, seen by nothing else; `fill` writes every value before it is
+    // returned to Python.
+    let a = unsafe { PyArray1::<f64>::new(py, len, false) };
+    write_into(&a, fill)?;
+    Ok(a)
+}
+
+/// `fill` writes the values of `a`, an array that [`out_vector`] checked or [`new_vector`] made.
+pub fn write_into(a: &Bound<'_, PyArray1<f64>>, fill: impl FnOnce(&mut [f64])) -> PyResult<()> {
+    // SAFETY: the GIL is held and no Python code runs until `fill` returns; `a` is contiguous
+    // (checked by `out_vector`, or new) and no other view of it is alive in this module.
+    let values = unsafe { a.as_slice_mut() }
+        .map_err(|_| value_error("the output array must be contiguous"))?;
+    fill(values);
+    Ok(())
 }
 
 /// A zeroed buffer of `dims` (their product) values for a result, or `MemoryError` when the

@@ -16,7 +16,10 @@ use stiction::simulate::Recording;
 use stiction::solver::SolverStats;
 use stiction::step::{State, StepReport};
 
-use crate::convert::{array1, array2, array3, checked, rows2, vector, zeros, Dim};
+use crate::convert::{
+    array1, array2, array3, checked, new_vector, out_vector, rows2, vector, with_vector,
+    write_into, zeros, Dim,
+};
 use crate::errors::{to_py_at, value_error, IntoPyResult, Position};
 use crate::load::{load, Loaded, Overrides};
 use crate::rollout::{rollout_into, state_of, write_state, Controls};
@@ -32,9 +35,27 @@ pub struct Inner {
     pub last: Option<StepReport>,
     /// The parameters set with `set_parameter`, in order (replayed when unpickled).
     pub changed: Vec<(String, f64)>,
+    /// The argument x of `step`, copied here: a buffer reused by every call.
+    input: State,
+    /// The efforts u given to `step` (nu), copied here: a buffer reused by every call.
+    effort: DVector<f64>,
 }
 
 impl Inner {
+    /// A simulator at the problem's initial state.
+    fn new(loaded: Loaded) -> Self {
+        let state = loaded.problem.initial_state.clone();
+        let nu = loaded.problem.simulator.model.nu();
+        Inner {
+            input: state.clone(),
+            effort: DVector::zeros(nu),
+            loaded,
+            state,
+            last: None,
+            changed: Vec::new(),
+        }
+    }
+
     /// nq.
     pub fn nq(&self) -> usize {
         self.loaded.problem.simulator.model.nq()
@@ -54,8 +75,8 @@ impl Inner {
 
     /// `x` checked (shape (nx,), finite) as a state at the current time.
     pub fn state_arg(&self, py: Python<'_>, x: &Bound<'_, PyAny>, what: &str) -> PyResult<State> {
-        let x = vector(py, x, what, "nx", self.nx())?;
-        Ok(state_of(x.as_slice(), self.nq(), self.state.t))
+        let (nq, t) = (self.nq(), self.state.t);
+        with_vector(py, x, what, "nx", self.nx(), |x| state_of(x, nq, t))
     }
 
     /// `u` checked (shape (nu,), finite), or the control laws' efforts at `state`.
@@ -72,10 +93,9 @@ impl Inner {
     }
 }
 
-fn x_array<'py>(py: Python<'py>, state: &State) -> Bound<'py, PyArray1<f64>> {
-    let mut x = vec![0.0; state.q.len() + state.v.len()];
-    write_state(state, &mut x);
-    array1(py, &x)
+/// `[q, v]` of `state` as a new array (nx,).
+fn x_array<'py>(py: Python<'py>, state: &State) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    new_vector(py, state.q.len() + state.v.len(), |x| write_state(state, x))
 }
 
 /// A simulator loaded from a problem file or a robot model (see `stiction.load`).
@@ -100,18 +120,12 @@ impl PySimulator {
         let loaded = py
             .detach(|| load(std::path::Path::new(&path), &parsed))
             .py_err(py)?;
-        let state = loaded.problem.initial_state.clone();
         let kwargs = match overrides {
             Some(d) => d.copy()?,
             None => PyDict::new(py),
         };
         Ok(PySimulator {
-            inner: Some(Inner {
-                loaded,
-                state,
-                last: None,
-                changed: Vec::new(),
-            }),
+            inner: Some(Inner::new(loaded)),
             path,
             overrides: kwargs.unbind(),
         })
@@ -240,7 +254,7 @@ impl PySimulator {
 
     /// The current state x = [q, v] (nx,), a copy.
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        Ok(x_array(py, &self.get(py)?.state))
+        x_array(py, &self.get(py)?.state)
     }
 
     /// Makes x (nx,) the current state, at time t (s; the current time if None).
@@ -262,7 +276,7 @@ impl PySimulator {
 
     /// The problem's initial state x0 = [q0, v0] (nx,), at t = 0.
     fn initial_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        Ok(x_array(py, &self.get(py)?.loaded.problem.initial_state))
+        x_array(py, &self.get(py)?.loaded.problem.initial_state)
     }
 
     /// Makes the initial state current again, at t = 0, and forgets the last step.
@@ -275,27 +289,69 @@ impl PySimulator {
 
     /// One step from x (nx,) at the current time with efforts u (nu,); u=None applies the
     /// problem's control laws (zero for actuators without one), as `stiction simulate` does.
-    /// Returns x_next (nx,), which becomes the current state one δt later.
-    #[pyo3(signature = (x, u=None))]
+    /// Returns x_next (nx,), which becomes the current state one δt later: a new array, or
+    /// `out` (a writeable, contiguous float64 array of shape (nx,), which may be x itself)
+    /// filled with it. On error nothing changes: neither the current state nor `out`.
+    ///
+    /// A contiguous float64 x is read in place; x and u are copied into buffers the simulator
+    /// keeps, so that a call allocates nothing but the returned array (none with `out`) and
+    /// what the step itself allocates. The GIL stays held: releasing and taking it again would
+    /// cost more than other Python threads gain during one step (docs/python.md, Speed).
+    #[pyo3(signature = (x, u=None, *, out=None))]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         u: Option<&Bound<'py, PyAny>>,
+        out: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let inner = self.get_mut(py)?;
-        let state = inner.state_arg(py, x, "x")?;
-        let u = inner.effort_arg(py, u, &state)?;
-        let (next, report) = inner
-            .loaded
+        let (nq, nx, nu) = (inner.nq(), inner.nx(), inner.nu());
+        let out = match out {
+            Some(o) if !o.is_none() => Some(out_vector(o, "out", "nx", nx)?),
+            _ => None,
+        };
+        let Inner {
+            loaded,
+            state,
+            last,
+            input,
+            effort,
+            ..
+        } = inner;
+        with_vector(py, x, "x", "nx", nx, |x| {
+            input.q.as_mut_slice().copy_from_slice(&x[..nq]);
+            input.v.as_mut_slice().copy_from_slice(&x[nq..]);
+        })?;
+        input.t = state.t;
+        let laws;
+        let u = match u {
+            Some(u) if !u.is_none() => {
+                with_vector(py, u, "u", "nu", nu, |u| {
+                    effort.as_mut_slice().copy_from_slice(u)
+                })?;
+                &*effort
+            }
+            _ => {
+                laws = loaded.problem.controller.effort(input, nu);
+                &laws
+            }
+        };
+        let (next, report) = loaded
             .problem
             .simulator
-            .step(&state, &u)
+            .step(input, u)
             .map_err(|e| to_py_at(py, &e, Position::default()))?;
-        let out = x_array(py, &next);
-        inner.state = next;
-        inner.last = Some(report);
-        Ok(out)
+        let x_next = match out {
+            Some(out) => {
+                write_into(&out, |x| write_state(&next, x))?;
+                out
+            }
+            None => x_array(py, &next)?,
+        };
+        *state = next;
+        *last = Some(report);
+        Ok(x_next)
     }
 
     /// Jacobians of one step from x at the current time with efforts u (control laws if None)
@@ -657,7 +713,7 @@ impl PySimulator {
             [
                 self.path.clone().into_pyobject(py)?.into_any(),
                 self.overrides.bind(py).copy()?.into_any(),
-                x_array(py, &inner.state).into_any(),
+                x_array(py, &inner.state)?.into_any(),
                 inner.state.t.into_pyobject(py)?.into_any(),
                 inner.changed.clone().into_pyobject(py)?.into_any(),
             ],

@@ -73,10 +73,14 @@ class Simulator:
         """The problem's initial state x0 (nx,) at t = 0."""
     def reset(self) -> None:
         """Makes the initial state current again at t = 0."""
-    def step(self, x: ArrayLike, u: Optional[ArrayLike] = None) -> _F64:
+    def step(
+        self, x: ArrayLike, u: Optional[ArrayLike] = None, *, out: Optional[_F64] = None
+    ) -> _F64:
         """One step from x (nx,) at the current time with efforts u (nu,) (the problem's
-        control laws if None); returns x_next (nx,), which becomes current one δt later.
-        Raises SolverError if the contact solver fails."""
+        control laws if None); returns x_next (nx,), which becomes current one δt later: a new
+        array, or ``out`` (a writeable, contiguous float64 array of shape (nx,), x itself
+        allowed) filled with it. Raises SolverError if the contact solver fails, leaving the
+        current state and ``out`` unchanged."""
     def step_jacobians(
         self, x: ArrayLike, u: Optional[ArrayLike] = None, params: Sequence[str] = ()
     ) -> Tuple[_F64, _F64, _F64]:

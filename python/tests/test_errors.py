@@ -50,6 +50,34 @@ def test_wrong_dtypes_are_type_errors_and_integers_are_accepted(sim):
     np.testing.assert_array_equal(sim.step(x), sim.step(np.array(x, dtype=np.float32)))
 
 
+def test_bad_out_arrays_are_refused_and_change_nothing(sim):
+    x = sim.state()
+    readonly = np.zeros(13)
+    readonly.flags.writeable = False
+    cases = [
+        (TypeError, r"out must be a numpy array of float64, found list", [0.0] * 13),
+        (TypeError, r"found ndarray of dtype float32", np.zeros(13, dtype=np.float32)),
+        (ValueError, r"out must have shape \(nx=13,\), found \[12\]", np.zeros(12)),
+        (ValueError, r"out must have shape \(nx=13,\), found \[13, 1\]", np.zeros((13, 1))),
+        (ValueError, "out is read-only", readonly),
+        (ValueError, "out must be contiguous", np.zeros(26)[::2]),
+    ]
+    for error, message, out in cases:
+        before = np.array(out, copy=True)
+        with pytest.raises(error, match=message):
+            sim.step(x, out=out)
+        np.testing.assert_array_equal(out, before)
+        assert sim.time == 0.0
+    # A failing step leaves out as it was.
+    bad = sim.state()
+    bad[2] = -1e300
+    out = np.full(13, 7.0)
+    with pytest.raises(stiction.SolverError):
+        sim.step(bad, out=out)
+    assert np.all(out == 7.0) and sim.time == 0.0
+    np.testing.assert_array_equal(sim.state(), x)
+
+
 def test_non_finite_states_are_refused(sim):
     x = sim.state()
     x[4] = np.nan
