@@ -332,9 +332,13 @@ fn without_self_collision(d: &mut SceneDescription) {
 }
 
 /// Gradient checks on 10 steps with contact of `d` on the ground from its initial state with
-/// the constant input `u`: IFT against the direct dual path on every step, and against
-/// central differences on the steps where nothing is at a transition ([`smooth::smooth`]). Returns the
-/// number of smooth steps and the worst IFT-vs-FD error on them.
+/// the constant input `u`: IFT against the direct dual path on every step (1e-9), and against
+/// central differences to [`FD_BAR`] on the steps where nothing is at a transition
+/// ([`smooth::smooth`]) and the differences resolve the derivative to the bar
+/// (`fd_resolution`: on Solo12 standing on four feet, the estimates of weakly responding
+/// velocity columns scatter by 1e-6 to 4e-6 across steps from 1e-9 to 1e-3 m/s, while IFT and
+/// the direct duals agree to 1e-12). Returns the number of smooth steps and the worst
+/// IFT-vs-FD error on them.
 fn gradient_check_on_contact_steps(
     mut d: SceneDescription,
     u: &[f64],
@@ -361,7 +365,8 @@ fn gradient_check_on_contact_steps(
         with_contact.len()
     );
     let every = with_contact.len() / 10;
-    let (mut smooth_steps, mut worst_fd) = (0, 0.0f64);
+    let (mut smooth_steps, mut worst_fd, mut worst_resolution) = (0, 0.0f64, 0.0f64);
+    let (mut compared, mut unresolved) = (0, Vec::new());
     for (state, is_smooth) in with_contact.iter().step_by(every).take(10) {
         let check = gradient_check(&mut sim, state, &u, &[])
             .unwrap_or_else(|e| panic!("t = {}: {e}", state.t));
@@ -373,21 +378,38 @@ fn gradient_check_on_contact_steps(
                 b.name,
                 b.ift_vs_direct
             );
-            if *is_smooth {
+            // Differences that do not resolve a block to the bar cannot judge it there.
+            if *is_smooth && b.fd_resolution <= FD_BAR {
                 assert!(
-                    b.ift_vs_fd <= 1e-6,
-                    "t = {}: {} IFT vs FD {:.2e}",
+                    b.ift_vs_fd <= FD_BAR,
+                    "t = {}: {} IFT vs FD {:.2e} (resolution {:.1e})",
                     state.t,
                     b.name,
-                    b.ift_vs_fd
+                    b.ift_vs_fd,
+                    b.fd_resolution
                 );
                 worst_fd = worst_fd.max(b.ift_vs_fd);
+                worst_resolution = worst_resolution.max(b.fd_resolution);
+                compared += 1;
+            } else if *is_smooth {
+                unresolved.push(format!("t = {:.3} s ({:.1e})", state.t, b.fd_resolution));
             }
         }
         smooth_steps += usize::from(*is_smooth);
     }
+    println!(
+        "{compared} blocks compared with central differences (resolved to {worst_resolution:.1e}); \
+         not resolved to {FD_BAR:.0e}: {unresolved:?}"
+    );
+    assert!(
+        compared >= 1,
+        "no smooth step that central differences resolve"
+    );
     (smooth_steps, worst_fd)
 }
+
+/// Agreement of the IFT with central differences where those resolve the derivative to it.
+const FD_BAR: f64 = 1e-6;
 
 /// The Panda (no self-collision) at rest with joint 4 on its upper limit (−0.0698 rad) and
 /// the fingers half open,
@@ -446,6 +468,24 @@ fn panda_with_servos_at_its_limits_passes_the_gradient_check() {
 fn ur5_passes_the_gradient_check_on_contact_steps() {
     let (smooth, worst) = gradient_check_on_contact_steps(import(&ur5(), Base::Fixed), &[], 1.0);
     println!("UR5: {smooth} smooth steps, IFT vs FD ≤ {worst:.1e}");
+}
+
+/// Solo12 (floating base, no self-collision) dropped from 0.35 m onto its four feet: the
+/// gradient check on 10 steps with contact, through the free joint's quaternion block.
+#[test]
+#[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
+fn solo12_passes_the_gradient_check_on_contact_steps() {
+    let options = ImportOptions {
+        base: Base::Floating,
+        pose: stiction::math::Pose::translation(Vector3::new(0.0, 0.0, 0.35)),
+        ..ImportOptions::default()
+    };
+    let mut d = load_model(&solo12(), &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .description;
+    without_self_collision(&mut d);
+    let (smooth, worst) = gradient_check_on_contact_steps(d, &[], 1.0);
+    println!("Solo12: {smooth} smooth steps, IFT vs FD ≤ {worst:.1e}");
 }
 
 /// The `trajectory.csv` of a run: column names and rows.
