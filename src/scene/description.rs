@@ -989,7 +989,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "invalid parameter `body `ball` actuator` = PD: PD laws need a revolute or \
-             prismatic joint; drive free bodies open-loop"
+             prismatic joint; drive free and ball joints open-loop"
         );
         let orphan = BodyDesc::revolute("arm", 1.0, Shape::Sphere { radius: 0.1 }, [0.0, 1.0, 0.0])
             .child_of("torso");
