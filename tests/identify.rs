@@ -327,5 +327,37 @@ fn unusable_data_files_are_refused_with_clear_errors() {
         m.contains("off-grid.csv") && m.contains("not a multiple of the time step"),
         "{m}"
     );
+    // A parameter listed twice would be fitted as two values of one parameter.
+    let twice = dir.join("twice.toml");
+    let shipped = std::fs::read_to_string(&problem)
+        .unwrap()
+        .replace(
+            "../sliding-box.toml",
+            &problem
+                .parent()
+                .unwrap()
+                .join("../sliding-box.toml")
+                .display()
+                .to_string(),
+        )
+        .replace(
+            "data/sliding-box.csv",
+            &problem
+                .parent()
+                .unwrap()
+                .join("data/sliding-box.csv")
+                .display()
+                .to_string(),
+        );
+    std::fs::write(
+        &twice,
+        format!("{shipped}\n[[parameter]]\nname = \"friction\"\ninitial = 0.3\n"),
+    )
+    .unwrap();
+    let m = load_identification(&twice, None).unwrap_err().to_string();
+    assert!(
+        m.contains("parameter[1].name") && m.contains("`friction` again"),
+        "{m}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -159,50 +159,66 @@ impl MeasuredTrajectory {
     }
 }
 
-/// Reads a trajectory CSV: a header row naming the columns (one must be `t`), then one row of
-/// numbers per sample. Blank lines are skipped.
+/// Reads a trajectory CSV (through the `csv` crate, fields trimmed): a header row naming the
+/// columns (one must be `t`), then one row of numbers per sample. Blank lines are skipped.
 ///
 /// # Errors
 /// [`Error::DataFile`] naming the file, and the line for a malformed row: unreadable file, no
-/// `t` column, a row with the wrong number of fields or a field that is not a number, and
-/// everything [`MeasuredTrajectory::new`] checks.
+/// `t` column, a column named twice, a row with the wrong number of fields or a field that is
+/// not a number, and everything [`MeasuredTrajectory::new`] checks.
 pub fn read_trajectory_csv(path: &Path, dt: f64, noise: Option<f64>) -> Result<MeasuredTrajectory> {
     let bad = |message: String| Error::DataFile {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines
-        .next()
-        .ok_or_else(|| bad("empty file: expected a header row `t,BODY.px,…`".into()))?;
-    let names: Vec<String> = header.split(',').map(|s| s.trim().to_string()).collect();
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| bad(format!("cannot read: {e}")))?;
+    let names: Vec<String> = reader
+        .headers()
+        .map_err(|e| bad(format!("cannot read the header: {e}")))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    if names.iter().all(String::is_empty) {
+        return Err(bad("empty file: expected a header row `t,BODY.px,…`".into()));
+    }
     let time_column = names.iter().position(|n| n == "t").ok_or_else(|| {
         bad(format!(
-            "missing column `t` (time, s) in the header `{header}`"
+            "missing column `t` (time, s) in the header `{}`",
+            names.join(",")
         ))
     })?;
+    if let Some((k, name)) = names
+        .iter()
+        .enumerate()
+        .find(|(k, n)| names[..*k].contains(n))
+    {
+        return Err(bad(format!(
+            "column `{name}` is named twice (columns {} and {})",
+            names.iter().position(|n| n == name).map_or(0, |i| i + 1),
+            k + 1
+        )));
+    }
     let mut times = Vec::new();
     let mut rows = Vec::new();
-    for (i, line) in lines {
-        let fields: Vec<&str> = line.split(',').collect();
-        if fields.len() != names.len() {
+    for record in reader.records() {
+        let record = record.map_err(|e| bad(format!("cannot read: {e}")))?;
+        let line = record.position().map_or(0, csv::Position::line);
+        if record.len() != names.len() {
             return Err(bad(format!(
-                "line {}: {} fields, expected {} as in the header",
-                i + 1,
-                fields.len(),
+                "line {line}: {} fields, expected {} as in the header",
+                record.len(),
                 names.len()
             )));
         }
         let mut row = Vec::with_capacity(names.len() - 1);
-        for (c, field) in fields.iter().enumerate() {
-            let x: f64 = field.trim().parse().map_err(|_| {
+        for (c, field) in record.iter().enumerate() {
+            let x: f64 = field.parse().map_err(|_| {
                 bad(format!(
-                    "line {}, column `{}`: `{field}` is not a number",
-                    i + 1,
+                    "line {line}, column `{}`: `{field}` is not a number",
                     names[c]
                 ))
             })?;
@@ -267,5 +283,10 @@ mod tests {
         assert!(message(read_trajectory_csv(&short, 0.01, None)).contains("line 3"));
         let text = write("text.csv", "t,box.px\n0,abc\n");
         assert!(message(read_trajectory_csv(&text, 0.01, None)).contains("`abc` is not a number"));
+        let twice = write("twice.csv", "t,box.px,box.px\n0,0,1\n");
+        assert!(message(read_trajectory_csv(&twice, 0.01, None))
+            .contains("column `box.px` is named twice (columns 2 and 3)"));
+        let empty = write("empty.csv", "");
+        assert!(message(read_trajectory_csv(&empty, 0.01, None)).contains("empty file"));
     }
 }

@@ -174,6 +174,21 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
                     })
             })
             .collect::<Result<Vec<_>>>()?;
+    // One parameter listed twice would get two contradictory estimates of one value.
+    for (j, p) in spec.parameters.iter().enumerate() {
+        if let Some(i) = spec.parameters[..j].iter().position(|q| q.name == p.name) {
+            return Err(err(
+                path,
+                &text,
+                &format!("parameter[{j}].name"),
+                &format!(
+                    "a parameter not listed before (parameter[{i}] is `{}`)",
+                    p.name
+                ),
+                format!("`{}` again", p.name),
+            ));
+        }
+    }
 
     let dt = sim.settings.dt;
     let entries: Vec<(PathBuf, Option<Vec<String>>, Option<f64>)> = match data {
