@@ -17,7 +17,7 @@ use stiction::solver::SolverStats;
 use stiction::step::{State, StepReport};
 
 use crate::convert::{array1, array2, array3, checked, rows2, vector, zeros, Dim};
-use crate::errors::{to_py_at, value_error, IntoPyResult, Position};
+use crate::errors::{to_py, to_py_at, value_error, IntoPyResult, Position};
 use crate::load::{load, Loaded, Overrides};
 use crate::rollout::{rollout_into, state_of, write_state, Controls};
 
@@ -187,10 +187,8 @@ impl PySimulator {
     #[getter]
     fn num_steps(&self, py: Python<'_>) -> PyResult<usize> {
         let p = &self.get(py)?.loaded.problem;
-        Ok(stiction::simulate::num_steps(
-            p.duration,
-            p.simulator.settings.dt,
-        ))
+        stiction::simulate::recording_steps(&p.simulator, "duration", p.duration)
+            .map_err(|e| to_py(py, &e))
     }
 
     /// The problem's name (the file's stem).
@@ -401,10 +399,14 @@ impl PySimulator {
         };
         let steps = match &controls {
             Some(c) => c.shape[0],
-            None => steps.unwrap_or_else(|| {
-                let p = &inner.loaded.problem;
-                stiction::simulate::num_steps(p.duration, p.simulator.settings.dt)
-            }),
+            None => match steps {
+                Some(n) => n,
+                None => {
+                    let p = &inner.loaded.problem;
+                    stiction::simulate::recording_steps(&p.simulator, "duration", p.duration)
+                        .map_err(|e| to_py(py, &e))?
+                }
+            },
         };
         let t0 = inner.state.t;
         let mut out = zeros(&[steps.saturating_add(1), nx])?;
