@@ -83,9 +83,10 @@ pub fn steps(field: &str, duration: f64, dt: f64, bytes_per_step: usize) -> Resu
     allocation(
         field,
         &format!(
-            "{} s at δt = {} s: {count:e} steps",
+            "{} s at δt = {} s: {} steps",
             Short(duration),
-            Short(dt)
+            Short(dt),
+            Short(count)
         ),
         count,
         bytes_per_step,
@@ -108,25 +109,28 @@ pub fn mesh(field: &str, request: &str, triangles: f64) -> Result<()> {
     }
     Err(Error::TooLarge {
         field: field.to_string(),
-        request: format!("{request}: about {triangles:.2e} triangles"),
+        request: format!("{request}: about {} triangles", Short(triangles)),
         bytes: triangles * BYTES_PER_TRIANGLE,
-        limit: format!("{MESH_TRIANGLE_CAP} triangles per mesh (stiction::budget::MESH_TRIANGLE_CAP)"),
+        limit: format!(
+            "{MESH_TRIANGLE_CAP} triangles per mesh (stiction::budget::MESH_TRIANGLE_CAP)"
+        ),
         advice: "raise the resolution hint (a coarser mesh), or make the geometry smaller".into(),
     })
 }
 
-/// `count` runs of a list set by `field`, checked against [`RUN_LIST_CAP`]; returns `count`.
+/// `count` runs (`what`) of a list set by `field`, checked against [`RUN_LIST_CAP`]; returns
+/// `count`.
 ///
 /// # Errors
 /// [`Error::TooLarge`] naming `field` for more than [`RUN_LIST_CAP`] runs.
-pub fn count(field: &str, what: &str, count: f64, bytes_per_item: usize) -> Result<usize> {
+pub fn count(field: &str, what: &str, count: f64) -> Result<usize> {
     if count >= 0.0 && count <= RUN_LIST_CAP as f64 {
         return Ok(count as usize);
     }
     Err(Error::TooLarge {
         field: field.to_string(),
-        request: format!("{count:e} {what}"),
-        bytes: count * bytes_per_item.max(1) as f64,
+        request: format!("{} {what}", Short(count)),
+        bytes: 0.0,
         limit: format!("{RUN_LIST_CAP} {what} (stiction::budget::RUN_LIST_CAP)"),
         advice: "give fewer values (a larger factor, or a shorter list)".into(),
     })
@@ -138,10 +142,14 @@ struct Short(f64);
 impl std::fmt::Display for Short {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let a = self.0.abs();
-        if a == 0.0 || (1e-4..1e6).contains(&a) {
+        if a == 0.0 || (1e-4..1e6).contains(&a) || !a.is_finite() {
             write!(f, "{}", self.0)
         } else {
-            write!(f, "{:e}", self.0)
+            // Three significant digits, trailing zeros of the mantissa dropped: 1e12, 2.5e-7.
+            let text = format!("{:.2e}", self.0);
+            let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            write!(f, "{mantissa}e{exponent}")
         }
     }
 }
@@ -157,13 +165,17 @@ mod tests {
         // 1e12 steps of 72 B: 72 TB, named with the field.
         let e = steps("--dt", 1.0, 1e-12, 72).unwrap_err();
         let text = e.to_string();
-        assert!(matches!(e, Error::TooLarge { bytes, .. } if bytes == 72e12), "{text}");
+        assert!(
+            matches!(e, Error::TooLarge { bytes, .. } if bytes == 72e12),
+            "{text}"
+        );
         assert!(
             text.starts_with("`--dt`: 1 s at δt = 1e-12 s: 1e12 steps of 72 B each would need 72 TB; the cap is 8.59 GB"),
             "{text}"
         );
         // Counts beyond usize and f64 overflow are refused, never cast.
-        assert!(steps("duration", 1e300, 1e-3, 8).is_err());
+        let e = steps("duration", 1e300, 1e-300, 8).unwrap_err().to_string();
+        assert!(e.contains(": inf steps of 8 B each"), "{e}");
         assert!(steps("duration", 1.0, 1e-300, 8).is_err());
         assert!(steps("duration", f64::INFINITY, 1e-3, 8).is_err());
         assert!(steps("duration", 1.0, 0.0, 8).is_err());
@@ -172,9 +184,14 @@ mod tests {
 
     #[test]
     fn run_lists_are_capped() {
-        assert_eq!(count("--stiffness", "rollouts", 10.0, 1).unwrap(), 10);
-        let e = count("--stiffness", "rollouts", 6.9e8, 1).unwrap_err();
-        assert!(e.to_string().contains("6.9e8 rollouts"), "{e}");
+        assert_eq!(count("--stiffness", "rollouts", 10.0).unwrap(), 10);
+        let e = count("--stiffness", "rollouts", 6.9e8).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "`--stiffness`: 6.9e8 rollouts are too many; the cap is 10000 rollouts"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

@@ -139,14 +139,14 @@ pub enum Error {
     },
     /// A request would allocate more memory than [`crate::budget::MEMORY_CAP`], or more items
     /// than a documented count cap allows: refused before anything is allocated.
-    #[error("`{field}`: {request} would need {}; the cap is {limit}: {advice}", format_bytes(*bytes))]
+    #[error("`{field}`: {request} {}; the cap is {limit}: {advice}", if *bytes > 0.0 { format!("would need {}", format_bytes(*bytes)) } else { "are too many".into() })]
     TooLarge {
         /// The field, flag or argument that sets the size (`simulation.duration`, `--dt`,
         /// `geometry[2].hydroelastic.resolution_hint`).
         field: String,
         /// What would be allocated (`a recording of 1e12 steps of 72 B`).
         request: String,
-        /// Memory the request would need, at least (bytes).
+        /// Memory the request would need, at least (bytes); 0 when the cap is on a count.
         bytes: f64,
         /// The cap it exceeds, in words.
         limit: String,

@@ -101,7 +101,7 @@ pub fn run_controlled(
     mut on_step: impl FnMut(&State, &StepReport),
 ) -> Result<Recording> {
     let steps = recording_steps(sim, "duration", duration)?;
-    let run = run_steps(sim, controller, initial, steps, |state, report| {
+    let run = run_steps(sim, controller, initial, steps, |_, state, report| {
         on_step(state, report);
         ControlFlow::Continue(())
     });
@@ -112,7 +112,8 @@ pub fn run_controlled(
 }
 
 /// Runs `steps` steps of `sim` from `initial` with the efforts of `controller`, calling
-/// `on_step` after every step; `on_step` returning [`ControlFlow::Break`] stops the rollout
+/// `on_step` with the simulator, the new state and the step's report after every step;
+/// `on_step` returning [`ControlFlow::Break`] stops the rollout
 /// ([`RunEnd::Interrupted`]). A failing step ends it too ([`RunEnd::Failed`]); either way the
 /// steps completed are kept. `steps` should come from [`recording_steps`], which checks that
 /// the recording fits in memory.
@@ -121,7 +122,7 @@ pub fn run_steps(
     controller: &Controller,
     initial: &State,
     steps: usize,
-    mut on_step: impl FnMut(&State, &StepReport) -> ControlFlow<()>,
+    mut on_step: impl FnMut(&Simulator, &State, &StepReport) -> ControlFlow<()>,
 ) -> PartialRun {
     let nu = sim.model.nu();
     let mut rec = Recording {
@@ -140,7 +141,7 @@ pub fn run_steps(
                 break;
             }
         };
-        let flow = on_step(&next, &report);
+        let flow = on_step(sim, &next, &report);
         rec.states.push(next);
         rec.reports.push(report);
         if flow.is_break() {

@@ -216,9 +216,7 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
             budget::steps("the last sample's t", t_last, dt, per_step).map_err(|e| {
                 Error::DataFile {
                     path: file.clone(),
-                    message: format!(
-                        "the rollout to the last sample does not fit in memory: {e}"
-                    ),
+                    message: format!("the rollout to the last sample does not fit in memory: {e}"),
                 }
             })?;
             let columns = columns.unwrap_or_else(|| {

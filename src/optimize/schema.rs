@@ -6,6 +6,7 @@ use std::path::Path;
 use nalgebra::{DVector, Vector3};
 use serde::Deserialize;
 
+use crate::budget;
 use crate::error::{Error, Result};
 use crate::multibody::MultibodyModel;
 use crate::optimize::cost::{
@@ -18,7 +19,6 @@ use crate::optimize::problem::{ControlBounds, TrajectoryProblem};
 use crate::optimize::task::{Task, TaskCheck};
 use crate::problem::locate::locate;
 use crate::problem::{parse_toml, Problem};
-use crate::budget;
 use crate::simulate::recording_bytes_per_step;
 
 /// The tables of a problem file the optimizer reads (the reader keeps `[optimize]` raw, and

@@ -112,7 +112,7 @@ pub fn write_trajectory(recording: &Recording, sim: &Simulator, dir: &Path) -> R
     write_file(dir, TRAJECTORY, |w| {
         trajectory_header(w, sim)?;
         for state in &recording.states {
-            trajectory_row(w, state.t, &bodies.next(state))?;
+            trajectory_row(w, state.t, &bodies.next(&sim.model, state))?;
         }
         Ok(())
     })
@@ -247,9 +247,8 @@ impl Table {
 /// at least every second and at [`TableWriter::finish`]. A rollout that fails or is
 /// interrupted leaves every completed step on disk. The files are byte-identical to
 /// [`write_tables`], [`write_patches`] and [`write_patch_geometry`] of the whole recording.
-pub struct TableWriter<'a> {
-    sim: &'a Simulator,
-    bodies: BodyStateTracker<'a>,
+pub struct TableWriter {
+    bodies: BodyStateTracker,
     trajectory: Table,
     contacts: Table,
     stats: Table,
@@ -260,14 +259,14 @@ pub struct TableWriter<'a> {
     flushed: Instant,
 }
 
-impl<'a> TableWriter<'a> {
-    /// Creates the tables in the existing folder `dir` (replacing files of the same names)
-    /// and writes their headers and the trajectory's first row, `initial`.
+impl TableWriter {
+    /// Creates the tables of a rollout of `sim` in the existing folder `dir` (replacing files
+    /// of the same names) and writes their headers and the trajectory's first row, `initial`.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file that could not be created or written.
     pub fn create(
-        sim: &'a Simulator,
+        sim: &Simulator,
         dir: &Path,
         initial: &State,
         extra: ExtraTables,
@@ -279,13 +278,12 @@ impl<'a> TableWriter<'a> {
         };
         let mut trajectory = Table::create(dir, TRAJECTORY)?;
         let mut bodies = BodyStateTracker::new(&sim.model);
-        let first = bodies.next(initial);
+        let first = bodies.next(&sim.model, initial);
         trajectory.write(|w| {
             trajectory_header(w, sim)?;
             trajectory_row(w, initial.t, &first)
         })?;
         Ok(TableWriter {
-            sim,
             bodies,
             trajectory,
             contacts: headed(CONTACTS, CONTACTS_HEADER)?,
@@ -303,13 +301,13 @@ impl<'a> TableWriter<'a> {
         })
     }
 
-    /// Writes the rows of one step that ended at `end` and reported `report`.
+    /// Writes the rows of one step of `sim` (the simulator the tables were created for) that
+    /// ended at `end` and reported `report`.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file that could not be written.
-    pub fn step(&mut self, end: &State, report: &StepReport) -> Result<()> {
-        let sim = self.sim;
-        let bodies = self.bodies.next(end);
+    pub fn step(&mut self, sim: &Simulator, end: &State, report: &StepReport) -> Result<()> {
+        let bodies = self.bodies.next(&sim.model, end);
         self.trajectory
             .write(|w| trajectory_row(w, end.t, &bodies))?;
         self.contacts
@@ -365,7 +363,7 @@ impl<'a> TableWriter<'a> {
 /// columns) and [`STATS`] (ncp columns), byte-identical to [`write_ncp_tables`].
 pub struct NcpTableWriter<'a> {
     sim: &'a Simulator,
-    bodies: BodyStateTracker<'a>,
+    bodies: BodyStateTracker,
     trajectory: Table,
     contacts: Table,
     stats: Table,
@@ -382,7 +380,7 @@ impl<'a> NcpTableWriter<'a> {
     pub fn create(sim: &'a Simulator, dir: &Path, initial: &State) -> Result<Self> {
         let mut trajectory = Table::create(dir, TRAJECTORY)?;
         let mut bodies = BodyStateTracker::new(&sim.model);
-        let first = bodies.next(initial);
+        let first = bodies.next(&sim.model, initial);
         trajectory.write(|w| {
             trajectory_header(w, sim)?;
             trajectory_row(w, initial.t, &first)
@@ -408,7 +406,7 @@ impl<'a> NcpTableWriter<'a> {
     /// [`Error::Io`] naming the file that could not be written.
     pub fn step(&mut self, end: &State, report: &NcpStepReport) -> Result<()> {
         let sim = self.sim;
-        let bodies = self.bodies.next(end);
+        let bodies = self.bodies.next(&sim.model, end);
         self.trajectory
             .write(|w| trajectory_row(w, end.t, &bodies))?;
         let dt = end.t - self.previous_t;
@@ -750,6 +748,51 @@ mod tests {
         assert!(lines[1..].iter().all(|l| l.split(',').nth(3) == Some("4")));
 
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The tables written step by step while a rollout runs are byte-identical to the tables
+    /// of the whole recording.
+    #[test]
+    fn tables_written_while_running_equal_the_recordings_tables() {
+        let mut problem = parse_problem(BOX_ON_BELT, Path::new("box-on-belt.toml")).unwrap();
+        let rec = run(
+            &mut problem.simulator,
+            &problem.initial_state,
+            problem.duration,
+            |_, _| {},
+        )
+        .unwrap();
+        let whole = temp_folder("whole");
+        let [trajectory, contacts, stats] = write_tables(&rec, &problem.simulator, &whole).unwrap();
+        let patch_geometry = write_patch_geometry(&rec, &problem.simulator, &whole).unwrap();
+        let running = temp_folder("running");
+        let extra = ExtraTables {
+            patches: false,
+            patch_geometry: true,
+        };
+        let sim = &problem.simulator;
+        let mut tables = TableWriter::create(sim, &running, &rec.states[0], extra).unwrap();
+        for (report, end) in rec.reports.iter().zip(&rec.states[1..]) {
+            tables.step(sim, end, report).unwrap();
+        }
+        let written = tables.finish().unwrap();
+        assert_eq!(written.len(), 4);
+        for (path, name) in [trajectory, contacts, stats, patch_geometry].iter().zip([
+            TRAJECTORY,
+            CONTACTS,
+            STATS,
+            PATCH_GEOMETRY,
+        ]) {
+            let expected = std::fs::read(path).unwrap();
+            assert!(expected.len() > 40, "{name}");
+            assert_eq!(
+                std::fs::read(running.join(name)).unwrap(),
+                expected,
+                "{name}"
+            );
+        }
+        std::fs::remove_dir_all(&whole).unwrap();
+        std::fs::remove_dir_all(&running).unwrap();
     }
 
     #[test]

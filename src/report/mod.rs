@@ -76,35 +76,32 @@ pub fn body_states(recording: &Recording, model: &MultibodyModel<f64>) -> Vec<Ve
     recording
         .states
         .iter()
-        .map(|state| tracker.next(state))
+        .map(|state| tracker.next(model, state))
         .collect()
 }
 
 /// [`body_states`] one state at a time, for tables written while a rollout runs: keeps the
 /// kinematics data and the previous quaternions that make the signs continuous.
 #[derive(Debug)]
-pub struct BodyStateTracker<'a> {
-    model: &'a MultibodyModel<f64>,
+pub struct BodyStateTracker {
     data: MultibodyData<f64>,
     previous: Vec<UnitQuaternion<f64>>,
 }
 
-impl<'a> BodyStateTracker<'a> {
+impl BodyStateTracker {
     /// A tracker before the first state of a trajectory of `model`.
-    pub fn new(model: &'a MultibodyModel<f64>) -> Self {
+    pub fn new(model: &MultibodyModel<f64>) -> Self {
         let num_bodies = model.bodies.len() + model.prescribed.len();
         BodyStateTracker {
-            model,
             data: MultibodyData::new(model),
             // The identity as the "previous" quaternion makes the first row's w non-negative.
             previous: vec![UnitQuaternion::identity(); num_bodies],
         }
     }
 
-    /// The world-frame states of every body (in the order of [`body_names`]) at `state`, the
-    /// next state of the trajectory.
-    pub fn next(&mut self, state: &State) -> Vec<BodyState> {
-        let model = self.model;
+    /// The world-frame states of every body of `model` (the tracker's; in the order of
+    /// [`body_names`]) at `state`, the next state of the trajectory.
+    pub fn next(&mut self, model: &MultibodyModel<f64>, state: &State) -> Vec<BodyState> {
         forward_kinematics(model, &mut self.data, &state.q, &state.v);
         let data = &self.data;
         let tree = (0..model.bodies.len()).map(|i| {

@@ -53,7 +53,10 @@ impl fmt::Display for SolverStats {
             write!(f, ", last step length α = {alpha:.3e}")?;
         }
         if self.line_search_failed {
-            write!(f, "; the line search found no decrease along the Newton direction")?;
+            write!(
+                f,
+                "; the line search found no decrease along the Newton direction"
+            )?;
         }
         Ok(())
     }
