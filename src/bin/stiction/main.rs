@@ -86,8 +86,10 @@ enum Command {
         stiction simulate solo12.urdf --floating                             a floating-base robot dropped on the ground\n\n\
         A robot model (.urdf; .xml for MJCF) runs with a fixed base unless --floating, on a ground plane unless\n\
         --no-ground, for 2 s at δt = 1 ms (lagged approximation) unless --duration/--dt say otherwise, unactuated.\n\n\
-        Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
-        contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
+        Files written: trajectory.csv, contacts.csv, stats.csv (while the run goes); with --plot (PNG) or --svg (SVG):\n\
+        contact_velocity, contact_force, positions, velocities, solver; with --animate: animation.gif; run.json last\n\
+        (status complete, interrupted or failed). Ctrl-C stops the run, keeping what was computed (exit code 130).\n\
+        Columns and run.json fields are in README.md.")]
     Simulate(SimulateArgs),
     /// Compare step Jacobians by the implicit function theorem, by the whole step in dual
     /// numbers and by central differences, at each of the first N steps of a problem.
