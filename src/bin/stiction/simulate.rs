@@ -18,7 +18,7 @@ use crate::interrupt;
 use crate::output;
 use crate::progress::{Progress, Spinner};
 use crate::robot;
-use crate::run_record::{solver_stats, RunRecord, Status};
+use crate::run_record::{solver_stats, RunRecord, Status, StepEffort};
 use crate::shipped;
 use crate::SimulateArgs;
 
@@ -186,14 +186,8 @@ pub fn run_into(
         },
     );
     let recording = run.recording;
-    let mut end = match (write_error, run.end) {
-        (Some(e), _) | (None, RunEnd::Failed(e)) => Err(e),
-        (None, RunEnd::Interrupted) => Err(Error::Interrupted {
-            steps_completed: recording.reports.len(),
-            t: recording.states.last().map_or(0.0, |s| s.t),
-        }),
-        (None, RunEnd::Complete) => Ok(()),
-    };
+    let t = recording.states.last().map_or(0.0, |s| s.t);
+    let mut end = ended(write_error, run.end, recording.reports.len(), t);
     let mut written = Vec::new();
     match tables.finish() {
         Ok(paths) => written.extend(paths),
@@ -205,27 +199,51 @@ pub fn run_into(
             Err(e) => keep_first(&mut end, e),
         }
     }
-    let record = RunRecord {
-        steps_planned: steps,
-        steps_completed: recording.reports.len(),
-        t: recording.states.last().map(|s| s.t),
-        solver_stats: solver_stats(
-            recording
-                .reports
-                .iter()
-                .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
-            end.as_ref().err(),
-        ),
-        ..RunRecord::new(status_of(&end), end.as_ref().err())
-    };
-    if let Err(e) = record.write(out) {
-        keep_first(&mut end, e);
-    }
+    let efforts = recording
+        .reports
+        .iter()
+        .map(|r| (r.stats.iterations, r.stats.line_search_iterations));
+    write_record(out, steps, efforts, t, &mut end);
     Ok(Finished {
         recording,
         written,
         end,
     })
+}
+
+/// How a rollout that completed `completed` steps up to `t` (s) ended: the error that
+/// stopped writing its tables first, else the rollout's own end.
+fn ended(write_error: Option<Error>, end: RunEnd, completed: usize, t: f64) -> Result<()> {
+    match (write_error, end) {
+        (Some(e), _) | (None, RunEnd::Failed(e)) => Err(e),
+        (None, RunEnd::Interrupted) => Err(Error::Interrupted {
+            steps_completed: completed,
+            t,
+        }),
+        (None, RunEnd::Complete) => Ok(()),
+    }
+}
+
+/// Writes `out/run.json` for a rollout of `planned` steps that ended as `end` at `t` (s),
+/// with the solver effort of every completed step; an error writing it becomes the run's
+/// error if it had none.
+fn write_record(
+    out: &Path,
+    planned: usize,
+    efforts: impl ExactSizeIterator<Item = StepEffort>,
+    t: f64,
+    end: &mut Result<()>,
+) {
+    let record = RunRecord {
+        steps_planned: planned,
+        steps_completed: efforts.len(),
+        t: Some(t),
+        solver_stats: solver_stats(efforts, end.as_ref().err()),
+        ..RunRecord::new(status_of(end), end.as_ref().err())
+    };
+    if let Err(e) = record.write(out) {
+        keep_first(end, e);
+    }
 }
 
 /// The status `run.json` records for a run that ended as `end`.
@@ -373,14 +391,8 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     });
     let wall = progress.finish();
     let recording = run.recording;
-    let mut end = match (write_error, run.end) {
-        (Some(e), _) | (None, RunEnd::Failed(e)) => Err(e),
-        (None, RunEnd::Interrupted) => Err(Error::Interrupted {
-            steps_completed: recording.reports.len(),
-            t: recording.states.last().map_or(0.0, |s| s.t),
-        }),
-        (None, RunEnd::Complete) => Ok(()),
-    };
+    let t = recording.states.last().map_or(0.0, |s| s.t);
+    let mut end = ended(write_error, run.end, recording.reports.len(), t);
     let written = match tables.finish() {
         Ok(paths) => paths.to_vec(),
         Err(e) => {
@@ -388,22 +400,11 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
             Vec::new()
         }
     };
-    let record = RunRecord {
-        steps_planned: steps,
-        steps_completed: recording.reports.len(),
-        t: recording.states.last().map(|s| s.t),
-        solver_stats: solver_stats(
-            recording
-                .reports
-                .iter()
-                .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
-            end.as_ref().err(),
-        ),
-        ..RunRecord::new(status_of(&end), end.as_ref().err())
-    };
-    if let Err(e) = record.write(&out) {
-        keep_first(&mut end, e);
-    }
+    let efforts = recording
+        .reports
+        .iter()
+        .map(|r| (r.stats.iterations, r.stats.line_search_iterations));
+    write_record(&out, steps, efforts, t, &mut end);
     if !args.quiet {
         let steps = recording.reports.len();
         let iterations = recording.reports.iter().map(|r| r.stats.iterations);
