@@ -17,7 +17,7 @@ use stiction::solver::SolverStats;
 use stiction::step::{State, StepReport};
 
 use crate::convert::{array1, array2, array3, checked, rows2, vector, zeros, Dim};
-use crate::errors::{to_py, to_py_at, value_error, IntoPyResult, Position};
+use crate::errors::{to_py_at, value_error, IntoPyResult, Position};
 use crate::load::{load, Loaded, Overrides};
 use crate::rollout::{rollout_into, state_of, write_state, Controls};
 
@@ -188,7 +188,7 @@ impl PySimulator {
     fn num_steps(&self, py: Python<'_>) -> PyResult<usize> {
         let p = &self.get(py)?.loaded.problem;
         stiction::simulate::recording_steps(&p.simulator, "duration", p.duration)
-            .map_err(|e| to_py(py, &e))
+            .map_err(|e| crate::errors::to_py(py, &e))
     }
 
     /// The problem's name (the file's stem).
@@ -404,7 +404,7 @@ impl PySimulator {
                 None => {
                     let p = &inner.loaded.problem;
                     stiction::simulate::recording_steps(&p.simulator, "duration", p.duration)
-                        .map_err(|e| to_py(py, &e))?
+                        .map_err(|e| crate::errors::to_py(py, &e))?
                 }
             },
         };
