@@ -75,6 +75,17 @@ pub enum Error {
         /// Index of the failing pivot.
         index: usize,
     },
+    /// The Newton Hessian of the convex step could not be factored: a non-positive pivot
+    /// (indefinite in floating point, or ill-conditioned beyond f64), with the statistics of
+    /// the solve up to that iteration.
+    #[error("matrix is not positive definite (pivot {pivot}) in the Newton Hessian: {stats}")]
+    HessianNotPositiveDefinite {
+        /// Index of the failing pivot (in the factorization's ordering).
+        pivot: usize,
+        /// Statistics of the solve when the factorization failed (`iterations`: the Newton
+        /// iterations completed before it).
+        stats: SolverStats,
+    },
     /// The convex solver did not reach its tolerance.
     #[error("contact solver did not converge: {stats}")]
     NotConverged {
@@ -114,6 +125,51 @@ pub enum Error {
         a: String,
         /// Second shape kind.
         b: String,
+    },
+    /// A time step of a rollout failed: where (the step's index in the rollout and its
+    /// start time) and why (the step's own error, with its solver statistics).
+    #[error("step {step} (from t = {t} s): {source}")]
+    Step {
+        /// Index of the failing step in the rollout (0: the step from its first state).
+        step: usize,
+        /// Time at the start of the failing step (s).
+        t: f64,
+        /// The step's error.
+        source: Box<Error>,
+    },
+    /// A request would allocate more memory than [`crate::budget::MEMORY_CAP`], or more items
+    /// than a documented count cap allows: refused before anything is allocated.
+    #[error("`{field}`: {request} {}; the cap is {limit}: {advice}", if *bytes > 0.0 { format!("would need {}", format_bytes(*bytes)) } else { "are too many".into() })]
+    TooLarge {
+        /// The field, flag or argument that sets the size (`simulation.duration`, `--dt`,
+        /// `geometry[2].hydroelastic.resolution_hint`).
+        field: String,
+        /// What would be allocated (`a recording of 1e12 steps of 72 B`).
+        request: String,
+        /// Memory the request would need, at least (bytes); 0 when the cap is on a count.
+        bytes: f64,
+        /// The cap it exceeds, in words.
+        limit: String,
+        /// How to make the request fit.
+        advice: String,
+    },
+    /// The run was interrupted (SIGINT, Ctrl-C) after `steps_completed` steps; what was
+    /// computed up to then was kept.
+    #[error("interrupted after {steps_completed} steps (t = {t} s)")]
+    Interrupted {
+        /// Steps completed before the interrupt.
+        steps_completed: usize,
+        /// Simulated time reached (s).
+        t: f64,
+    },
+    /// Some runs of a batch (several problems, the stiffnesses of a sweep) failed; the others
+    /// completed and were written.
+    #[error("{} of {total} runs failed: {}", failures.len(), failures.join("; "))]
+    RunsFailed {
+        /// Number of runs in the batch.
+        total: usize,
+        /// `NAME: error` of every failed run.
+        failures: Vec<String>,
     },
     /// An output file could not be written.
     #[error("{path}: {source}")]
@@ -156,6 +212,33 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// This error as the failure of step `step` of a rollout, which started at `t` (s).
+    pub fn at_step(self, step: usize, t: f64) -> Self {
+        Error::Step {
+            step,
+            t,
+            source: Box::new(self),
+        }
+    }
+
+    /// The error of the step itself when this is an [`Error::Step`], else this error.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::Step { source, .. } => source.root(),
+            other => other,
+        }
+    }
+
+    /// The statistics of the convex solve this error reports, if it carries them.
+    pub fn solver_stats(&self) -> Option<&SolverStats> {
+        match self.root() {
+            Error::NotConverged { stats }
+            | Error::NonFinite { stats, .. }
+            | Error::HessianNotPositiveDefinite { stats, .. } => Some(stats),
+            _ => None,
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn invalid(name: &str, value: impl std::fmt::Display, reason: &str) -> Self {
         Error::InvalidParameter {
@@ -163,6 +246,45 @@ impl Error {
             value: value.to_string(),
             reason: reason.to_string(),
         }
+    }
+}
+
+/// A size in bytes as people read it: `72 TB`, `3.2 GB`, `512 kB`, `40 B` (decimal units,
+/// three significant digits); used by [`Error::TooLarge`] and [`crate::budget`].
+pub fn format_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 7] = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+    if !bytes.is_finite() {
+        return "more than any memory".into();
+    }
+    let mut value = bytes;
+    for unit in UNITS {
+        if value < 999.5 {
+            return format!("{} {unit}", Significant(value));
+        }
+        value /= 1000.0;
+    }
+    format!("{bytes:.2e} B")
+}
+
+/// A number printed with three significant digits, without trailing zeros.
+struct Significant(f64);
+
+impl fmt::Display for Significant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let decimals = if self.0 >= 99.95 {
+            0
+        } else if self.0 >= 9.995 {
+            1
+        } else {
+            2
+        };
+        let text = format!("{:.*}", decimals, self.0);
+        let text = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        f.write_str(text)
     }
 }
 

@@ -81,8 +81,8 @@
 //! # Layers
 //!
 //! Each module imports only the ones before it in this list (`tests/architecture.rs` checks
-//! it on the source): [`scalar`], [`error`], [`math`], [`multibody`], [`geometry`] (shapes),
-//! [`hydroelastic`] (pressure fields), [`contact`] (laws and models), [`collision`]
+//! it on the source): [`scalar`], [`error`], [`budget`] (the sizes a run may allocate),
+//! [`math`], [`multibody`], [`geometry`] (shapes), [`hydroelastic`] (pressure fields), [`contact`] (laws and models), [`collision`]
 //! (geometries on bodies and the queries), [`solver`], [`step`], [`control`], [`simulate`],
 //! [`ncp`], [`derivatives`], [`report`], [`scene`], [`import`] (URDF and MJCF), [`problem`],
 //! [`optimize`], [`identify`].
@@ -93,6 +93,7 @@
 
 pub use nalgebra;
 
+pub mod budget;
 pub mod collision;
 pub mod contact;
 pub mod control;

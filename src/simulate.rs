@@ -1,11 +1,19 @@
 //! Rollouts: step a [`Simulator`] over a duration and record what happened; batches of
 //! independent rollouts in parallel ([`run_batch`], rayon), bit-identical to running them one
 //! after the other.
+//!
+//! The number of steps is checked before anything is allocated ([`recording_steps`], through
+//! [`crate::budget`]). A rollout that fails or is stopped keeps what it computed
+//! ([`run_steps`] returns a [`PartialRun`]); its error says at which step and time it failed
+//! ([`Error::Step`]).
+
+use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
+use crate::budget;
 use crate::control::Controller;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::step::{Simulator, State, StepReport};
 
 /// A recorded rollout: `states[0]` is the initial state, `states[k+1]` follows step `k`
@@ -18,16 +26,59 @@ pub struct Recording {
     pub reports: Vec<StepReport>,
 }
 
-/// Number of steps of size `dt` in `duration` (rounded to nearest).
-pub fn num_steps(duration: f64, dt: f64) -> usize {
-    (duration / dt).round() as usize
+/// Memory a [`Recording`] keeps per step (bytes) for a model of `nq` coordinates and `nv`
+/// velocities: one state and one step report, without the step's contacts (a lower bound).
+pub fn recording_bytes_per_step(nq: usize, nv: usize) -> usize {
+    std::mem::size_of::<State>() + 8 * (nq + nv) + std::mem::size_of::<StepReport>()
+}
+
+/// Number of steps of `sim`'s δt in `duration` (s, rounded to nearest), checked by
+/// [`budget::steps`] for the recording of `sim`'s model; `field` names what set the duration
+/// in errors.
+///
+/// # Errors
+/// [`crate::error::Error::TooLarge`] when the recording would exceed
+/// [`budget::MEMORY_CAP`]; [`crate::error::Error::InvalidParameter`] for a negative or
+/// non-finite duration.
+pub fn recording_steps(sim: &Simulator, field: &str, duration: f64) -> Result<usize> {
+    budget::steps(
+        field,
+        duration,
+        sim.settings.dt,
+        recording_bytes_per_step(sim.model.nq(), sim.model.nv()),
+    )
+}
+
+/// How a rollout ended.
+#[derive(Debug)]
+pub enum RunEnd {
+    /// Every planned step was taken.
+    Complete,
+    /// The caller's `on_step` asked to stop (an interrupt).
+    Interrupted,
+    /// A step failed: its error, as [`Error::Step`] (index, time, and the step's own error
+    /// with its solver statistics).
+    Failed(Error),
+}
+
+/// A rollout that may have stopped early: every completed step is in `recording`.
+#[derive(Debug)]
+pub struct PartialRun {
+    /// The states and reports of the steps completed (at least the initial state).
+    pub recording: Recording,
+    /// Steps planned.
+    pub steps_planned: usize,
+    /// How it ended.
+    pub end: RunEnd,
 }
 
 /// Runs `sim` from `initial` for `duration` (s) without actuation, calling `on_step` after
 /// every step (for progress reporting).
 ///
 /// # Errors
-/// The first step error, unchanged (it carries the solver statistics).
+/// [`budget::steps`]' errors for a duration whose recording would not fit in memory; the first
+/// step error as [`Error::Step`] (its index and time, around the step's own error with the
+/// solver statistics).
 pub fn run(
     sim: &mut Simulator,
     initial: &State,
@@ -41,7 +92,7 @@ pub fn run(
 /// the start of every step, calling `on_step` after every step.
 ///
 /// # Errors
-/// The first step error, unchanged (it carries the solver statistics).
+/// As [`run`].
 pub fn run_controlled(
     sim: &mut Simulator,
     controller: &Controller,
@@ -49,22 +100,62 @@ pub fn run_controlled(
     duration: f64,
     mut on_step: impl FnMut(&State, &StepReport),
 ) -> Result<Recording> {
-    let steps = num_steps(duration, sim.settings.dt);
+    let steps = recording_steps(sim, "duration", duration)?;
+    let run = run_steps(sim, controller, initial, steps, |_, state, report| {
+        on_step(state, report);
+        ControlFlow::Continue(())
+    });
+    match run.end {
+        RunEnd::Failed(e) => Err(e),
+        RunEnd::Complete | RunEnd::Interrupted => Ok(run.recording),
+    }
+}
+
+/// Runs `steps` steps of `sim` from `initial` with the efforts of `controller`, calling
+/// `on_step` with the simulator, the new state and the step's report after every step;
+/// `on_step` returning [`ControlFlow::Break`] stops the rollout
+/// ([`RunEnd::Interrupted`]). A failing step ends it too ([`RunEnd::Failed`]); either way the
+/// steps completed are kept. `steps` should come from [`recording_steps`], which checks that
+/// the recording fits in memory.
+pub fn run_steps(
+    sim: &mut Simulator,
+    controller: &Controller,
+    initial: &State,
+    steps: usize,
+    mut on_step: impl FnMut(&Simulator, &State, &StepReport) -> ControlFlow<()>,
+) -> PartialRun {
     let nu = sim.model.nu();
     let mut rec = Recording {
         states: Vec::with_capacity(steps + 1),
         reports: Vec::with_capacity(steps),
     };
     rec.states.push(initial.clone());
-    for _ in 0..steps {
+    let mut end = RunEnd::Complete;
+    for k in 0..steps {
         let state = rec.states.last().expect("invariant: initial state pushed");
         let u = controller.effort(state, nu);
-        let (next, report) = sim.step(state, &u)?;
-        on_step(&next, &report);
+        let (next, report) = match sim.step(state, &u) {
+            Ok(step) => step,
+            Err(e) => {
+                end = RunEnd::Failed(e.at_step(k, state.t));
+                break;
+            }
+        };
+        let flow = on_step(sim, &next, &report);
         rec.states.push(next);
         rec.reports.push(report);
+        if flow.is_break() {
+            if k + 1 < steps {
+                end = RunEnd::Interrupted;
+            }
+            break;
+        }
     }
-    Ok(rec)
+    PartialRun {
+        recording: rec,
+        steps_planned: steps,
+        end,
+    }
 }
 
 /// One independent rollout of a batch: a simulator with its controller, initial state and

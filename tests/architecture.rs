@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "scalar",
     "error",
+    "budget",
     "math",
     "multibody",
     "geometry",

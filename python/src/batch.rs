@@ -11,7 +11,7 @@ use stiction::error::Error;
 use stiction::optimize::ilqr::clone_simulator;
 
 use crate::convert::{array3, checked, zeros, Dim};
-use crate::errors::{to_py_at, value_error, Position};
+use crate::errors::{to_py, to_py_at, value_error, Position};
 use crate::rollout::{rollout_into, Controls, Failed};
 use crate::simulator::PySimulator;
 
@@ -58,9 +58,15 @@ pub fn rollout<'py>(
     let problem = &inner.loaded.problem;
     let steps = match &controls {
         Some(c) => c.shape[1],
-        None => steps.unwrap_or_else(|| {
-            stiction::simulate::num_steps(problem.duration, problem.simulator.settings.dt)
-        }),
+        None => match steps {
+            Some(n) => n,
+            None => stiction::simulate::recording_steps(
+                &problem.simulator,
+                "duration",
+                problem.duration,
+            )
+            .map_err(|e| to_py(py, &e))?,
+        },
     };
     if threads == Some(0) {
         return Err(value_error("threads must be at least 1"));

@@ -56,6 +56,13 @@ pub fn to_py(py: Python<'_>, error: &Error) -> PyErr {
 /// `error` as a Python exception, raised at `at` (a step of a rollout, a rollout of a batch):
 /// the position prefixes the message and fills the `step` and `item` attributes.
 pub fn to_py_at(py: Python<'_>, error: &Error, at: Position) -> PyErr {
+    if let Error::Step { step, source, .. } = error {
+        let at = Position {
+            step: Some(*step),
+            ..at
+        };
+        return to_py_at(py, source, at);
+    }
     let mut message = String::new();
     if let Some(item) = at.item {
         message.push_str(&format!("rollout {item}: "));
@@ -115,6 +122,12 @@ pub fn to_py_at(py: Python<'_>, error: &Error, at: Position) -> PyErr {
             exc.setattr("stage", stage)?;
             position(exc)
         }),
+        Error::HessianNotPositiveDefinite { stats, .. } => {
+            raise(py, "SolverError", &message, |exc| {
+                set_stats(exc, stats)?;
+                position(exc)
+            })
+        }
         Error::NotPositiveDefinite { .. } | Error::NcpNotConverged { .. } => {
             raise(py, "SolverError", &message, position)
         }

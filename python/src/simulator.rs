@@ -201,10 +201,8 @@ impl PySimulator {
     #[getter]
     fn num_steps(&self, py: Python<'_>) -> PyResult<usize> {
         let p = &self.get(py)?.loaded.problem;
-        Ok(stiction::simulate::num_steps(
-            p.duration,
-            p.simulator.settings.dt,
-        ))
+        stiction::simulate::recording_steps(&p.simulator, "duration", p.duration)
+            .map_err(|e| crate::errors::to_py(py, &e))
     }
 
     /// The problem's name (the file's stem).
@@ -457,10 +455,14 @@ impl PySimulator {
         };
         let steps = match &controls {
             Some(c) => c.shape[0],
-            None => steps.unwrap_or_else(|| {
-                let p = &inner.loaded.problem;
-                stiction::simulate::num_steps(p.duration, p.simulator.settings.dt)
-            }),
+            None => match steps {
+                Some(n) => n,
+                None => {
+                    let p = &inner.loaded.problem;
+                    stiction::simulate::recording_steps(&p.simulator, "duration", p.duration)
+                        .map_err(|e| crate::errors::to_py(py, &e))?
+                }
+            },
         };
         let t0 = inner.state.t;
         let mut out = zeros(&[steps.saturating_add(1), nx])?;

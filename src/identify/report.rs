@@ -15,6 +15,7 @@ use crate::identify::levenberg_marquardt::{
     levenberg_marquardt, Iteration, LeastSquares, LmSettings, Termination,
 };
 use crate::identify::residuals::{IdentificationProblem, Need};
+use crate::simulate::recording_bytes_per_step;
 
 /// Which optimizer minimizes the loss.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,7 +166,8 @@ impl LeastSquares for IdentificationProblem {
 /// Identifies the parameters of `problem` (module docs of [`crate::identify`]).
 ///
 /// # Errors
-/// A failed rollout at the initial point or at the estimate, and argmin failures.
+/// [`crate::error::Error::TooLarge`] when a rollout to the last sample would not fit in
+/// memory; a failed rollout at the initial point or at the estimate, and argmin failures.
 pub fn identify(
     problem: &IdentificationProblem,
     settings: &IdentifySettings,
@@ -177,6 +179,14 @@ pub fn identify(
     let mut iterations = 0;
     let stages = settings.stages.max(1);
     let steps = problem.num_steps();
+    let (nq, nv) = (problem.simulator.model.nq(), problem.simulator.model.nv());
+    crate::budget::allocation(
+        "data",
+        &format!("a rollout to the last sample: {steps} steps"),
+        steps as f64,
+        recording_bytes_per_step(nq, nv) + 8 * 4 * nv * nv,
+        "sample a shorter stretch of the trajectory, or take a larger time step",
+    )?;
     for stage in 0..stages {
         let horizon = steps.div_ceil(1 << (stages - 1 - stage));
         let staged = problem.with_horizon(horizon)?;

@@ -415,10 +415,9 @@ fn simulate(sim: &mut Simulator, x0: &State, steps: usize) -> Result<Vec<State>>
     let u = DVector::zeros(sim.model.nu());
     let mut states = Vec::with_capacity(steps + 1);
     states.push(x0.clone());
-    for _ in 0..steps {
-        let next = sim
-            .step(states.last().expect("invariant: x0 pushed"), &u)?
-            .0;
+    for k in 0..steps {
+        let x = states.last().expect("invariant: x0 pushed");
+        let next = sim.step(x, &u).map_err(|e| e.at_step(k, x.t))?.0;
         states.push(next);
     }
     Ok(states)

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::budget;
 use crate::error::{Error, Result};
 use crate::identify::data::read_trajectory_csv;
 use crate::identify::loss::Loss;
@@ -18,6 +19,7 @@ use crate::identify::report::{IdentifySettings, Method};
 use crate::identify::residuals::IdentificationProblem;
 use crate::problem::locate::locate;
 use crate::problem::{load_problem, TextLocation};
+use crate::simulate::recording_bytes_per_step;
 
 /// A whole identification file.
 #[derive(Debug, Deserialize)]
@@ -217,10 +219,21 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
             "none",
         ));
     }
+    // A rollout to the last sample keeps a state, a step report and the state Jacobian
+    // (2nv × 2nv) per step.
+    let (nq, nv) = (sim.model.nq(), sim.model.nv());
+    let per_step = recording_bytes_per_step(nq, nv) + 8 * 4 * nv * nv;
     let trajectories = entries
         .into_iter()
         .map(|(file, columns, noise)| {
             let all = read_trajectory_csv(&file, dt, noise)?;
+            let t_last = all.times.last().copied().unwrap_or(0.0);
+            budget::steps("the last sample's t", t_last, dt, per_step).map_err(|e| {
+                Error::DataFile {
+                    path: file.clone(),
+                    message: format!("the rollout to the last sample does not fit in memory: {e}"),
+                }
+            })?;
             let columns = columns.unwrap_or_else(|| {
                 all.columns
                     .iter()

@@ -43,5 +43,6 @@ pub use inequalities::ConvexInequalities;
 pub use newton::{semismooth_newton, NcpSolverParams, NcpStats};
 pub use problem::MixedComplementarityProblem;
 pub use step::{
-    run, AppliedImpulse, NcpContactResult, NcpRecording, NcpSettings, NcpSimulator, NcpStepReport,
+    recording_steps, run, run_steps, AppliedImpulse, NcpContactResult, NcpPartialRun, NcpRecording,
+    NcpSettings, NcpSimulator, NcpStepReport,
 };

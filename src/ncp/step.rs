@@ -3,6 +3,8 @@
 //! semismooth Newton from the previous step's solution; positions follow eq. (8).
 #![allow(non_snake_case)]
 
+use std::ops::ControlFlow;
+
 use nalgebra::{DVector, Matrix3, Quaternion, Vector3};
 
 use crate::collision::Geometry;
@@ -17,6 +19,7 @@ use crate::ncp::newton::{semismooth_newton, NcpSolverParams, NcpStats};
 use crate::ncp::problem::{
     Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales,
 };
+use crate::simulate::RunEnd;
 use crate::step::{PairParameters, State};
 
 /// A multiplier above this counts its inequality as active (a facet in contact, Sec. VI-C).
@@ -610,28 +613,91 @@ fn contact_result(
     }
 }
 
+/// Number of steps of `sim`'s δt in `duration` (s), checked by [`crate::budget::steps`] for
+/// the recording; `field` names what set the duration in errors.
+///
+/// # Errors
+/// [`Error::TooLarge`] when the recording would not fit in memory;
+/// [`Error::InvalidParameter`] for a negative or non-finite duration.
+pub fn recording_steps(sim: &NcpSimulator, field: &str, duration: f64) -> Result<usize> {
+    let per_step = std::mem::size_of::<State>()
+        + 8 * (sim.nq + sim.nv)
+        + std::mem::size_of::<NcpStepReport>()
+        + sim.pairs.len() * std::mem::size_of::<NcpContactResult>();
+    crate::budget::steps(field, duration, sim.settings.dt, per_step)
+}
+
+/// A rollout of the geometrically implicit stepper that may have stopped early: every
+/// completed step is in `recording`.
+#[derive(Debug)]
+pub struct NcpPartialRun {
+    /// States and reports of the steps completed (at least the initial state).
+    pub recording: NcpRecording,
+    /// Steps planned.
+    pub steps_planned: usize,
+    /// How it ended.
+    pub end: RunEnd,
+}
+
 /// Runs `sim` from `initial` for `duration` (s), calling `on_step` after every step.
 ///
 /// # Errors
-/// The first step error, unchanged (it carries the solver statistics).
+/// [`recording_steps`]' errors; the first step error as [`Error::Step`] (its index and time,
+/// around the step's error with the solver statistics).
 pub fn run(
     sim: &mut NcpSimulator,
     initial: &State,
     duration: f64,
     mut on_step: impl FnMut(&State, &NcpStepReport),
 ) -> Result<NcpRecording> {
-    let steps = crate::simulate::num_steps(duration, sim.settings.dt);
+    let steps = recording_steps(sim, "duration", duration)?;
+    let run = run_steps(sim, initial, steps, |state, report| {
+        on_step(state, report);
+        ControlFlow::Continue(())
+    });
+    match run.end {
+        RunEnd::Failed(e) => Err(e),
+        RunEnd::Complete | RunEnd::Interrupted => Ok(run.recording),
+    }
+}
+
+/// Runs `steps` steps of `sim` from `initial`, calling `on_step` after every step; `on_step`
+/// returning [`ControlFlow::Break`] stops the rollout ([`RunEnd::Interrupted`]), a failing
+/// step ends it ([`RunEnd::Failed`]); either way the completed steps are kept.
+pub fn run_steps(
+    sim: &mut NcpSimulator,
+    initial: &State,
+    steps: usize,
+    mut on_step: impl FnMut(&State, &NcpStepReport) -> ControlFlow<()>,
+) -> NcpPartialRun {
     let mut rec = NcpRecording {
         states: Vec::with_capacity(steps + 1),
         reports: Vec::with_capacity(steps),
     };
     rec.states.push(initial.clone());
-    for _ in 0..steps {
-        let (next, report) =
-            sim.step(rec.states.last().expect("invariant: initial state pushed"))?;
-        on_step(&next, &report);
+    let mut end = RunEnd::Complete;
+    for k in 0..steps {
+        let state = rec.states.last().expect("invariant: initial state pushed");
+        let (next, report) = match sim.step(state) {
+            Ok(step) => step,
+            Err(e) => {
+                end = RunEnd::Failed(e.at_step(k, state.t));
+                break;
+            }
+        };
+        let flow = on_step(&next, &report);
         rec.states.push(next);
         rec.reports.push(report);
+        if flow.is_break() {
+            if k + 1 < steps {
+                end = RunEnd::Interrupted;
+            }
+            break;
+        }
     }
-    Ok(rec)
+    NcpPartialRun {
+        recording: rec,
+        steps_planned: steps,
+        end,
+    }
 }

@@ -132,7 +132,7 @@ pub fn run_mpc_observed(
                 wall_s: report.wall_s,
             });
             let u = report.trajectory.controls[0].clone();
-            let (next, step_report) = sim.step(&x, &u)?;
+            let (next, step_report) = sim.step(&x, &u).map_err(|e| e.at_step(k, x.t))?;
             warm = report.trajectory.controls[1..].to_vec();
             warm.push(
                 report

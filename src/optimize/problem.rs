@@ -137,19 +137,21 @@ impl TrajectoryProblem {
     /// Rolls out `controls` (clamped into the bounds) from `x_0` and evaluates `J`.
     ///
     /// # Errors
-    /// Size mismatches, and the first step failure (it carries the solver statistics).
+    /// Size mismatches, and the first step failure as [`crate::error::Error::Step`] (its
+    /// index and time, around the step's error with the solver statistics).
     pub fn rollout(&self, sim: &mut Simulator, controls: &[DVector<f64>]) -> Result<Trajectory> {
         self.check(sim, controls)?;
         let mut states = Vec::with_capacity(self.num_steps + 1);
         let mut reports = Vec::with_capacity(self.num_steps);
         let mut applied = Vec::with_capacity(self.num_steps);
         states.push(self.x0.clone());
-        for u in controls {
+        for (k, u) in controls.iter().enumerate() {
             let u = match &self.bounds {
                 Some(b) => b.clamp(u),
                 None => u.clone(),
             };
-            let (next, report) = sim.step(states.last().expect("invariant: x_0 pushed"), &u)?;
+            let x = states.last().expect("invariant: x_0 pushed");
+            let (next, report) = sim.step(x, &u).map_err(|e| e.at_step(k, x.t))?;
             states.push(next);
             reports.push(report);
             applied.push(u);

@@ -6,6 +6,7 @@ use std::path::Path;
 use nalgebra::{DVector, Vector3};
 use serde::Deserialize;
 
+use crate::budget;
 use crate::error::{Error, Result};
 use crate::multibody::MultibodyModel;
 use crate::optimize::cost::{
@@ -18,7 +19,7 @@ use crate::optimize::problem::{ControlBounds, TrajectoryProblem};
 use crate::optimize::task::{Task, TaskCheck};
 use crate::problem::locate::locate;
 use crate::problem::{parse_toml, Problem};
-use crate::simulate::num_steps;
+use crate::simulate::recording_bytes_per_step;
 
 /// The tables of a problem file the optimizer reads (the reader keeps `[optimize]` raw, and
 /// the others are its own).
@@ -398,7 +399,17 @@ pub fn optimization(problem: &Problem) -> Result<Optimization> {
             spec.horizon,
         ));
     }
-    let num = num_steps(spec.horizon, dt);
+    let per_step = trajectory_bytes_per_step(model.nq(), model.nv(), nu);
+    let checked_steps = |field: &str, duration: f64| {
+        budget::steps(field, duration, dt, per_step).map_err(|e| {
+            r.err(
+                field,
+                "a duration whose trajectory buffers fit in memory",
+                e,
+            )
+        })
+    };
+    let num = checked_steps("horizon", spec.horizon)?;
     let mut params = IlqrParams::default();
     if let Some(n) = spec.max_iterations {
         params = params
@@ -486,9 +497,9 @@ pub fn optimization(problem: &Problem) -> Result<Optimization> {
                 ));
             }
             MpcSettings::new(
-                num_steps(m.horizon, dt),
+                checked_steps("mpc.horizon", m.horizon)?,
                 m.iterations.unwrap_or(5).max(1),
-                num_steps(duration, dt),
+                checked_steps("mpc.duration", duration)?,
                 m.shrink.unwrap_or(false),
             )
         }
@@ -505,4 +516,14 @@ pub fn optimization(problem: &Problem) -> Result<Optimization> {
         task: Task { checks },
         mpc,
     })
+}
+
+/// Memory an iLQR trajectory keeps per step (bytes, a lower bound): the states and controls
+/// of the trajectory and of its line-search candidate, the step report, the step Jacobians
+/// `A_t` (2nv × 2nv) and `B_t` (2nv × nu), the gains and the value function's Hessian.
+fn trajectory_bytes_per_step(nq: usize, nv: usize, nu: usize) -> usize {
+    let ndx = 2 * nv;
+    recording_bytes_per_step(nq, nv)
+        + std::mem::size_of::<crate::step::State>()
+        + 8 * (nq + nv + 3 * nu + 2 * ndx * ndx + 2 * ndx * nu)
 }

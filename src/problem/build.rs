@@ -661,6 +661,14 @@ impl Builder<'_> {
         let scene = description
             .build()
             .map_err(|e| self.description_error(e, &file))?;
+        crate::simulate::recording_steps(&scene.simulator, "simulation.duration", duration)
+            .map_err(|e| {
+                self.err(
+                    "simulation.duration",
+                    "a duration whose recording fits in memory",
+                    e,
+                )
+            })?;
         let ncp = self.ncp(&file.ncp, &scene.simulator.model, dt)?;
         let problem = Problem {
             name: self

@@ -564,13 +564,22 @@ impl Builder<'_> {
                 ))
             }
         };
-        Ok(match spec.modulus {
+        let properties = match spec.modulus {
             None => Hydroelastic::Rigid { resolution_hint },
             Some(e) => Hydroelastic::Compliant {
                 modulus: self.positive(&format!("{field}.modulus"), e)?,
                 resolution_hint,
                 thickness,
             },
-        })
+        };
+        // A mesh too fine to build is refused here, at the hint's line, before meshing.
+        match properties.validate(shape) {
+            Err(e @ Error::TooLarge { .. }) => Err(self.err(
+                &format!("{field}.resolution_hint"),
+                "a mesh within the triangle cap",
+                e,
+            )),
+            _ => Ok(properties),
+        }
     }
 }

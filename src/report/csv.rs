@@ -32,6 +32,12 @@
 //!   `t,body_a,body_b,polygon,vertex,x,y,z,pressure`: the polygon's index within its step and
 //!   pair, the vertex index and position (m), and the polygon's pressure `f_n/A` (Pa).
 //!
+//! The same files are written while a rollout runs by [`TableWriter`] (and
+//! [`NcpTableWriter`]): headers first, then each step's rows as the step completes, buffered
+//! and flushed every second and at the end, so that a run that fails or is interrupted leaves
+//! every completed step on disk; for a complete run the bytes are those of the functions that
+//! write a whole recording.
+//!
 //! The geometrically implicit stepper ([`write_ncp_tables`]) writes the same `trajectory.csv`
 //! and a `stats.csv` without `condition` ([`NCP_STATS_HEADER`]; residual: the dimensionless
 //! `‖Φ‖∞`, contacts: the number of pairs), and its
@@ -46,12 +52,14 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::ncp::NcpRecording;
-use crate::report::{body_names, body_states};
+use crate::ncp::{NcpRecording, NcpStepReport};
+use crate::report::{body_names, BodyState, BodyStateTracker};
 use crate::simulate::Recording;
-use crate::step::Simulator;
+use crate::solver::SolverStats;
+use crate::step::{Simulator, State, StepReport};
 
 /// File name of the trajectory table.
 pub const TRAJECTORY: &str = "trajectory.csv";
@@ -100,31 +108,11 @@ pub fn write_tables(recording: &Recording, sim: &Simulator, dir: &Path) -> Resul
 /// # Errors
 /// [`Error::Io`] naming the file.
 pub fn write_trajectory(recording: &Recording, sim: &Simulator, dir: &Path) -> Result<PathBuf> {
-    let names = body_names(&sim.model);
-    let rows = body_states(recording, &sim.model);
+    let mut bodies = BodyStateTracker::new(&sim.model);
     write_file(dir, TRAJECTORY, |w| {
-        write!(w, "t")?;
-        for name in &names {
-            for column in BODY_COLUMNS {
-                write!(w, ",{name}.{column}")?;
-            }
-        }
-        writeln!(w)?;
-        for (state, bodies) in recording.states.iter().zip(&rows) {
-            write!(w, "{}", Num(state.t))?;
-            for b in bodies {
-                let q = b.q_WB.quaternion();
-                let values = [
-                    b.p_WB.as_slice(),
-                    &[q.w, q.i, q.j, q.k],
-                    b.v_WB.as_slice(),
-                    b.w_WB.as_slice(),
-                ];
-                for x in values.concat() {
-                    write!(w, ",{}", Num(x))?;
-                }
-            }
-            writeln!(w)?;
+        trajectory_header(w, sim)?;
+        for state in &recording.states {
+            trajectory_row(w, state.t, &bodies.next(&sim.model, state))?;
         }
         Ok(())
     })
@@ -138,24 +126,7 @@ pub fn write_contacts(recording: &Recording, sim: &Simulator, dir: &Path) -> Res
     write_file(dir, CONTACTS, |w| {
         writeln!(w, "{CONTACTS_HEADER}")?;
         for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
-            for c in &report.contacts {
-                write!(
-                    w,
-                    "{},{},{}",
-                    Num(end.t),
-                    sim.model.name_of(c.body_a),
-                    sim.model.name_of(c.body_b)
-                )?;
-                let values = [
-                    c.point.as_slice(),
-                    c.normal.as_slice(),
-                    &[c.normal_force, c.tangential_force, c.slip, c.penetration],
-                ];
-                for x in values.concat() {
-                    write!(w, ",{}", Num(x))?;
-                }
-                writeln!(w)?;
-            }
+            contact_rows(w, sim, end.t, report)?;
         }
         Ok(())
     })
@@ -169,20 +140,7 @@ pub fn write_patches(recording: &Recording, sim: &Simulator, dir: &Path) -> Resu
     write_file(dir, PATCHES, |w| {
         writeln!(w, "{PATCHES_HEADER}")?;
         for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
-            for p in &report.patches {
-                write!(
-                    w,
-                    "{},{},{},{}",
-                    Num(end.t),
-                    sim.model.name_of(p.body_a),
-                    sim.model.name_of(p.body_b),
-                    Num(p.area)
-                )?;
-                for x in p.force.iter().chain(p.moment.iter()) {
-                    write!(w, ",{}", Num(*x))?;
-                }
-                writeln!(w, ",{},{}", p.polygons, Num(p.max_pressure))?;
-            }
+            patch_rows(w, sim, end.t, report)?;
         }
         Ok(())
     })
@@ -196,44 +154,7 @@ pub fn write_patch_geometry(recording: &Recording, sim: &Simulator, dir: &Path) 
     write_file(dir, PATCH_GEOMETRY, |w| {
         writeln!(w, "{PATCH_GEOMETRY_HEADER}")?;
         for (report, states) in recording.reports.iter().zip(recording.states.windows(2)) {
-            if report.patches.is_empty() {
-                continue;
-            }
-            // The step's polygons, clipped at its start.
-            let vertices = sim
-                .polygon_vertices(&states[0], &report.contacts)
-                .map_err(io::Error::other)?;
-            let end = &states[1];
-            let mut index: Vec<((usize, usize), usize)> = Vec::new();
-            for (c, vertices) in report.contacts.iter().zip(&vertices) {
-                let Some(polygon) = &c.polygon else {
-                    continue;
-                };
-                let k = match index.iter_mut().find(|(g, _)| *g == c.geometries) {
-                    Some((_, n)) => {
-                        *n += 1;
-                        *n
-                    }
-                    None => {
-                        index.push((c.geometries, 0));
-                        0
-                    }
-                };
-                let pressure = c.normal_force / polygon.area;
-                for (i, v) in vertices.iter().enumerate() {
-                    writeln!(
-                        w,
-                        "{},{},{},{k},{i},{},{},{},{}",
-                        Num(end.t),
-                        sim.model.name_of(c.body_a),
-                        sim.model.name_of(c.body_b),
-                        Num(v.x),
-                        Num(v.y),
-                        Num(v.z),
-                        Num(pressure)
-                    )?;
-                }
-            }
+            patch_geometry_rows(w, sim, &states[0], &states[1], report)?;
         }
         Ok(())
     })
@@ -247,17 +168,7 @@ pub fn write_stats(recording: &Recording, dir: &Path) -> Result<PathBuf> {
     write_file(dir, STATS, |w| {
         writeln!(w, "{STATS_HEADER}")?;
         for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
-            let s = &report.stats;
-            writeln!(
-                w,
-                "{},{},{},{},{},{}",
-                Num(end.t),
-                s.iterations,
-                s.line_search_iterations,
-                s.contacts,
-                Num(s.residual),
-                s.condition.map(|c| Num(c).to_string()).unwrap_or_default()
-            )?;
+            stats_row(w, end.t, &report.stats)?;
         }
         Ok(())
     })
@@ -274,41 +185,234 @@ pub fn write_ncp_tables(
     sim: &Simulator,
     dir: &Path,
 ) -> Result<[PathBuf; 3]> {
-    let states = Recording {
-        states: recording.states.clone(),
-        reports: Vec::new(),
-    };
-    let trajectory = write_trajectory(&states, sim, dir)?;
-    let contacts = write_file(dir, CONTACTS, |w| {
-        writeln!(w, "{NCP_CONTACTS_HEADER}")?;
-        for (report, step) in recording.reports.iter().zip(recording.states.windows(2)) {
-            let (start, end) = (&step[0], &step[1]);
-            let dt = end.t - start.t;
-            for c in &report.contacts {
-                write!(
-                    w,
-                    "{},{},{}",
-                    Num(end.t),
-                    sim.model.name_of(c.body_a),
-                    sim.model.name_of(c.body_b)
-                )?;
-                let [p_n, p_t, p_o, p_r] = c.impulse;
-                let values = [
-                    c.ecp.as_slice(),
-                    c.normal.as_slice(),
-                    &[p_n / dt, p_t / dt, p_o / dt, p_r / dt],
-                ];
-                for x in values.concat() {
-                    write!(w, ",{}", Num(x))?;
-                }
-                writeln!(w, ",{},{}", c.facets, Num(c.gap))?;
-            }
+    let first = recording
+        .states
+        .first()
+        .expect("invariant: a recording holds its initial state");
+    let mut tables = NcpTableWriter::create(sim, dir, first)?;
+    for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+        tables.step(end, report)?;
+    }
+    let [trajectory, contacts, stats] = tables.finish()?;
+    Ok([trajectory, contacts, stats])
+}
+
+/// Which tables a [`TableWriter`] writes besides [`TRAJECTORY`], [`CONTACTS`] and [`STATS`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExtraTables {
+    /// [`PATCHES`] (scenes with pressure-field pairs).
+    pub patches: bool,
+    /// [`PATCH_GEOMETRY`].
+    pub patch_geometry: bool,
+}
+
+/// How often a [`TableWriter`] flushes its buffers to disk while a rollout runs (s of wall
+/// time): a killed process (SIGKILL) loses at most the rows of about this long.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
+/// One table being written: its path and buffered file.
+struct Table {
+    path: PathBuf,
+    w: BufWriter<File>,
+}
+
+impl Table {
+    fn create(dir: &Path, name: &str) -> Result<Self> {
+        let path = dir.join(name);
+        let file = File::create(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Table {
+            path,
+            w: BufWriter::new(file),
+        })
+    }
+
+    /// Runs `write` on the buffer, naming this table in an error.
+    fn write(&mut self, write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<()> {
+        write(&mut self.w).map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.write(|w| w.flush())
+    }
+}
+
+/// The tables of a rollout written while it runs: the headers and the initial state at
+/// [`TableWriter::create`], one step's rows at each [`TableWriter::step`], buffered and flushed
+/// at least every second and at [`TableWriter::finish`]. A rollout that fails or is
+/// interrupted leaves every completed step on disk. The files are byte-identical to
+/// [`write_tables`], [`write_patches`] and [`write_patch_geometry`] of the whole recording.
+pub struct TableWriter {
+    bodies: BodyStateTracker,
+    trajectory: Table,
+    contacts: Table,
+    stats: Table,
+    patches: Option<Table>,
+    patch_geometry: Option<Table>,
+    /// The state at the start of the next step (its polygons are clipped there).
+    previous: State,
+    flushed: Instant,
+}
+
+impl TableWriter {
+    /// Creates the tables of a rollout of `sim` in the existing folder `dir` (replacing files
+    /// of the same names) and writes their headers and the trajectory's first row, `initial`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be created or written.
+    pub fn create(
+        sim: &Simulator,
+        dir: &Path,
+        initial: &State,
+        extra: ExtraTables,
+    ) -> Result<Self> {
+        let headed = |name: &str, header: &str| -> Result<Table> {
+            let mut table = Table::create(dir, name)?;
+            table.write(|w| writeln!(w, "{header}"))?;
+            Ok(table)
+        };
+        let mut trajectory = Table::create(dir, TRAJECTORY)?;
+        let mut bodies = BodyStateTracker::new(&sim.model);
+        let first = bodies.next(&sim.model, initial);
+        trajectory.write(|w| {
+            trajectory_header(w, sim)?;
+            trajectory_row(w, initial.t, &first)
+        })?;
+        Ok(TableWriter {
+            bodies,
+            trajectory,
+            contacts: headed(CONTACTS, CONTACTS_HEADER)?,
+            stats: headed(STATS, STATS_HEADER)?,
+            patches: extra
+                .patches
+                .then(|| headed(PATCHES, PATCHES_HEADER))
+                .transpose()?,
+            patch_geometry: extra
+                .patch_geometry
+                .then(|| headed(PATCH_GEOMETRY, PATCH_GEOMETRY_HEADER))
+                .transpose()?,
+            previous: initial.clone(),
+            flushed: Instant::now(),
+        })
+    }
+
+    /// Writes the rows of one step of `sim` (the simulator the tables were created for) that
+    /// ended at `end` and reported `report`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be written.
+    pub fn step(&mut self, sim: &Simulator, end: &State, report: &StepReport) -> Result<()> {
+        let bodies = self.bodies.next(&sim.model, end);
+        self.trajectory
+            .write(|w| trajectory_row(w, end.t, &bodies))?;
+        self.contacts
+            .write(|w| contact_rows(w, sim, end.t, report))?;
+        self.stats.write(|w| stats_row(w, end.t, &report.stats))?;
+        if let Some(table) = &mut self.patches {
+            table.write(|w| patch_rows(w, sim, end.t, report))?;
+        }
+        if let Some(table) = &mut self.patch_geometry {
+            let start = &self.previous;
+            table.write(|w| patch_geometry_rows(w, sim, start, end, report))?;
+        }
+        self.previous.clone_from(end);
+        if self.flushed.elapsed() >= FLUSH_EVERY {
+            self.flush()?;
         }
         Ok(())
-    })?;
-    let stats = write_file(dir, STATS, |w| {
-        writeln!(w, "{NCP_STATS_HEADER}")?;
-        for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+    }
+
+    /// Flushes every table's buffer to its file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be written.
+    pub fn flush(&mut self) -> Result<()> {
+        self.flushed = Instant::now();
+        for table in [&mut self.trajectory, &mut self.contacts, &mut self.stats]
+            .into_iter()
+            .chain(self.patches.as_mut())
+            .chain(self.patch_geometry.as_mut())
+        {
+            table.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the tables and returns their paths: trajectory, contacts, stats, then the
+    /// extra tables asked for.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be written.
+    pub fn finish(mut self) -> Result<Vec<PathBuf>> {
+        self.flush()?;
+        Ok([self.trajectory, self.contacts, self.stats]
+            .into_iter()
+            .chain(self.patches)
+            .chain(self.patch_geometry)
+            .map(|t| t.path)
+            .collect())
+    }
+}
+
+/// [`TableWriter`] for the geometrically implicit stepper: [`TRAJECTORY`], [`CONTACTS`] (ncp
+/// columns) and [`STATS`] (ncp columns), byte-identical to [`write_ncp_tables`].
+pub struct NcpTableWriter<'a> {
+    sim: &'a Simulator,
+    bodies: BodyStateTracker,
+    trajectory: Table,
+    contacts: Table,
+    stats: Table,
+    previous_t: f64,
+    flushed: Instant,
+}
+
+impl<'a> NcpTableWriter<'a> {
+    /// Creates the tables in the existing folder `dir`; `sim` gives the model and the body
+    /// names.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be created or written.
+    pub fn create(sim: &'a Simulator, dir: &Path, initial: &State) -> Result<Self> {
+        let mut trajectory = Table::create(dir, TRAJECTORY)?;
+        let mut bodies = BodyStateTracker::new(&sim.model);
+        let first = bodies.next(&sim.model, initial);
+        trajectory.write(|w| {
+            trajectory_header(w, sim)?;
+            trajectory_row(w, initial.t, &first)
+        })?;
+        let mut contacts = Table::create(dir, CONTACTS)?;
+        contacts.write(|w| writeln!(w, "{NCP_CONTACTS_HEADER}"))?;
+        let mut stats = Table::create(dir, STATS)?;
+        stats.write(|w| writeln!(w, "{NCP_STATS_HEADER}"))?;
+        Ok(NcpTableWriter {
+            sim,
+            bodies,
+            trajectory,
+            contacts,
+            stats,
+            previous_t: initial.t,
+            flushed: Instant::now(),
+        })
+    }
+
+    /// Writes the rows of one step that ended at `end` and reported `report`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be written.
+    pub fn step(&mut self, end: &State, report: &NcpStepReport) -> Result<()> {
+        let sim = self.sim;
+        let bodies = self.bodies.next(&sim.model, end);
+        self.trajectory
+            .write(|w| trajectory_row(w, end.t, &bodies))?;
+        let dt = end.t - self.previous_t;
+        self.contacts
+            .write(|w| ncp_contact_rows(w, sim, end.t, dt, report))?;
+        self.stats.write(|w| {
             let s = &report.stats;
             writeln!(
                 w,
@@ -318,11 +422,203 @@ pub fn write_ncp_tables(
                 s.line_search_iterations,
                 s.contacts,
                 Num(s.residual)
-            )?;
+            )
+        })?;
+        self.previous_t = end.t;
+        if self.flushed.elapsed() >= FLUSH_EVERY {
+            self.flush()?;
         }
         Ok(())
-    })?;
-    Ok([trajectory, contacts, stats])
+    }
+
+    /// Flushes every table's buffer to its file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be written.
+    pub fn flush(&mut self) -> Result<()> {
+        self.flushed = Instant::now();
+        for table in [&mut self.trajectory, &mut self.contacts, &mut self.stats] {
+            table.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the tables and returns their paths: trajectory, contacts, stats.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be written.
+    pub fn finish(mut self) -> Result<[PathBuf; 3]> {
+        self.flush()?;
+        Ok([self.trajectory.path, self.contacts.path, self.stats.path])
+    }
+}
+
+/// The header of [`TRAJECTORY`]: `t`, then the 13 columns of every body.
+fn trajectory_header(w: &mut impl Write, sim: &Simulator) -> io::Result<()> {
+    write!(w, "t")?;
+    for name in body_names(&sim.model) {
+        for column in BODY_COLUMNS {
+            write!(w, ",{name}.{column}")?;
+        }
+    }
+    writeln!(w)
+}
+
+/// One row of [`TRAJECTORY`]: time `t` (s) and the world-frame states of every body.
+fn trajectory_row(w: &mut impl Write, t: f64, bodies: &[BodyState]) -> io::Result<()> {
+    write!(w, "{}", Num(t))?;
+    for b in bodies {
+        let q = b.q_WB.quaternion();
+        let values = [
+            b.p_WB.as_slice(),
+            &[q.w, q.i, q.j, q.k],
+            b.v_WB.as_slice(),
+            b.w_WB.as_slice(),
+        ];
+        for x in values.concat() {
+            write!(w, ",{}", Num(x))?;
+        }
+    }
+    writeln!(w)
+}
+
+/// The rows of [`CONTACTS`] of one step that ended at `t` (s).
+fn contact_rows(
+    w: &mut impl Write,
+    sim: &Simulator,
+    t: f64,
+    report: &StepReport,
+) -> io::Result<()> {
+    for c in &report.contacts {
+        write!(
+            w,
+            "{},{},{}",
+            Num(t),
+            sim.model.name_of(c.body_a),
+            sim.model.name_of(c.body_b)
+        )?;
+        let values = [
+            c.point.as_slice(),
+            c.normal.as_slice(),
+            &[c.normal_force, c.tangential_force, c.slip, c.penetration],
+        ];
+        for x in values.concat() {
+            write!(w, ",{}", Num(x))?;
+        }
+        writeln!(w)?;
+    }
+    Ok(())
+}
+
+/// The rows of [`PATCHES`] of one step that ended at `t` (s).
+fn patch_rows(w: &mut impl Write, sim: &Simulator, t: f64, report: &StepReport) -> io::Result<()> {
+    for p in &report.patches {
+        write!(
+            w,
+            "{},{},{},{}",
+            Num(t),
+            sim.model.name_of(p.body_a),
+            sim.model.name_of(p.body_b),
+            Num(p.area)
+        )?;
+        for x in p.force.iter().chain(p.moment.iter()) {
+            write!(w, ",{}", Num(*x))?;
+        }
+        writeln!(w, ",{},{}", p.polygons, Num(p.max_pressure))?;
+    }
+    Ok(())
+}
+
+/// The rows of [`PATCH_GEOMETRY`] of one step from `start` to `end`: its polygons, clipped
+/// at its start.
+fn patch_geometry_rows(
+    w: &mut impl Write,
+    sim: &Simulator,
+    start: &State,
+    end: &State,
+    report: &StepReport,
+) -> io::Result<()> {
+    if report.patches.is_empty() {
+        return Ok(());
+    }
+    let vertices = sim
+        .polygon_vertices(start, &report.contacts)
+        .map_err(io::Error::other)?;
+    let mut index: Vec<((usize, usize), usize)> = Vec::new();
+    for (c, vertices) in report.contacts.iter().zip(&vertices) {
+        let Some(polygon) = &c.polygon else {
+            continue;
+        };
+        let k = match index.iter_mut().find(|(g, _)| *g == c.geometries) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                index.push((c.geometries, 0));
+                0
+            }
+        };
+        let pressure = c.normal_force / polygon.area;
+        for (i, v) in vertices.iter().enumerate() {
+            writeln!(
+                w,
+                "{},{},{},{k},{i},{},{},{},{}",
+                Num(end.t),
+                sim.model.name_of(c.body_a),
+                sim.model.name_of(c.body_b),
+                Num(v.x),
+                Num(v.y),
+                Num(v.z),
+                Num(pressure)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One row of [`STATS`] for a step that ended at `t` (s).
+fn stats_row(w: &mut impl Write, t: f64, s: &SolverStats) -> io::Result<()> {
+    writeln!(
+        w,
+        "{},{},{},{},{},{}",
+        Num(t),
+        s.iterations,
+        s.line_search_iterations,
+        s.contacts,
+        Num(s.residual),
+        s.condition.map(|c| Num(c).to_string()).unwrap_or_default()
+    )
+}
+
+/// The rows of the ncp [`CONTACTS`] of one step of length `dt` (s) that ended at `t` (s).
+fn ncp_contact_rows(
+    w: &mut impl Write,
+    sim: &Simulator,
+    t: f64,
+    dt: f64,
+    report: &NcpStepReport,
+) -> io::Result<()> {
+    for c in &report.contacts {
+        write!(
+            w,
+            "{},{},{}",
+            Num(t),
+            sim.model.name_of(c.body_a),
+            sim.model.name_of(c.body_b)
+        )?;
+        let [p_n, p_t, p_o, p_r] = c.impulse;
+        let values = [
+            c.ecp.as_slice(),
+            c.normal.as_slice(),
+            &[p_n / dt, p_t / dt, p_o / dt, p_r / dt],
+        ];
+        for x in values.concat() {
+            write!(w, ",{}", Num(x))?;
+        }
+        writeln!(w, ",{},{}", c.facets, Num(c.gap))?;
+    }
+    Ok(())
 }
 
 /// Creates `dir/name`, lets `body` fill it through a buffer and flushes it.
@@ -452,6 +748,51 @@ mod tests {
         assert!(lines[1..].iter().all(|l| l.split(',').nth(3) == Some("4")));
 
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The tables written step by step while a rollout runs are byte-identical to the tables
+    /// of the whole recording.
+    #[test]
+    fn tables_written_while_running_equal_the_recordings_tables() {
+        let mut problem = parse_problem(BOX_ON_BELT, Path::new("box-on-belt.toml")).unwrap();
+        let rec = run(
+            &mut problem.simulator,
+            &problem.initial_state,
+            problem.duration,
+            |_, _| {},
+        )
+        .unwrap();
+        let whole = temp_folder("whole");
+        let [trajectory, contacts, stats] = write_tables(&rec, &problem.simulator, &whole).unwrap();
+        let patch_geometry = write_patch_geometry(&rec, &problem.simulator, &whole).unwrap();
+        let running = temp_folder("running");
+        let extra = ExtraTables {
+            patches: false,
+            patch_geometry: true,
+        };
+        let sim = &problem.simulator;
+        let mut tables = TableWriter::create(sim, &running, &rec.states[0], extra).unwrap();
+        for (report, end) in rec.reports.iter().zip(&rec.states[1..]) {
+            tables.step(sim, end, report).unwrap();
+        }
+        let written = tables.finish().unwrap();
+        assert_eq!(written.len(), 4);
+        for (path, name) in [trajectory, contacts, stats, patch_geometry].iter().zip([
+            TRAJECTORY,
+            CONTACTS,
+            STATS,
+            PATCH_GEOMETRY,
+        ]) {
+            let expected = std::fs::read(path).unwrap();
+            assert!(expected.len() > 40, "{name}");
+            assert_eq!(
+                std::fs::read(running.join(name)).unwrap(),
+                expected,
+                "{name}"
+            );
+        }
+        std::fs::remove_dir_all(&whole).unwrap();
+        std::fs::remove_dir_all(&running).unwrap();
     }
 
     #[test]

@@ -42,6 +42,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use crate::multibody::kinematics::body_velocity_world;
 use crate::multibody::{forward_kinematics, MultibodyData, MultibodyModel};
 use crate::simulate::Recording;
+use crate::step::State;
 
 /// Pose and velocity of one body at one instant, world frame W.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,39 +72,61 @@ pub fn body_names(model: &MultibodyModel<f64>) -> Vec<&str> {
 /// World-frame states of every body at every recorded state: `out[k][b]` is body `b` (in the
 /// order of [`body_names`]) at `recording.states[k]` (steps + 1 rows of nb + n_prescribed).
 pub fn body_states(recording: &Recording, model: &MultibodyModel<f64>) -> Vec<Vec<BodyState>> {
-    let mut data = MultibodyData::new(model);
-    let num_bodies = model.bodies.len() + model.prescribed.len();
-    // The identity as the "previous" quaternion makes the first row's w non-negative.
-    let mut previous = vec![UnitQuaternion::identity(); num_bodies];
+    let mut tracker = BodyStateTracker::new(model);
     recording
         .states
         .iter()
-        .map(|state| {
-            forward_kinematics(model, &mut data, &state.q, &state.v);
-            let tree = (0..model.bodies.len()).map(|i| {
-                let (w_WB, v_WB) = body_velocity_world(&data, i);
-                (data.X_WB[i], w_WB, v_WB)
-            });
-            let prescribed = model.prescribed.iter().map(|b| {
-                let (w_WB, v_WB) = b.velocity(state.t);
-                (b.pose(state.t), w_WB, v_WB)
-            });
-            tree.chain(prescribed)
-                .zip(previous.iter_mut())
-                .map(|((X_WB, w_WB, v_WB), previous)| {
-                    let mut q_WB = UnitQuaternion::from_matrix(&X_WB.R);
-                    if q_WB.coords.dot(&previous.coords) < 0.0 {
-                        q_WB = UnitQuaternion::new_unchecked(-q_WB.into_inner());
-                    }
-                    *previous = q_WB;
-                    BodyState {
-                        p_WB: X_WB.p,
-                        q_WB,
-                        v_WB,
-                        w_WB,
-                    }
-                })
-                .collect()
-        })
+        .map(|state| tracker.next(model, state))
         .collect()
+}
+
+/// [`body_states`] one state at a time, for tables written while a rollout runs: keeps the
+/// kinematics data and the previous quaternions that make the signs continuous.
+#[derive(Debug)]
+pub struct BodyStateTracker {
+    data: MultibodyData<f64>,
+    previous: Vec<UnitQuaternion<f64>>,
+}
+
+impl BodyStateTracker {
+    /// A tracker before the first state of a trajectory of `model`.
+    pub fn new(model: &MultibodyModel<f64>) -> Self {
+        let num_bodies = model.bodies.len() + model.prescribed.len();
+        BodyStateTracker {
+            data: MultibodyData::new(model),
+            // The identity as the "previous" quaternion makes the first row's w non-negative.
+            previous: vec![UnitQuaternion::identity(); num_bodies],
+        }
+    }
+
+    /// The world-frame states of every body of `model` (the tracker's; in the order of
+    /// [`body_names`]) at `state`, the next state of the trajectory.
+    pub fn next(&mut self, model: &MultibodyModel<f64>, state: &State) -> Vec<BodyState> {
+        forward_kinematics(model, &mut self.data, &state.q, &state.v);
+        let data = &self.data;
+        let tree = (0..model.bodies.len()).map(|i| {
+            let (w_WB, v_WB) = body_velocity_world(data, i);
+            (data.X_WB[i], w_WB, v_WB)
+        });
+        let prescribed = model.prescribed.iter().map(|b| {
+            let (w_WB, v_WB) = b.velocity(state.t);
+            (b.pose(state.t), w_WB, v_WB)
+        });
+        tree.chain(prescribed)
+            .zip(self.previous.iter_mut())
+            .map(|((X_WB, w_WB, v_WB), previous)| {
+                let mut q_WB = UnitQuaternion::from_matrix(&X_WB.R);
+                if q_WB.coords.dot(&previous.coords) < 0.0 {
+                    q_WB = UnitQuaternion::new_unchecked(-q_WB.into_inner());
+                }
+                *previous = q_WB;
+                BodyState {
+                    p_WB: X_WB.p,
+                    q_WB,
+                    v_WB,
+                    w_WB,
+                }
+            })
+            .collect()
+    }
 }

@@ -78,13 +78,18 @@ impl Scene {
     /// (solver statistics, and force, slip and penetration of every contact).
     ///
     /// # Errors
-    /// The step's error ([`crate::error::Error::NotConverged`] and others); the state is then
-    /// unchanged.
+    /// The step's error ([`crate::error::Error::NotConverged`] and others) as
+    /// [`crate::error::Error::Step`], the step's index taken on the time grid from t = 0
+    /// (`round(t / δt)`); the state is then unchanged.
     pub fn step(&mut self) -> Result<StepReport> {
         let u = self
             .controller
             .effort(&self.state, self.simulator.model.nu());
-        let (next, report) = self.simulator.step(&self.state, &u)?;
+        let t = self.state.t;
+        let (next, report) = self
+            .simulator
+            .step(&self.state, &u)
+            .map_err(|e| e.at_step((t / self.simulator.settings.dt).round() as usize, t))?;
         self.state = next;
         Ok(report)
     }
@@ -93,7 +98,9 @@ impl Scene {
     /// one first) and every step report.
     ///
     /// # Errors
-    /// The first step error; the state is then unchanged.
+    /// [`crate::error::Error::TooLarge`] when the recording would not fit in
+    /// [`crate::budget::MEMORY_CAP`]; the first step error as [`crate::error::Error::Step`]
+    /// (its index in this run and its time); the state is then unchanged.
     pub fn run_for(&mut self, duration: f64) -> Result<Recording> {
         let recording = run_controlled(
             &mut self.simulator,

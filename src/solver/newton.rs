@@ -91,6 +91,43 @@ mod tests {
         assert!(problem.residual(&sol.v).norm() <= 1e-6 * m * g * dt);
     }
 
+    /// A Hessian that cannot be factored (here an indefinite "mass matrix" with a positive
+    /// diagonal, eigenvalues −1, 1, 3: the second pivot is 1 − 2² < 0, and a contact 1 m
+    /// apart that adds nothing to it) is an error with the
+    /// pivot and the statistics of the solve up to then, not a bare pivot.
+    #[test]
+    fn failed_factorization_carries_the_statistics() {
+        let p = ContactParams::default();
+        let problem = ConvexProblem {
+            A: DMatrix::from_row_slice(3, 3, &[1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
+            cliques: vec![vec![0, 1, 2]],
+            v_star: DVector::from_vec(vec![0.0, 0.0, -0.1]),
+            v0: DVector::zeros(3),
+            J: Matrix3xX::identity(3),
+            b: vec![Vector3::zeros()],
+            constraints: Vec::new(),
+            contacts: ContactPool::Lagged(vec![Lagged::new(
+                HuntCrossley::from_params(&p, -1.0, 1e-3),
+                &p,
+                0.0,
+                1e-3,
+            )]),
+        };
+        let e = solve(&problem, &DVector::zeros(3), &SolverParams::default()).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "matrix is not positive definite (pivot 1) in the Newton Hessian: 0 iterations"
+            ),
+            "{e}"
+        );
+        match e {
+            Error::HessianNotPositiveDefinite { pivot, stats } => {
+                assert_eq!((pivot, stats.iterations, stats.contacts), (1, 0, 1))
+            }
+            other => panic!("expected HessianNotPositiveDefinite, got {other:?}"),
+        }
+    }
+
     /// The iteration limit produces an error that carries the statistics.
     #[test]
     fn non_convergence_is_an_error_with_stats() {

@@ -35,6 +35,11 @@ pub struct SolverStats {
     /// ([`crate::solver::linalg::condition_estimate`]); `None` when Newton took no step or
     /// [`crate::solver::SolverParams::condition_estimate`] is off.
     pub condition: Option<f64>,
+    /// Step length α of the last line search that succeeded; `None` before the first.
+    pub last_step_length: Option<f64>,
+    /// Whether the solve stopped because the line search found no decrease of ℓ along the
+    /// Newton direction (in errors only; otherwise the iteration limit stopped it).
+    pub line_search_failed: bool,
 }
 
 impl fmt::Display for SolverStats {
@@ -43,6 +48,16 @@ impl fmt::Display for SolverStats {
             f,
             "{} iterations, {} line-search iterations, residual {:.3e} (tolerance {:.3e}), {} contacts, cost {:.6e}",
             self.iterations, self.line_search_iterations, self.residual, self.tolerance, self.contacts, self.cost
-        )
+        )?;
+        if let Some(alpha) = self.last_step_length {
+            write!(f, ", last step length α = {alpha:.3e}")?;
+        }
+        if self.line_search_failed {
+            write!(
+                f,
+                "; the line search found no decrease along the Newton direction"
+            )?;
+        }
+        Ok(())
     }
 }

@@ -766,7 +766,8 @@ impl IterationData {
                 stats.criterion = criterion;
                 if params.factor_at_solution {
                     layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
-                    self.factor_hessian(params)?;
+                    self.factor_hessian(params)
+                        .map_err(|e| with_stats(e, &stats))?;
                 }
                 if self.generation.is_some() && params.condition_estimate {
                     stats.condition = Some(condition_estimate(
@@ -782,7 +783,8 @@ impl IterationData {
             }
             previous_cost = cost;
             layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
-            self.factor_hessian(params)?;
+            self.factor_hessian(params)
+                .map_err(|e| with_stats(e, &stats))?;
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
             self.factor.solve_in_place(&mut self.dv);
@@ -815,12 +817,26 @@ impl IterationData {
                 params.max_line_search_iterations,
             );
             let Some((alpha, ls_iterations)) = search else {
+                stats.line_search_failed = true;
                 return Err(Error::NotConverged { stats });
             };
             stats.line_search_iterations += ls_iterations;
+            stats.last_step_length = Some(alpha);
             stats.iterations += 1;
             self.v.axpy(alpha, &self.dv, 1.0);
             from_trial = self.trial.alpha == alpha;
         }
+    }
+}
+
+/// A failed factorization of the Newton Hessian as [`Error::HessianNotPositiveDefinite`],
+/// carrying the statistics of the solve so far; other errors unchanged.
+fn with_stats(error: Error, stats: &SolverStats) -> Error {
+    match error {
+        Error::NotPositiveDefinite { index } => Error::HessianNotPositiveDefinite {
+            pivot: index,
+            stats: stats.clone(),
+        },
+        other => other,
     }
 }

@@ -6,8 +6,9 @@ use stiction::error::Result;
 use stiction::report::Projection;
 
 use crate::output;
+use crate::progress::Progress;
 use crate::shipped::shipped;
-use crate::simulate::{rollout, summarize, write_outputs, Outputs};
+use crate::simulate::{run_into, summarize, Outputs};
 
 /// The scene of the demo: short, with sliding, rolling and a landing.
 const DEMO: &str = "falling-sphere";
@@ -18,15 +19,19 @@ pub fn demo() -> Result<()> {
     println!("stiction demo: {DEMO}");
     println!("  {}", problem.description);
     let out = output::numbered(Path::new("out/demo"))?;
-    let (recording, wall) = rollout(&mut problem, false)?;
     let outputs = Outputs {
         png: true,
         svg: false,
         animation: Some(Projection::Xz),
         patch_geometry: false,
     };
-    let written = write_outputs(&recording, &problem, &out, outputs)?;
-    summarize(&problem, &recording, wall, &out, &written);
+    let steps =
+        stiction::simulate::recording_steps(&problem.simulator, "duration", problem.duration)?;
+    let mut progress = Progress::new(steps, problem.duration, false);
+    let finished = run_into(&mut problem, &out, outputs, |t| progress.step(t))?;
+    let wall = progress.finish();
+    summarize(&problem, &finished.recording, wall, &out, &finished.written);
+    finished.end?;
     println!();
     println!(
         "Look at {}/animation.gif and the PNG figures. Next:",

@@ -13,6 +13,7 @@ use stiction::report::fit::{write_identification, FitTable, HistoryRow, Identifi
 
 use crate::output;
 use crate::progress::Spinner;
+use crate::run_record::{RunRecord, Status};
 
 /// Arguments of `stiction identify`.
 #[derive(Args)]
@@ -46,16 +47,21 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
         Some(_) => settings.method = Method::LevenbergMarquardt,
         None => {}
     }
-    let explicit = args.output.prepare_explicit()?;
+    let out = output::explicit_or_numbered(args.output.prepare_explicit()?, &file.problem.name)?;
     let spinner = Spinner::new(
         &format!("identifying {}", file.problem.name),
         args.quiet || args.json,
     );
     let report = identify(&file.problem, &settings);
     spinner.finish();
-    let report = report?;
-    let out = output::explicit_or_numbered(explicit, &report.problem)?;
+    let report = report.map_err(|e| crate::optimize::failed(&out, 0, e))?;
     let written = write_identification(&identification_run(&report, &file.problem), &out)?;
+    RunRecord {
+        steps_planned: report.iterations,
+        steps_completed: report.iterations,
+        ..RunRecord::new(Status::Complete, None)
+    }
+    .write(&out)?;
     if args.json {
         println!("{}", to_json(&report));
     } else if !args.quiet {

@@ -14,11 +14,14 @@
 //! stiction inspect panda.urdf --json --q 0,0.3,0,-1.5,0,1.8,0.8,0.02,0.02
 //! ```
 //!
-//! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2.
+//! Errors print as `error: …` on stderr with exit code 1; usage errors exit with code 2; a run
+//! stopped by Ctrl-C (SIGINT) writes what it computed and exits with code 130. Every output
+//! folder ends with `run.json` (`run_record.rs`): complete, interrupted or failed.
 //!
 //! Files: `simulate.rs` (run and write), `sweep.rs` (stiffness sweeps), `gradcheck.rs`,
 //! `optimize.rs` (optimize and mpc), `identify.rs`, `list.rs`, `demo.rs`, `progress.rs`
-//! (the delayed progress bar), `output.rs` (output folders), `shipped.rs` (problems compiled
+//! (the delayed progress bar), `output.rs` (output folders), `run_record.rs` (`run.json`),
+//! `interrupt.rs` (Ctrl-C as a request to stop), `shipped.rs` (problems compiled
 //! in), `robot.rs` (robot model files as problems), `inspect.rs` (a model's tree, `M` and
 //! bias forces).
 
@@ -26,11 +29,13 @@ mod demo;
 mod gradcheck;
 mod identify;
 mod inspect;
+mod interrupt;
 mod list;
 mod optimize;
 mod output;
 mod progress;
 mod robot;
+mod run_record;
 mod shard;
 mod shipped;
 mod simulate;
@@ -81,8 +86,10 @@ enum Command {
         stiction simulate solo12.urdf --floating                             a floating-base robot dropped on the ground\n\n\
         A robot model (.urdf; .xml for MJCF) runs with a fixed base unless --floating, on a ground plane unless\n\
         --no-ground, for 2 s at δt = 1 ms (lagged approximation) unless --duration/--dt say otherwise, unactuated.\n\n\
-        Files written: trajectory.csv, contacts.csv, stats.csv; with --plot (PNG) or --svg (SVG): contact_velocity,\n\
-        contact_force, positions, velocities, solver; with --animate: animation.gif. Columns are in README.md.")]
+        Files written: trajectory.csv, contacts.csv, stats.csv (while the run goes); with --plot (PNG) or --svg (SVG):\n\
+        contact_velocity, contact_force, positions, velocities, solver; with --animate: animation.gif; run.json last\n\
+        (status complete, interrupted or failed). Ctrl-C stops the run, keeping what was computed (exit code 130).\n\
+        Columns and run.json fields are in README.md.")]
     Simulate(SimulateArgs),
     /// Compare step Jacobians by the implicit function theorem, by the whole step in dual
     /// numbers and by central differences, at each of the first N steps of a problem.
@@ -314,6 +321,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e @ stiction::error::Error::Interrupted { .. }) => {
+            eprintln!("{e}: what was computed is written, run.json says \"interrupted\"");
+            ExitCode::from(interrupt::EXIT_CODE)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

@@ -19,6 +19,7 @@ use stiction::step::{State, StepReport};
 
 use crate::output;
 use crate::progress::Progress;
+use crate::run_record::{solver_stats, RunRecord, Status};
 use crate::shipped;
 
 /// Arguments of `stiction optimize`.
@@ -119,9 +120,12 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         return Err(Error::invalid("--max-iterations", 0, "need at least 1"));
     }
     let problem = shipped::load(&args.file)?;
-    let out = args.output.prepare_explicit()?;
+    // The [optimize] table is checked before a folder is made for it.
+    optimization(&problem)?;
+    let out = output::explicit_or_numbered(args.output.prepare_explicit()?, &problem.name)?;
     // Made once the iteration limit is known; `adjust` runs before the first iteration.
     let progress: RefCell<Option<Progress>> = RefCell::new(None);
+    let planned = std::cell::Cell::new(0);
     let run = optimize_problem(
         problem,
         |o| {
@@ -131,6 +135,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
             if let Some(n) = args.max_iterations {
                 o.params.max_iterations = n;
             }
+            planned.set(o.params.max_iterations);
             *progress.borrow_mut() =
                 Some(Progress::iterations(o.params.max_iterations, args.quiet));
         },
@@ -139,11 +144,14 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
                 p.iteration(|| format!("cost {:.6e}", s.cost));
             }
         },
-    )?;
+    );
     if let Some(p) = progress.into_inner() {
         p.finish();
     }
-    let out = output::explicit_or_numbered(out, &run.problem.name)?;
+    let run = match run {
+        Ok(run) => run,
+        Err(e) => return Err(failed(&out, planned.get(), e)),
+    };
     let report = &run.report;
     let costs: Vec<(usize, f64, bool)> = std::iter::once((0, report.initial_cost, true))
         .chain(
@@ -164,6 +172,19 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         &costs,
         args.animation.wanted(&run.problem),
     )?);
+    RunRecord {
+        steps_planned: planned.get(),
+        steps_completed: report.iterations.len(),
+        t: traj.states.last().map(|s| s.t),
+        solver_stats: solver_stats(
+            traj.reports
+                .iter()
+                .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
+            None,
+        ),
+        ..RunRecord::new(Status::Complete, None)
+    }
+    .write(&out)?;
     let summary = Summary {
         problem: run.problem.name.clone(),
         status: report.status.name().into(),
@@ -233,7 +254,10 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
 pub fn mpc(args: &MpcArgs) -> Result<()> {
     let mut problem = shipped::load(&args.file)?;
     let mut opt = optimization(&problem)?;
-    let out = args.output.prepare_explicit()?;
+    let out = output::explicit_or_numbered(
+        args.output.prepare_explicit()?,
+        &format!("{}-mpc", problem.name),
+    )?;
     let mut progress = Progress::new(opt.mpc.steps, f64::NAN, args.quiet);
     let report = run_mpc_observed(
         &mut problem.simulator,
@@ -249,9 +273,12 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
                 )
             })
         },
-    )?;
+    );
     progress.finish();
-    let out = output::explicit_or_numbered(out, &format!("{}-mpc", problem.name))?;
+    let report = match report {
+        Ok(report) => report,
+        Err(e) => return Err(failed(&out, opt.mpc.steps, e)),
+    };
     let outcome = opt.task.evaluate(&problem.simulator.model, &report.states);
     let costs: Vec<(usize, f64, bool)> = report
         .solves
@@ -280,6 +307,20 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         &report.states,
         &report.controls,
     );
+    RunRecord {
+        steps_planned: opt.mpc.steps,
+        steps_completed: report.controls.len(),
+        t: report.states.last().map(|s| s.t),
+        solver_stats: solver_stats(
+            report
+                .reports
+                .iter()
+                .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
+            None,
+        ),
+        ..RunRecord::new(Status::Complete, None)
+    }
+    .write(&out)?;
     let summary = Summary {
         problem: problem.name.clone(),
         status: "closed-loop".into(),
@@ -318,4 +359,17 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
     );
     println!("wrote {} files to {}", written.len(), out.display());
     Ok(())
+}
+
+/// Records the failure `e` of a run planned for `planned` iterations (or steps) in
+/// `dir/run.json` and returns `e` (an error writing the record is printed).
+pub fn failed(dir: &Path, planned: usize, e: Error) -> Error {
+    let record = RunRecord {
+        steps_planned: planned,
+        ..RunRecord::new(Status::Failed, Some(&e))
+    };
+    if let Err(write) = record.write(dir) {
+        eprintln!("error (while recording the failure): {write}");
+    }
+    e
 }

@@ -60,8 +60,8 @@ impl AnimationArgs {
     }
 }
 
-/// Creates `dir` if missing. A non-empty `dir` is refused unless `force`, with a message that
-/// says how to proceed.
+/// Creates `dir` if missing and checks that it is writable. A non-empty `dir` is refused
+/// unless `force`, with a message that says how to proceed.
 pub fn prepare(dir: &Path, force: bool) -> Result<()> {
     let io_error = |source| Error::Io {
         path: dir.to_path_buf(),
@@ -78,7 +78,26 @@ pub fn prepare(dir: &Path, force: bool) -> Result<()> {
             )));
         }
     }
-    std::fs::create_dir_all(dir).map_err(io_error)
+    std::fs::create_dir_all(dir).map_err(io_error)?;
+    check_writable(dir)
+}
+
+/// Checks that files can be created in the folder `dir` (a probe file, removed at once), so
+/// that a read-only `--out` is refused before the run rather than after it.
+///
+/// # Errors
+/// [`Error::Io`] naming the folder.
+pub fn check_writable(dir: &Path) -> Result<()> {
+    let probe = dir.join(".stiction-write-check");
+    std::fs::write(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(
+                source.kind(),
+                format!("the output folder is not writable ({source}), and nothing was run"),
+            ),
+        })
 }
 
 /// Creates and returns `base/N`, N one more than the largest number already in `base`

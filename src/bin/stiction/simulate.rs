@@ -1,5 +1,8 @@
-//! `stiction simulate`: run a problem and write its tables, figures and animation.
+//! `stiction simulate`: run a problem and write its tables (while it runs), figures and
+//! animation, and `run.json` last (see `run_record.rs`). A failure or Ctrl-C leaves every
+//! completed step on disk.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -7,12 +10,15 @@ use rayon::prelude::*;
 use stiction::error::{Error, Result};
 use stiction::problem::{Problem, Stepper};
 use stiction::report::animate::{write_animation, AnimationSettings, Projection};
-use stiction::report::{csv, plot};
-use stiction::simulate::{num_steps, run_controlled, Recording};
+use stiction::report::csv::{ExtraTables, NcpTableWriter, TableWriter};
+use stiction::report::plot;
+use stiction::simulate::{recording_steps, run_steps, Recording, RunEnd};
 
+use crate::interrupt;
 use crate::output;
 use crate::progress::{Progress, Spinner};
 use crate::robot;
+use crate::run_record::{solver_stats, RunRecord, Status, StepEffort};
 use crate::shipped;
 use crate::SimulateArgs;
 
@@ -55,23 +61,32 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         return simulate_ncp(args, &problem);
     }
     let out = output_folder(args, &problem)?;
-    let (recording, wall) = rollout(&mut problem, args.quiet)?;
-    // Flags add to the problem's [output] table.
-    let wanted = problem.output;
-    let outputs = Outputs {
-        png: args.plot || wanted.plot,
-        svg: args.svg || wanted.svg,
-        animation: args.animation.wanted(&problem),
-        patch_geometry: args.patch_geometry,
-    };
-    let written = write_outputs(&recording, &problem, &out, outputs)?;
+    let outputs = outputs(args, &problem);
+    interrupt::install();
+    let steps = num_steps(args, &problem)?;
+    let mut progress = Progress::new(steps, problem.duration, args.quiet);
+    let finished = run_into(&mut problem, &out, outputs, |t| progress.step(t))?;
+    let wall = progress.finish();
     if !args.quiet {
-        summarize(&problem, &recording, wall, &out, &written);
+        summarize(&problem, &finished.recording, wall, &out, &finished.written);
     }
-    Ok(())
+    finished.end
 }
 
-/// The problem `file` with the command line's overrides applied.
+/// The figures, animation and extra tables the flags and the problem's `[output]` table ask
+/// for (flags add to the table).
+fn outputs(args: &SimulateArgs, problem: &Problem) -> Outputs {
+    let wanted = problem.output;
+    Outputs {
+        png: args.plot || wanted.plot,
+        svg: args.svg || wanted.svg,
+        animation: args.animation.wanted(problem),
+        patch_geometry: args.patch_geometry,
+    }
+}
+
+/// The problem `file` with the command line's overrides applied; its step count checked
+/// against the memory budget, naming the flag that set it.
 fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
     let mut problem = if robot::is_model(file) {
         robot::robot_problem(file, &args.robot, args.no_ground, args.quiet)?
@@ -95,11 +110,165 @@ fn load(args: &SimulateArgs, file: &Path) -> Result<Problem> {
     if let Some(stepper) = args.stepper {
         problem.stepper = stepper;
     }
+    num_steps(args, &problem)?;
     Ok(problem)
 }
 
+/// The number of steps of `problem`, checked against the memory budget; an error names
+/// `--dt` or `--duration` when the command line set them.
+fn num_steps(args: &SimulateArgs, problem: &Problem) -> Result<usize> {
+    let field = match (args.dt, args.duration) {
+        (Some(_), _) => "--dt",
+        (None, Some(_)) => "--duration",
+        (None, None) => "simulation.duration",
+    };
+    if problem.stepper == Stepper::Ncp {
+        let sim = problem.ncp_simulator()?;
+        stiction::ncp::recording_steps(&sim, field, problem.duration)
+    } else {
+        recording_steps(&problem.simulator, field, problem.duration)
+    }
+}
+
+/// What [`run_into`] did: the recording of the completed steps, the files written (not
+/// counting `run.json`), and how the run ended (`Ok`, [`Error::Interrupted`] or the error
+/// that stopped it).
+pub struct Finished {
+    /// States and reports of the completed steps.
+    pub recording: Recording,
+    /// Files written, tables first.
+    pub written: Vec<PathBuf>,
+    /// How the run ended.
+    pub end: Result<()>,
+}
+
+/// Runs `problem` with its controller, writing its tables into `out` while it runs (rows of
+/// every completed step on disk, whatever happens), stopping at SIGINT; then the figures and
+/// animation asked for (from the steps completed), and `run.json` last. `on_step` gets the
+/// time of every completed step.
+///
+/// # Errors
+/// Only when the tables cannot be created (before the first step); every later failure is in
+/// [`Finished::end`], with `run.json` written.
+pub fn run_into(
+    problem: &mut Problem,
+    out: &Path,
+    outputs: Outputs,
+    mut on_step: impl FnMut(f64),
+) -> Result<Finished> {
+    let steps = recording_steps(&problem.simulator, "duration", problem.duration)?;
+    let extra = ExtraTables {
+        patches: problem
+            .simulator
+            .geometries()
+            .iter()
+            .any(|g| g.hydroelastic.is_some()),
+        patch_geometry: outputs.patch_geometry,
+    };
+    let mut tables = TableWriter::create(&problem.simulator, out, &problem.initial_state, extra)?;
+    let mut write_error = None;
+    let run = run_steps(
+        &mut problem.simulator,
+        &problem.controller,
+        &problem.initial_state,
+        steps,
+        |sim, state, report| {
+            on_step(state.t);
+            if let Err(e) = tables.step(sim, state, report) {
+                write_error = Some(e);
+                return ControlFlow::Break(());
+            }
+            if interrupt::requested() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    let recording = run.recording;
+    let t = recording.states.last().map_or(0.0, |s| s.t);
+    let mut end = ended(write_error, run.end, recording.reports.len(), t);
+    let mut written = Vec::new();
+    match tables.finish() {
+        Ok(paths) => written.extend(paths),
+        Err(e) => keep_first(&mut end, e),
+    }
+    if !recording.reports.is_empty() {
+        match write_figures(&recording, problem, out, outputs) {
+            Ok(paths) => written.extend(paths),
+            Err(e) => keep_first(&mut end, e),
+        }
+    }
+    let efforts = recording
+        .reports
+        .iter()
+        .map(|r| (r.stats.iterations, r.stats.line_search_iterations));
+    write_record(out, steps, efforts, t, &mut end);
+    Ok(Finished {
+        recording,
+        written,
+        end,
+    })
+}
+
+/// How a rollout that completed `completed` steps up to `t` (s) ended: the error that
+/// stopped writing its tables first, else the rollout's own end.
+fn ended(write_error: Option<Error>, end: RunEnd, completed: usize, t: f64) -> Result<()> {
+    match (write_error, end) {
+        (Some(e), _) | (None, RunEnd::Failed(e)) => Err(e),
+        (None, RunEnd::Interrupted) => Err(Error::Interrupted {
+            steps_completed: completed,
+            t,
+        }),
+        (None, RunEnd::Complete) => Ok(()),
+    }
+}
+
+/// Writes `out/run.json` for a rollout of `planned` steps that ended as `end` at `t` (s),
+/// with the solver effort of every completed step; an error writing it becomes the run's
+/// error if it had none.
+fn write_record(
+    out: &Path,
+    planned: usize,
+    efforts: impl ExactSizeIterator<Item = StepEffort>,
+    t: f64,
+    end: &mut Result<()>,
+) {
+    let record = RunRecord {
+        steps_planned: planned,
+        steps_completed: efforts.len(),
+        t: Some(t),
+        solver_stats: solver_stats(efforts, end.as_ref().err()),
+        ..RunRecord::new(status_of(end), end.as_ref().err())
+    };
+    if let Err(e) = record.write(out) {
+        keep_first(end, e);
+    }
+}
+
+/// The status `run.json` records for a run that ended as `end`.
+pub fn status_of(end: &Result<()>) -> Status {
+    match end {
+        Ok(()) => Status::Complete,
+        Err(Error::Interrupted { .. }) => Status::Interrupted,
+        Err(_) => Status::Failed,
+    }
+}
+
+/// Keeps the first error of a run: `e` replaces a success; after an earlier error it is only
+/// printed (the first one is what stopped the run).
+fn keep_first(end: &mut Result<()>, e: Error) {
+    if end.is_ok() {
+        *end = Err(e);
+    } else {
+        eprintln!("error (while writing what was computed): {e}");
+    }
+}
+
 /// Several problems: independent rollouts in parallel (rayon), each written into a new
-/// numbered folder `out/PROBLEM/N` with the figures the flags and its `[output]` table ask for.
+/// numbered folder `out/PROBLEM/N` while it runs, with the figures the flags and its
+/// `[output]` table ask for. A file that cannot be loaded or a rollout that fails is named
+/// with its error; the others are written all the same, and the command then fails.
 fn simulate_batch(args: &SimulateArgs, files: &[&Path]) -> Result<()> {
     if args.output.out.is_some() {
         return Err(Error::invalid(
@@ -108,34 +277,37 @@ fn simulate_batch(args: &SimulateArgs, files: &[&Path]) -> Result<()> {
             "--out takes one problem; several each write a new folder out/PROBLEM/N",
         ));
     }
-    let mut problems = files
-        .iter()
-        .map(|f| load(args, f))
-        .collect::<Result<Vec<_>>>()?;
-    if let Some(p) = problems.iter().find(|p| p.stepper == Stepper::Ncp) {
-        return Err(Error::invalid(
-            "stepper",
-            &p.name,
-            "several problems run the convex stepper only; simulate ncp problems one at a time",
-        ));
+    let mut failures = Vec::new();
+    let mut problems = Vec::new();
+    for file in files {
+        match load(args, file) {
+            Ok(p) if p.stepper == Stepper::Ncp => failures.push(format!(
+                "{}: several problems run the convex stepper only; simulate ncp problems one at a time",
+                file.display()
+            )),
+            Ok(p) => problems.push((file, p)),
+            Err(e) => failures.push(format!("{}: {e}", file.display())),
+        }
     }
+    // Folders are numbered one after the other before the rollouts start (two rollouts of
+    // one problem must not race for a number).
+    let mut jobs = Vec::new();
+    for (file, problem) in problems {
+        match output::numbered(&Path::new("out").join(&problem.name)) {
+            Ok(out) => jobs.push((file, problem, out)),
+            Err(e) => failures.push(format!("{}: {e}", file.display())),
+        }
+    }
+    interrupt::install();
     // Each rollout owns its problem (simulator and solver data): independent, and each
     // computed exactly as alone (see `stiction::simulate::run_batch`).
     let start = Instant::now();
-    let spinner = Spinner::new(
-        &format!("{} rollouts in parallel", problems.len()),
-        args.quiet,
-    );
-    let recordings: Vec<Result<Recording>> = problems
+    let spinner = Spinner::new(&format!("{} rollouts in parallel", jobs.len()), args.quiet);
+    let results: Vec<Result<Finished>> = jobs
         .par_iter_mut()
-        .map(|p| {
-            run_controlled(
-                &mut p.simulator,
-                &p.controller,
-                &p.initial_state,
-                p.duration,
-                |_, _| (),
-            )
+        .map(|(_, problem, out)| {
+            let outputs = outputs(args, problem);
+            run_into(problem, out, outputs, |_| ())
         })
         .collect();
     spinner.finish();
@@ -143,27 +315,41 @@ fn simulate_batch(args: &SimulateArgs, files: &[&Path]) -> Result<()> {
     if !args.quiet {
         println!(
             "{} rollouts in parallel in {:.3} s wall time ({:.2} rollouts/s)",
-            problems.len(),
+            jobs.len(),
             wall.as_secs_f64(),
-            problems.len() as f64 / wall.as_secs_f64()
+            jobs.len() as f64 / wall.as_secs_f64()
         );
     }
-    for (problem, recording) in problems.iter().zip(recordings) {
-        let recording = recording?;
-        let out = output::numbered(&Path::new("out").join(&problem.name))?;
-        let wanted = problem.output;
-        let outputs = Outputs {
-            png: args.plot || wanted.plot,
-            svg: args.svg || wanted.svg,
-            animation: args.animation.wanted(problem),
-            patch_geometry: args.patch_geometry,
+    let mut interrupted = None;
+    for ((file, problem, out), result) in jobs.iter().zip(results) {
+        let finished = match result {
+            Ok(f) => f,
+            Err(e) => {
+                failures.push(format!("{}: {e}", file.display()));
+                continue;
+            }
         };
-        let written = write_outputs(&recording, problem, &out, outputs)?;
         if !args.quiet {
-            summarize(problem, &recording, wall, &out, &written);
+            summarize(problem, &finished.recording, wall, out, &finished.written);
+        }
+        match finished.end {
+            Ok(()) => {}
+            Err(e @ Error::Interrupted { .. }) => interrupted = Some(e),
+            Err(e) => failures.push(format!(
+                "{}: {e} (the steps before it are in {})",
+                file.display(),
+                out.display()
+            )),
         }
     }
-    Ok(())
+    match (interrupted, failures.is_empty()) {
+        (Some(e), _) => Err(e),
+        (None, true) => Ok(()),
+        (None, false) => Err(Error::RunsFailed {
+            total: files.len(),
+            failures,
+        }),
+    }
 }
 
 /// The `--out` folder, prepared, or a new numbered folder `out/PROBLEM/N`.
@@ -171,7 +357,8 @@ fn output_folder(args: &SimulateArgs, problem: &Problem) -> Result<PathBuf> {
     output::explicit_or_numbered(args.output.prepare_explicit()?, &problem.name)
 }
 
-/// `simulate` with the geometrically implicit stepper: trajectory, ncp contacts and stats.
+/// `simulate` with the geometrically implicit stepper: trajectory, ncp contacts and stats,
+/// written while the rollout runs, and `run.json` last.
 fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
         (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
@@ -183,22 +370,41 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
         return Err(Error::invalid(flag, "ncp", why));
     }
     let mut sim = problem.ncp_simulator()?;
+    let steps = num_steps(args, problem)?;
     let out = output_folder(args, problem)?;
     let dt = sim.settings.dt;
-    let mut progress = Progress::new(
-        num_steps(problem.duration, dt),
-        problem.duration,
-        args.quiet,
-    );
-    let recording = stiction::ncp::run(
-        &mut sim,
-        &problem.initial_state,
-        problem.duration,
-        |state, _| progress.step(state.t),
-    );
+    interrupt::install();
+    let mut tables = NcpTableWriter::create(&problem.simulator, &out, &problem.initial_state)?;
+    let mut progress = Progress::new(steps, problem.duration, args.quiet);
+    let mut write_error = None;
+    let run = stiction::ncp::run_steps(&mut sim, &problem.initial_state, steps, |state, report| {
+        progress.step(state.t);
+        if let Err(e) = tables.step(state, report) {
+            write_error = Some(e);
+            return ControlFlow::Break(());
+        }
+        if interrupt::requested() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
     let wall = progress.finish();
-    let recording = recording?;
-    let written = csv::write_ncp_tables(&recording, &problem.simulator, &out)?;
+    let recording = run.recording;
+    let t = recording.states.last().map_or(0.0, |s| s.t);
+    let mut end = ended(write_error, run.end, recording.reports.len(), t);
+    let written = match tables.finish() {
+        Ok(paths) => paths.to_vec(),
+        Err(e) => {
+            keep_first(&mut end, e);
+            Vec::new()
+        }
+    };
+    let efforts = recording
+        .reports
+        .iter()
+        .map(|r| (r.stats.iterations, r.stats.line_search_iterations));
+    write_record(&out, steps, efforts, t, &mut end);
     if !args.quiet {
         let steps = recording.reports.len();
         let iterations = recording.reports.iter().map(|r| r.stats.iterations);
@@ -218,41 +424,19 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
             println!("  {}", path.display());
         }
     }
-    Ok(())
+    end
 }
 
-/// Runs the problem with its controller, with a progress bar unless `quiet`.
-pub fn rollout(problem: &mut Problem, quiet: bool) -> Result<(Recording, Duration)> {
-    let steps = num_steps(problem.duration, problem.simulator.settings.dt);
-    let mut progress = Progress::new(steps, problem.duration, quiet);
-    let recording = run_controlled(
-        &mut problem.simulator,
-        &problem.controller,
-        &problem.initial_state,
-        problem.duration,
-        |state, _| progress.step(state.t),
-    );
-    let wall = progress.finish();
-    Ok((recording?, wall))
-}
-
-/// Writes the CSV tables and the requested figures into the existing folder `dir`; returns
-/// the files written.
-pub fn write_outputs(
+/// Writes the figures and the animation asked for into the existing folder `dir` (the tables
+/// are written while the rollout runs); returns the files written.
+pub fn write_figures(
     recording: &Recording,
     problem: &Problem,
     dir: &Path,
     outputs: Outputs,
 ) -> Result<Vec<PathBuf>> {
     let sim = &problem.simulator;
-    let mut written = csv::write_tables(recording, sim, dir)?.to_vec();
-    let hydroelastic = sim.geometries().iter().any(|g| g.hydroelastic.is_some());
-    if hydroelastic {
-        written.push(csv::write_patches(recording, sim, dir)?);
-    }
-    if outputs.patch_geometry {
-        written.push(csv::write_patch_geometry(recording, sim, dir)?);
-    }
+    let mut written = Vec::new();
     let formats: Vec<_> = [
         (outputs.png, plot::ImageFormat::Png),
         (outputs.svg, plot::ImageFormat::Svg),

@@ -1,18 +1,26 @@
 //! `stiction sweep`: the same problem at several contact stiffnesses, run in parallel; mean
-//! steady penetration and solver cost per stiffness (ICF Sec. X-A, Figs. 17-18).
+//! steady penetration and solver cost per stiffness (ICF Sec. X-A, Figs. 17-18). A stiffness
+//! whose rollout fails is named with its error; the rows of the others are written all the
+//! same (and the command fails); `run.json` counts rollouts.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
+use rayon::prelude::*;
+use stiction::budget;
 use stiction::error::{Error, Result};
 use stiction::problem::{Problem, Stepper};
 use stiction::report::plot::{write_sweep_plot, ImageFormat};
-use stiction::simulate::{run_batch, Rollout, SweepRow};
+use stiction::simulate::{recording_steps, run_steps, Rollout, RunEnd, SweepRow};
 
+use crate::interrupt;
 use crate::output;
 use crate::progress::Spinner;
+use crate::run_record::{solver_stats, RunRecord};
 use crate::shard::write_sweep_shard;
 use crate::shipped;
+use crate::simulate::status_of;
 use crate::SweepArgs;
 
 /// File name of the sweep table.
@@ -41,10 +49,14 @@ pub fn parse_stiffness(spec: &str) -> Result<Vec<f64>> {
                     "expected START:STOP:FACTOR with START ≤ STOP and FACTOR > 1",
                 ));
             }
-            let n = ((stop / start).ln() / factor.ln() + 1e-9).floor() as i32;
-            (0..=n).map(|i| start * factor.powi(i)).collect()
+            let n = ((stop / start).ln() / factor.ln() + 1e-9).floor();
+            let count = budget::count("--stiffness", "rollouts", n + 1.0)?;
+            (0..count).map(|i| start * factor.powi(i as i32)).collect()
         }
-        [list] => list.split(',').map(number).collect::<Result<Vec<_>>>()?,
+        [list] => {
+            budget::count("--stiffness", "rollouts", list.split(',').count() as f64)?;
+            list.split(',').map(number).collect::<Result<Vec<_>>>()?
+        }
         _ => return Err(bad("expected START:STOP:FACTOR or a comma-separated list")),
     };
     Ok(values)
@@ -88,6 +100,12 @@ fn problem_at(args: &SweepArgs, k: f64) -> Result<Problem> {
     if let Some(duration) = args.duration {
         problem.duration = crate::simulate::checked_duration(duration)?;
     }
+    let field = match (args.dt, args.duration) {
+        (Some(_), _) => "--dt",
+        (None, Some(_)) => "--duration",
+        (None, None) => "simulation.duration",
+    };
+    recording_steps(&problem.simulator, field, problem.duration)?;
     Ok(problem)
 }
 
@@ -149,17 +167,55 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             rayon::current_num_threads()
         );
     }
+    interrupt::install();
     let start = Instant::now();
     let spinner = Spinner::new(&format!("{} rollouts in parallel", batch.len()), args.quiet);
-    let recordings = run_batch(&mut batch);
+    let t_from = duration - args.settle;
+    // Each rollout is reduced to its row as soon as it ends, so that only the rollouts under
+    // way hold a recording; each is computed exactly as alone (`simulate::run_batch`).
+    let outcomes: Vec<Result<SweepRow>> = batch
+        .par_iter_mut()
+        .zip(&stiffness)
+        .map(|(r, &k)| {
+            let steps = recording_steps(&r.simulator, "duration", r.duration)?;
+            let run = run_steps(
+                &mut r.simulator,
+                &r.controller,
+                &r.initial,
+                steps,
+                |_, _, _| {
+                    if interrupt::requested() {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            );
+            match run.end {
+                RunEnd::Complete => Ok(SweepRow::new(k, &run.recording, t_from)),
+                RunEnd::Interrupted => Err(Error::Interrupted {
+                    steps_completed: run.recording.reports.len(),
+                    t: run.recording.states.last().map_or(0.0, |s| s.t),
+                }),
+                RunEnd::Failed(e) => Err(e),
+            }
+        })
+        .collect();
     spinner.finish();
     let wall = start.elapsed().as_secs_f64();
-    let t_from = duration - args.settle;
     let mut rows = Vec::new();
-    for (k, recording) in stiffness.iter().zip(recordings) {
-        let recording = recording
-            .map_err(|e| Error::invalid("stiffness", k, &format!("the rollout failed: {e}")))?;
-        rows.push(SweepRow::new(*k, &recording, t_from));
+    let mut failures = Vec::new();
+    let mut first_error = None;
+    let mut interrupted = None;
+    for (k, outcome) in stiffness.iter().zip(outcomes) {
+        match outcome {
+            Ok(row) => rows.push(row),
+            Err(e @ Error::Interrupted { .. }) => interrupted = interrupted.or(Some(e)),
+            Err(e) => {
+                failures.push(format!("stiffness {k:e} N/m: {e}"));
+                first_error = first_error.or(Some(e));
+            }
+        }
     }
     let csv = out.join(SWEEP_CSV);
     let io_error = |source| Error::Io {
@@ -185,10 +241,29 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         "{name}: {approximation}, δt = {dt} s, steady window {} s",
         args.settle
     );
-    let plots = write_sweep_plot(&rows, &title, &out, &[ImageFormat::Png])?;
+    let plots = if rows.is_empty() {
+        Vec::new()
+    } else {
+        write_sweep_plot(&rows, &title, &out, &[ImageFormat::Png])?
+    };
     if let Some(shard) = args.shard {
         write_sweep_shard(&out, shard, &name, &all, &title)?;
     }
+    let end = match (interrupted, failures.is_empty()) {
+        (Some(e), _) => Err(e),
+        (None, true) => Ok(()),
+        (None, false) => Err(Error::RunsFailed {
+            total: stiffness.len(),
+            failures,
+        }),
+    };
+    let record = RunRecord {
+        steps_planned: stiffness.len(),
+        steps_completed: rows.len(),
+        solver_stats: solver_stats(std::iter::empty(), first_error.as_ref()),
+        ..RunRecord::new(status_of(&end), end.as_ref().err())
+    };
+    record.write(&out)?;
     if !args.quiet {
         println!(
             "{} rollouts in {wall:.2} s wall time ({:.2} rollouts/s)",
@@ -214,7 +289,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             println!("  {}", p.display());
         }
     }
-    Ok(())
+    end
 }
 
 #[cfg(test)]

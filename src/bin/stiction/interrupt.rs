@@ -1,0 +1,24 @@
+//! SIGINT (Ctrl-C) as a request to stop: the commands that poll [`requested`] between steps
+//! (`simulate`, `sweep`) install the handler ([`install`]), finish the step under way, write
+//! what exists and exit with code 130 (128 + SIGINT, as a shell reports a process the signal
+//! killed). Commands that do not poll keep the default: Ctrl-C ends them at once.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Exit code of a run stopped by SIGINT.
+pub const EXIT_CODE: u8 = 130;
+
+/// Installs the SIGINT handler: from now on Ctrl-C sets the flag [`requested`] reads (a
+/// second Ctrl-C while the run winds down changes nothing; SIGKILL still ends it at once).
+pub fn install() {
+    // A handler already installed (a second call) is not an error worth stopping for: the
+    // flag is the same.
+    let _ = ctrlc::set_handler(|| REQUESTED.store(true, Ordering::SeqCst));
+}
+
+/// Whether SIGINT arrived since [`install`].
+pub fn requested() -> bool {
+    REQUESTED.load(Ordering::SeqCst)
+}
