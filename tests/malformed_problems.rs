@@ -106,6 +106,8 @@ const CASES: &[Case] = &[
     case("dt_string", Replace("dt = 1e-3", "dt = \"fast\""), "4:6", "simulation.dt", "a number", "string \"fast\""),
     case("mass_array", Replace("mass = 1.0", "mass = [1.0]"), "12:8", "body[0].mass", "a number", "an array"),
     case("position_short", Replace("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.1]"), "13:12", "body[0].position", "an array of length 3", "an array of length 2"),
+    case("position_long", Replace("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.0, 0.05, 7.0]"), "13:12", "body[0].position", "an array of length 3", "an array of length 4"),
+    case("position_long_junk", Replace("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.0, 0.05, 7.0, \"junk\"]"), "13:34", "body[0].position[4]", "a number", "string \"junk\""),
     case("position_string_entry", Replace("position = [0.0, 0.0, 0.1]", "position = [0.0, \"up\", 0.1]"), "13:18", "body[0].position[1]", "a number", "string \"up\""),
     case("name_number", Replace("name = \"ball\"", "name = 3"), "11:8", "body[0].name", "a string", "integer `3`"),
     case("max_iterations_negative", Replace("[contact]", "[solver]\nmax_iterations = -3\n\n[contact]"), "8:18", "solver.max_iterations", "an integer ≥ 0", "integer `-3`"),

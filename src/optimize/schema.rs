@@ -17,6 +17,7 @@ use crate::optimize::ilqr::IlqrParams;
 use crate::optimize::mpc::MpcSettings;
 use crate::optimize::problem::{ControlBounds, TrajectoryProblem};
 use crate::optimize::task::{Task, TaskCheck};
+use crate::problem::exact;
 use crate::problem::locate::locate;
 use crate::problem::{parse_toml, Problem};
 use crate::simulate::recording_bytes_per_step;
@@ -92,10 +93,13 @@ pub enum CostSpec {
         /// Body name.
         body: String,
         /// P in the body frame (m), default the origin.
+        #[serde(default, deserialize_with = "exact::option")]
         point: Option<[f64; 3]>,
         /// p* (m, world).
+        #[serde(deserialize_with = "exact::array")]
         target: [f64; 3],
         /// Diagonal of W (1/m²).
+        #[serde(deserialize_with = "exact::array")]
         weight: [f64; 3],
         /// `running`, `terminal` or `all` (default `running`).
         stages: Option<String>,
@@ -109,14 +113,18 @@ pub enum CostSpec {
         /// Body of P.
         body: String,
         /// P in its body frame (m).
+        #[serde(default, deserialize_with = "exact::option")]
         point: Option<[f64; 3]>,
         /// Body of Q.
         relative_to: String,
         /// Q in its body frame (m).
+        #[serde(default, deserialize_with = "exact::option")]
         relative_point: Option<[f64; 3]>,
         /// o (m, world), default zero.
+        #[serde(default, deserialize_with = "exact::option")]
         offset: Option<[f64; 3]>,
         /// Diagonal of W (1/m²).
+        #[serde(deserialize_with = "exact::array")]
         weight: [f64; 3],
         /// `running`, `terminal` or `all` (default `running`).
         stages: Option<String>,
@@ -134,10 +142,13 @@ pub struct TaskSpec {
     /// Body name.
     pub body: String,
     /// Point in the body frame (m), default the origin.
+    #[serde(default, deserialize_with = "exact::option")]
     pub point: Option<[f64; 3]>,
     /// Target (m, world).
+    #[serde(deserialize_with = "exact::array")]
     pub target: [f64; 3],
     /// Axes compared (1/0), default all.
+    #[serde(default, deserialize_with = "exact::option")]
     pub axes: Option<[f64; 3]>,
     /// Time (s), default the end of the horizon.
     pub time: Option<f64>,

@@ -21,6 +21,7 @@
 mod actuation;
 pub(crate) mod build;
 mod description;
+pub(crate) mod exact;
 pub(crate) mod locate;
 pub(crate) mod schema;
 

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::problem::exact;
+
 /// A whole problem file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,8 +92,10 @@ pub struct ImpulseSpec {
     /// Repeat period (s); once if absent.
     pub period: Option<f64>,
     /// Linear impulse (N·s, world), default zero.
+    #[serde(default, deserialize_with = "exact::option")]
     pub linear: Option<[f64; 3]>,
     /// Angular impulse (N·m·s, world), default zero.
+    #[serde(default, deserialize_with = "exact::option")]
     pub angular: Option<[f64; 3]>,
 }
 
@@ -113,7 +117,7 @@ pub struct SimulationSpec {
     #[serde(default)]
     pub margin: Option<f64>,
     /// Gravity (m/s²), default [0, 0, −9.81].
-    #[serde(default)]
+    #[serde(default, deserialize_with = "exact::option")]
     pub gravity: Option<[f64; 3]>,
 }
 
@@ -162,11 +166,13 @@ pub enum MotionSpec {
     /// Constant velocity (m/s, world).
     ConstantVelocity {
         /// Velocity.
+        #[serde(deserialize_with = "exact::array")]
         velocity: [f64; 3],
     },
     /// `amplitude · sin(2π frequency t + phase) · direction`.
     Sinusoid {
         /// Direction (normalized on load).
+        #[serde(deserialize_with = "exact::array")]
         direction: [f64; 3],
         /// Amplitude (m).
         amplitude: f64,
@@ -188,8 +194,10 @@ pub struct ModelSpec {
     /// `fixed` (default) or `floating`: how a URDF's root link joins the world.
     pub base: Option<String>,
     /// Position of a URDF's root link in the world (m), default the origin.
+    #[serde(default, deserialize_with = "exact::option")]
     pub position: Option<[f64; 3]>,
     /// Orientation of a URDF's root link, roll-pitch-yaw (degrees), default none.
+    #[serde(default, deserialize_with = "exact::option")]
     pub rpy_deg: Option<[f64; 3]>,
     /// Prefixed to the names of a URDF's bodies, joints and geometries, default none.
     pub prefix: Option<String>,
@@ -214,30 +222,40 @@ pub struct BodySpec {
     pub mass: Option<f64>,
     /// Principal moments about the centre of mass (kg·m²); default: the solid inertia of the
     /// body's first geometry.
+    #[serde(default, deserialize_with = "exact::option")]
     pub inertia: Option<[f64; 3]>,
     /// Centre of mass in the body frame (m), default origin.
+    #[serde(default, deserialize_with = "exact::option")]
     pub com: Option<[f64; 3]>,
     /// `free` (default), `planar`, `revolute`, `prismatic` or `fixed`.
     pub joint: Option<String>,
     /// Parent body name (default `world`).
     pub parent: Option<String>,
     /// Joint axis (revolute, prismatic), joint frame.
+    #[serde(default, deserialize_with = "exact::option")]
     pub axis: Option<[f64; 3]>,
     /// Joint frame position in the parent frame (m).
+    #[serde(default, deserialize_with = "exact::option")]
     pub origin: Option<[f64; 3]>,
     /// Joint frame orientation in the parent frame, roll-pitch-yaw (degrees).
+    #[serde(default, deserialize_with = "exact::option")]
     pub origin_rpy_deg: Option<[f64; 3]>,
     /// Joint damping per velocity.
     pub damping: Option<Vec<f64>>,
     /// Free / prescribed: initial position (m).
+    #[serde(default, deserialize_with = "exact::option")]
     pub position: Option<[f64; 3]>,
     /// Free / prescribed: initial orientation as a quaternion `[w, x, y, z]`.
+    #[serde(default, deserialize_with = "exact::option")]
     pub quaternion: Option<[f64; 4]>,
     /// Free / prescribed: initial orientation as roll-pitch-yaw (degrees).
+    #[serde(default, deserialize_with = "exact::option")]
     pub rpy_deg: Option<[f64; 3]>,
     /// Free: initial velocity of the body origin (m/s, parent frame).
+    #[serde(default, deserialize_with = "exact::option")]
     pub velocity: Option<[f64; 3]>,
     /// Free: initial angular velocity (rad/s, parent frame).
+    #[serde(default, deserialize_with = "exact::option")]
     pub angular_velocity: Option<[f64; 3]>,
     /// Other joints: initial coordinates.
     pub q0: Option<Vec<f64>>,
@@ -261,20 +279,25 @@ pub struct GeometrySpec {
     /// Sphere, capsule, cylinder radius (m).
     pub radius: Option<f64>,
     /// Box side lengths, ellipsoid diameters (m).
+    #[serde(default, deserialize_with = "exact::option")]
     pub size: Option<[f64; 3]>,
     /// Capsule core length / cylinder length (m).
     pub length: Option<f64>,
     /// Convex mesh vertices (m).
+    #[serde(default, deserialize_with = "exact::option_list")]
     pub vertices: Option<Vec<[f64; 3]>>,
     /// Shape `mesh`: the STL or OBJ file, relative to the problem file's folder.
     pub file: Option<String>,
     /// Shape `mesh`: scale per axis of the file's coordinates (default `[1, 1, 1]`).
+    #[serde(default, deserialize_with = "exact::option")]
     pub scale: Option<[f64; 3]>,
     /// Shape `mesh`: depth (m) of the prism below each triangle (default 0.05).
     pub depth: Option<f64>,
     /// Position in the body frame (m).
+    #[serde(default, deserialize_with = "exact::option")]
     pub position: Option<[f64; 3]>,
     /// Orientation in the body frame, roll-pitch-yaw (degrees).
+    #[serde(default, deserialize_with = "exact::option")]
     pub rpy_deg: Option<[f64; 3]>,
     /// Contact parameters of this geometry.
     pub contact: Option<ContactSpec>,
