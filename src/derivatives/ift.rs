@@ -260,7 +260,7 @@ fn quaternion_position_blocks(
 /// Position block `∂q'/∂θ` (nv × n, tangent) of `q' = q0 ⊕ δt N(q0) v` given `∂v/∂θ`. The
 /// update is joint by joint, so `∂δq'_j/∂θ = P_v,j ∂v_j/∂θ`, plus `P_q,j` on joint j's own
 /// `δq0` columns: `P_q = 1`, `P_v = δt 1` for flat coordinates (revolute, prismatic, planar
-/// and a free joint's position), [`quaternion_position_blocks`] for the rotation of free and
+/// and a free joint's position), `quaternion_position_blocks` for the rotation of free and
 /// ball joints.
 pub fn position_jacobian(
     sim: &Simulator,
