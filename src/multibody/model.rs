@@ -628,6 +628,17 @@ fn validate_inertia<T: Scalar>(name: &str, inertia: &SpatialInertia<T>) -> Resul
             "rotational inertia must be finite, symmetric and positive definite (kg·m²)",
         ));
     }
+    // Principal moments of a real mass distribution satisfy A + B ≥ C (MuJoCo's compiler
+    // refuses the others); round-off of a thin rod's A + 0 = A is allowed.
+    let moments = I.symmetric_eigenvalues();
+    let total = moments.sum();
+    if (0..3).any(|k| total - 2.0 * moments[k] < -1e-9 * total) {
+        return Err(Error::invalid(
+            &format!("body `{name}` inertia"),
+            format!("principal moments {:?}", moments.as_slice()),
+            "principal moments A, B, C with A + B ≥ C (the triangle inequality of a real body)",
+        ));
+    }
     Ok(())
 }
 
@@ -671,11 +682,23 @@ mod tests {
                 }
             )
             .is_err());
+        // Positive definite but no real body: 0.1 + 0.1 < 0.3.
+        let mut flat = ball();
+        flat.inertia_com = Matrix3::from_diagonal(&Vector3::new(0.1, 0.1, 0.3));
+        let e = m
+            .add_body("flat", flat, JointSpec::new(JointKind::Free))
+            .expect_err("the triangle inequality");
+        assert!(e.to_string().contains("A + B ≥ C"), "{e}");
+        // A thin rod's moments (A, A, 0) sit on the bound and are accepted.
+        let mut rod = ball();
+        rod.inertia_com = Matrix3::from_diagonal(&Vector3::new(0.01, 0.01, 1e-12));
+        m.add_body("rod", rod, JointSpec::new(JointKind::Free))
+            .unwrap();
         m.add_body("a", ball(), JointSpec::new(JointKind::Free))
             .unwrap();
         assert!(m
             .add_body("a", ball(), JointSpec::new(JointKind::Free))
             .is_err());
-        assert_eq!((m.nq(), m.nv()), (7, 6));
+        assert_eq!((m.nq(), m.nv()), (14, 12));
     }
 }

@@ -376,6 +376,15 @@ impl SceneDescription {
             }
         }
 
+        if !self.gravity.iter().all(|g| g.is_finite()) {
+            return Err(E::Simulator {
+                source: Box::new(crate::error::Error::invalid(
+                    "gravity",
+                    format!("{:?}", self.gravity.as_slice()),
+                    "finite components (m/s²)",
+                )),
+            });
+        }
         let mut model = MultibodyModel::new(self.gravity);
         let (mut q, mut v) = (Vec::new(), Vec::new());
         for (i, b) in self.bodies.iter().enumerate() {
@@ -976,6 +985,19 @@ mod tests {
             };
             assert!(ok, "{name}: {e:?}");
         }
+    }
+
+    #[test]
+    fn non_finite_gravity_is_refused() {
+        let e = SceneBuilder::new()
+            .gravity([0.0, f64::NAN, -9.81])
+            .body(BodyDesc::free("ball", 1.0, Shape::Sphere { radius: 0.1 }))
+            .build()
+            .expect_err("NaN gravity");
+        assert!(
+            e.to_string().contains("gravity") && e.to_string().contains("finite"),
+            "{e}"
+        );
     }
 
     #[test]
