@@ -671,7 +671,7 @@ mod tests {
         let link = |mass: f64, c: [f64; 3]| SpatialInertia {
             mass,
             com: Vector3::from(c),
-            inertia_com: Matrix3::new(0.02, 0.001, 0.0, 0.001, 0.03, 0.002, 0.0, 0.002, 0.01),
+            inertia_com: Matrix3::new(0.02, 0.001, 0.0, 0.001, 0.03, 0.002, 0.0, 0.002, 0.015),
         };
         let at = |x: f64, y: f64, z: f64| Pose {
             R: *nalgebra::Rotation3::from_euler_angles(0.2, -0.1, 0.4).matrix(),

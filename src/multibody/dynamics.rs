@@ -232,7 +232,7 @@ mod tests {
         let link = |mass: f64| SpatialInertia {
             mass,
             com: Vector3::new(0.0, 0.05, -0.25),
-            inertia_com: Matrix3::from_diagonal(&Vector3::new(0.02, 0.03, 0.004)),
+            inertia_com: Matrix3::from_diagonal(&Vector3::new(0.02, 0.03, 0.012)),
         };
         let b0 = m
             .add_body("base", link(2.0), JointSpec::new(JointKind::Free))
