@@ -338,7 +338,6 @@ fn a_ball_joint_turns_as_three_hinges_about_its_anchor() {
 /// through the quaternion's position block.
 #[test]
 fn a_ball_jointed_arm_rubbing_on_the_floor_passes_the_gradient_check() {
-    use stiction::derivatives::gradient_check;
     let model = parse(
         r#"<mujoco>
   <option timestep="0.002"/>
@@ -355,45 +354,8 @@ fn a_ball_jointed_arm_rubbing_on_the_floor_passes_the_gradient_check() {
   </worldbody>
 </mujoco>"#,
     );
-    let built = model.description.build().expect("a model that builds");
-    let mut sim = built.simulator;
-    let v_s = sim.settings.contact.stiction_tolerance;
-    let recording =
-        stiction::simulate::run(&mut sim, &built.initial_state, 1.0, |_, _| {}).expect("a rollout");
-    let with_contact: Vec<_> = recording
-        .states
-        .iter()
-        .zip(&recording.reports)
-        .filter(|(_, r)| !r.contacts.is_empty())
-        .map(|(s, r)| (s.clone(), smooth::smooth(r, v_s)))
-        .collect();
-    assert!(with_contact.len() > 50, "the arm reaches the floor");
-    let u = DVector::zeros(sim.model.nu());
-    let every = with_contact.len() / 8;
-    let mut smooth_steps = 0;
-    for (state, is_smooth) in with_contact.iter().step_by(every).take(8) {
-        let check = gradient_check(&mut sim, state, &u, &[])
-            .unwrap_or_else(|e| panic!("t = {}: {e}", state.t));
-        for b in &check.blocks {
-            assert!(
-                b.ift_vs_direct <= DIRECT_TOLERANCE,
-                "t = {}: {} IFT vs direct {:.2e}",
-                state.t,
-                b.name,
-                b.ift_vs_direct
-            );
-            if *is_smooth {
-                assert!(
-                    b.ift_vs_fd <= FD_TOLERANCE,
-                    "t = {}: {} IFT vs FD {:.2e}",
-                    state.t,
-                    b.name,
-                    b.ift_vs_fd
-                );
-            }
-        }
-        smooth_steps += usize::from(*is_smooth);
-    }
+    let (contact_steps, smooth_steps, _) = check_contact_steps("ball arm", &model, 8);
+    assert!(contact_steps > 50, "the arm reaches the floor");
     assert!(smooth_steps >= 3, "{smooth_steps} smooth steps of 8");
 }
 
@@ -953,53 +915,62 @@ const FD_TOLERANCE: f64 = 1e-6;
 #[test]
 #[ignore = "needs gymnasium's assets in the robots venv (STICTION_ROBOTS_VENV)"]
 fn mujoco_locomotion_models_pass_the_gradient_check_on_ten_contact_steps() {
-    use stiction::derivatives::gradient_check;
     let venv = venv().expect("a robots venv: see the module doc");
     let gym = site_packages(&venv).join("gymnasium/envs/mujoco/assets");
     for name in ["half_cheetah.xml", "hopper.xml", "walker2d.xml"] {
         let model = mjcf::load(&gym.join(name)).expect("a model that loads");
-        let built = model.description.build().expect("a model that builds");
-        let mut sim = built.simulator;
-        let v_s = sim.settings.contact.stiction_tolerance;
-        let recording = stiction::simulate::run(&mut sim, &built.initial_state, 1.0, |_, _| {})
-            .expect("a rollout");
-        let with_contact: Vec<_> = recording
-            .states
-            .iter()
-            .zip(&recording.reports)
-            .filter(|(_, r)| !r.contacts.is_empty())
-            .map(|(s, r)| (s.clone(), smooth::smooth(r, v_s)))
-            .collect();
-        let every = (with_contact.len() / 10).max(1);
-        let u = DVector::zeros(sim.model.nu());
-        let (mut worst_fd, mut smooth_steps) = (0.0f64, 0);
-        for (state, is_smooth) in with_contact.iter().step_by(every).take(10) {
-            let check = gradient_check(&mut sim, state, &u, &[])
-                .unwrap_or_else(|e| panic!("{name} t = {}: {e}", state.t));
-            for b in &check.blocks {
-                assert!(
-                    b.ift_vs_direct <= DIRECT_TOLERANCE,
-                    "{name} t = {}: {} IFT vs direct {:.2e}",
-                    state.t,
-                    b.name,
-                    b.ift_vs_direct
-                );
-                if *is_smooth {
-                    assert!(
-                        b.ift_vs_fd <= FD_TOLERANCE,
-                        "{name} t = {}: {} IFT vs FD {:.2e}",
-                        state.t,
-                        b.name,
-                        b.ift_vs_fd
-                    );
-                    worst_fd = worst_fd.max(b.ift_vs_fd);
-                }
-            }
-            smooth_steps += usize::from(*is_smooth);
-        }
+        let (_, smooth_steps, worst_fd) = check_contact_steps(name, &model, 10);
         println!(
             "{name}: 10 contact steps, IFT vs direct ≤ {DIRECT_TOLERANCE:.0e}; \
              {smooth_steps} smooth, IFT vs FD ≤ {worst_fd:.1e} there"
         );
     }
+}
+
+/// Runs `model` for 1 s and gradient-checks `count` of its steps with contact, evenly spread:
+/// IFT against the direct dual path on each ([`DIRECT_TOLERANCE`]), and against central
+/// differences ([`FD_TOLERANCE`]) where the step is smooth ([`smooth::smooth`]). Returns the
+/// number of steps with contact, the smooth steps checked and the worst IFT-vs-FD error.
+fn check_contact_steps(name: &str, model: &MjcfModel, count: usize) -> (usize, usize, f64) {
+    use stiction::derivatives::gradient_check;
+    let built = model.description.build().expect("a model that builds");
+    let mut sim = built.simulator;
+    let v_s = sim.settings.contact.stiction_tolerance;
+    let recording =
+        stiction::simulate::run(&mut sim, &built.initial_state, 1.0, |_, _| {}).expect("a rollout");
+    let with_contact: Vec<_> = recording
+        .states
+        .iter()
+        .zip(&recording.reports)
+        .filter(|(_, r)| !r.contacts.is_empty())
+        .map(|(s, r)| (s.clone(), smooth::smooth(r, v_s)))
+        .collect();
+    let every = (with_contact.len() / count).max(1);
+    let u = DVector::zeros(sim.model.nu());
+    let (mut worst_fd, mut smooth_steps) = (0.0f64, 0);
+    for (state, is_smooth) in with_contact.iter().step_by(every).take(count) {
+        let check = gradient_check(&mut sim, state, &u, &[])
+            .unwrap_or_else(|e| panic!("{name} t = {}: {e}", state.t));
+        for b in &check.blocks {
+            assert!(
+                b.ift_vs_direct <= DIRECT_TOLERANCE,
+                "{name} t = {}: {} IFT vs direct {:.2e}",
+                state.t,
+                b.name,
+                b.ift_vs_direct
+            );
+            if *is_smooth {
+                assert!(
+                    b.ift_vs_fd <= FD_TOLERANCE,
+                    "{name} t = {}: {} IFT vs FD {:.2e}",
+                    state.t,
+                    b.name,
+                    b.ift_vs_fd
+                );
+                worst_fd = worst_fd.max(b.ift_vs_fd);
+            }
+        }
+        smooth_steps += usize::from(*is_smooth);
+    }
+    (with_contact.len(), smooth_steps, worst_fd)
 }
