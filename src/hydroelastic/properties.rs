@@ -153,7 +153,7 @@ impl Hydroelastic {
                 "resolution_hint",
                 &format!(
                     "a pressure-field mesh of this {} at resolution hint {hint} m",
-                    shape_kind(shape)
+                    shape.kind()
                 ),
                 surface_triangle_estimate(shape, hint),
             )?;
@@ -210,19 +210,6 @@ fn sphere_triangles(r: f64, hint: f64) -> f64 {
     let chord = hint.min(2.0 * r) / (2.0 * r);
     let level = ((std::f64::consts::PI / chord.asin()).log2().ceil() - 2.0).clamp(0.0, 8.0);
     8.0 * 4f64.powf(level)
-}
-
-/// The kind of `shape`, in words, for messages.
-fn shape_kind(shape: &Shape) -> &'static str {
-    match shape {
-        Shape::Sphere { .. } => "sphere",
-        Shape::Box { .. } => "box",
-        Shape::Capsule { .. } => "capsule",
-        Shape::Cylinder { .. } => "cylinder",
-        Shape::HalfSpace => "half-space",
-        Shape::Ellipsoid { .. } => "ellipsoid",
-        Shape::ConvexMesh { .. } => "convex mesh",
-    }
 }
 
 #[cfg(test)]
