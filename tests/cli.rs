@@ -1,45 +1,17 @@
 //! The `stiction` binary run as a user would: every command on shipped problems, checking the
 //! files it writes and what it prints. Durations are cut with `--duration` to stay fast.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "common/binary.rs"]
+mod binary;
 
-/// A fresh, empty folder for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stiction-cli-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
-}
+use std::path::Path;
+use std::process::Output;
 
-/// Runs the binary with `args` in the folder `cwd`.
-fn stiction(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stiction"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use binary::{command, problem, scratch, stderr, stdout, stiction};
 
 /// Asserts a successful exit, showing stderr otherwise.
 fn assert_ok(o: &Output) {
     assert!(o.status.success(), "exit {:?}: {}", o.status, stderr(o));
-}
-
-fn problem(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("problems")
-        .join(format!("{name}.toml"))
-        .display()
-        .to_string()
 }
 
 /// Asserts that `dir/name` exists and starts with `magic`.
@@ -147,9 +119,7 @@ fn list_shows_every_shipped_problem_with_its_description() {
 fn a_robot_problem_without_its_package_says_how_to_install_it() {
     let dir = scratch("no-package");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_stiction"))
-            .args(args)
-            .current_dir(&dir)
+        command(&dir, args)
             .env("STICTION_PACKAGE_PATH", dir.join("no-packages-here"))
             .output()
             .expect("the binary runs")

@@ -5,44 +5,18 @@
 //! step errors say at which step and time they happened. Each reproducer of the issue is a
 //! test here, on short runs of small scenes.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "common/binary.rs"]
+mod binary;
+
+use std::path::Path;
+use std::process::Output;
+
+use binary::{command, problem, scratch, stderr, stiction};
 use std::time::{Duration, Instant};
 
 use stiction::error::Error;
 use stiction::problem::parse_problem;
 use stiction::scene::Scene;
-
-/// A fresh, empty folder for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stiction-fault-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
-}
-
-fn command(cwd: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_stiction"));
-    c.args(args).current_dir(cwd);
-    c
-}
-
-/// Runs the binary with `args` in the folder `cwd`.
-fn stiction(cwd: &Path, args: &[&str]) -> Output {
-    command(cwd, args).output().expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn problem(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("problems")
-        .join(format!("{name}.toml"))
-        .display()
-        .to_string()
-}
 
 fn shipped_text(name: &str) -> String {
     std::fs::read_to_string(problem(name)).expect("a shipped problem")
