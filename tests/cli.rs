@@ -542,7 +542,7 @@ fn clutter_runs_with_the_model_flag_and_a_condition_column() {
     let lines: Vec<&str> = stats.lines().collect();
     assert_eq!(
         lines[0],
-        "t,iterations,ls_iterations,contacts,residual,condition"
+        "t,iterations,ls_iterations,contacts,residual,condition,criterion,hessian_shift,warnings"
     );
     let last: Vec<&str> = lines.last().unwrap().split(',').collect();
     let condition: f64 = last[5].parse().expect("a condition estimate");

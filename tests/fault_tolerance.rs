@@ -344,7 +344,8 @@ fn run_json_says_how_a_run_ended_and_is_written_last() {
             "error",
             "solver_stats",
             "command",
-            "version"
+            "version",
+            "warnings"
         ]
     );
     assert_eq!(record["status"], "complete");

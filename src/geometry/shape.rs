@@ -237,6 +237,47 @@ impl Shape {
         }
     }
 
+    /// Half the shape's thinnest width (m): the radius of a sphere, capsule or cylinder (or
+    /// a cylinder's half length if shorter), a box's or an ellipsoid's smallest half extent,
+    /// the smallest half side of a convex mesh's bounding box; infinite for a half-space.
+    /// The depth past which an overlap is no longer a thin compliant layer
+    /// ([`crate::step::warnings`]).
+    pub fn half_thickness(&self) -> f64 {
+        match self {
+            Shape::Sphere { radius } | Shape::Capsule { radius, .. } => *radius,
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } => radius.min(*half_length),
+            Shape::Box { half_extents: h } | Shape::Ellipsoid { semi_axes: h } => h.min(),
+            Shape::HalfSpace => f64::INFINITY,
+            Shape::ConvexMesh { vertices } => {
+                let (lo, hi) = bounding_box(vertices);
+                0.5 * (hi - lo).min()
+            }
+        }
+    }
+
+    /// The radius (m) of the smallest sphere about the geometry frame's origin that holds the
+    /// shape; infinite for a half-space.
+    pub fn bounding_radius(&self) -> f64 {
+        match self {
+            Shape::Sphere { radius } => *radius,
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => radius + half_length,
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } => radius.hypot(*half_length),
+            Shape::Box { half_extents: h } => h.norm(),
+            Shape::Ellipsoid { semi_axes: a } => a.max(),
+            Shape::HalfSpace => f64::INFINITY,
+            Shape::ConvexMesh { vertices } => vertices.iter().map(|v| v.norm()).fold(0.0, f64::max),
+        }
+    }
+
     /// Rotational inertia (kg·m², about the centre of the shape, shape axes) of a solid of
     /// uniform density with total `mass` (kg). `None` for a half-space and a convex mesh.
     pub fn solid_inertia(&self, mass: f64) -> Option<Matrix3<f64>> {
@@ -290,6 +331,21 @@ impl Shape {
     }
 }
 
+/// Corners (lowest, highest) of the axis-aligned box around `points`; zeros for none.
+fn bounding_box(points: &[Vector3<f64>]) -> (Vector3<f64>, Vector3<f64>) {
+    let mut lo = Vector3::repeat(f64::INFINITY);
+    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+    for p in points {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    if points.is_empty() {
+        (Vector3::zeros(), Vector3::zeros())
+    } else {
+        (lo, hi)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +361,33 @@ mod tests {
         .unwrap();
         assert!((b[(2, 2)] - 1.0 * 2.0 * 0.05 * 0.05 / 12.0).abs() < 1e-18);
         assert!(Shape::Sphere { radius: -1.0 }.validate().is_err());
+    }
+
+    /// Thickness and reach of each kind: the thinnest half width and the farthest point.
+    #[test]
+    fn half_thickness_and_bounding_radius() {
+        let b = Shape::Box {
+            half_extents: Vector3::new(0.3, 0.1, 0.2),
+        };
+        assert_eq!(b.half_thickness(), 0.1);
+        assert!((b.bounding_radius() - 0.14f64.sqrt()).abs() < 1e-15);
+        let c = Shape::Cylinder {
+            radius: 0.5,
+            half_length: 0.02,
+        };
+        assert_eq!(
+            (c.half_thickness(), c.bounding_radius()),
+            (0.02, 0.5f64.hypot(0.02))
+        );
+        let m = Shape::ConvexMesh {
+            vertices: vec![
+                Vector3::new(0.0, 0.0, 0.0),
+                Vector3::new(1.0, 0.0, 0.0),
+                Vector3::new(0.0, 0.4, 0.0),
+                Vector3::new(0.0, 0.0, 2.0),
+            ],
+        };
+        assert_eq!((m.half_thickness(), m.bounding_radius()), (0.2, 2.0));
+        assert_eq!(Shape::HalfSpace.half_thickness(), f64::INFINITY);
     }
 }

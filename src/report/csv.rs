@@ -17,10 +17,15 @@
 //!   tangential force magnitude on B (N), slip speed `‖v_t‖` (m/s) and penetration at the end
 //!   of the step (m, > 0 overlapping).
 //! - [`STATS`] (`stats.csv`): one row per step,
-//!   `t,iterations,ls_iterations,contacts,residual,condition`: time at the end of the step
-//!   (s), Newton iterations, line-search iterations summed over them, number of contacts, the
-//!   final scaled gradient norm `‖D ∇ℓ‖` and the estimate of the 1-norm condition number of
-//!   the last factored Newton Hessian (empty when Newton took no step; ICF Fig. 14).
+//!   `t,iterations,ls_iterations,contacts,residual,condition,criterion,hessian_shift,warnings`: time at
+//!   the end of the step (s), Newton iterations, line-search iterations summed over them,
+//!   number of contacts, the final scaled gradient norm `‖D ∇ℓ‖`, the estimate of the 1-norm
+//!   condition number of the last factored Newton Hessian (empty when Newton took no step;
+//!   ICF Fig. 14), what stopped Newton (`optimality`, `stagnation` for a cost that stopped
+//!   decreasing at round-off level, `none` when no iteration ran), the largest relative
+//!   diagonal shift `δ` the Hessian needed to be factored (`H + δ diag H`, 0 normally) and the
+//!   number of warnings of the step ([`crate::step::warnings`]; their kinds and messages are in
+//!   `run.json` and the summary).
 //!
 //! - [`PATCHES`] (`patches.csv`, scenes with pressure-field pairs, [`write_patches`]): one row
 //!   per pressure-field pair in contact per step, [`PATCHES_HEADER`]
@@ -81,7 +86,8 @@ pub const PATCH_GEOMETRY: &str = "patch_geometry.csv";
 /// Header of [`PATCH_GEOMETRY`].
 pub const PATCH_GEOMETRY_HEADER: &str = "t,body_a,body_b,polygon,vertex,x,y,z,pressure";
 /// Header of [`STATS`].
-pub const STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual,condition";
+pub const STATS_HEADER: &str =
+    "t,iterations,ls_iterations,contacts,residual,condition,criterion,hessian_shift,warnings";
 /// Header of [`STATS`] for the geometrically implicit stepper.
 pub const NCP_STATS_HEADER: &str = "t,iterations,ls_iterations,contacts,residual";
 
@@ -168,7 +174,7 @@ pub fn write_stats(recording: &Recording, dir: &Path) -> Result<PathBuf> {
     write_file(dir, STATS, |w| {
         writeln!(w, "{STATS_HEADER}")?;
         for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
-            stats_row(w, end.t, &report.stats)?;
+            stats_row(w, end.t, &report.stats, report.warnings.len())?;
         }
         Ok(())
     })
@@ -312,7 +318,8 @@ impl TableWriter {
             .write(|w| trajectory_row(w, end.t, &bodies))?;
         self.contacts
             .write(|w| contact_rows(w, sim, end.t, report))?;
-        self.stats.write(|w| stats_row(w, end.t, &report.stats))?;
+        self.stats
+            .write(|w| stats_row(w, end.t, &report.stats, report.warnings.len()))?;
         if let Some(table) = &mut self.patches {
             table.write(|w| patch_rows(w, sim, end.t, report))?;
         }
@@ -577,17 +584,21 @@ fn patch_geometry_rows(
     Ok(())
 }
 
-/// One row of [`STATS`] for a step that ended at `t` (s).
-fn stats_row(w: &mut impl Write, t: f64, s: &SolverStats) -> io::Result<()> {
+/// One row of [`STATS`] for a step that ended at `t` (s) with solver statistics `s` and
+/// `warnings` warnings.
+fn stats_row(w: &mut impl Write, t: f64, s: &SolverStats, warnings: usize) -> io::Result<()> {
     writeln!(
         w,
-        "{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{}",
         Num(t),
         s.iterations,
         s.line_search_iterations,
         s.contacts,
         Num(s.residual),
-        s.condition.map(|c| Num(c).to_string()).unwrap_or_default()
+        s.condition.map(|c| Num(c).to_string()).unwrap_or_default(),
+        s.criterion,
+        Num(s.hessian_shift),
+        warnings
     )
 }
 

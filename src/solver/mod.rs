@@ -38,4 +38,4 @@ pub use newton::{solve, ConvexSolution};
 pub use params::SolverParams;
 pub use problem::{ConvexProblem, ProblemEval};
 pub use stats::{ConvergenceCriterion, SolverStats};
-pub use workspace::NewtonWorkspace;
+pub use workspace::{NewtonWorkspace, HESSIAN_SHIFTS};

@@ -58,6 +58,7 @@ mod tests {
     use super::*;
     use crate::contact::{ContactParams, ContactPool, HuntCrossley, Lagged};
     use crate::error::Error;
+    use crate::solver::ConvergenceCriterion;
     use nalgebra::{DMatrix, Matrix3xX};
 
     /// A point mass resting on a Lagged contact: the normal impulse balances gravity.
@@ -126,6 +127,40 @@ mod tests {
             }
             other => panic!("expected HessianNotPositiveDefinite, got {other:?}"),
         }
+    }
+
+    /// A Hessian that round-off left indefinite (`A = [[1, 1], [1, 1 − 2⁻⁵³]]`, eigenvalue
+    /// −5.6e-17: the stored form of a matrix positive definite only in exact arithmetic) fails
+    /// Cholesky; the solver factors `H + δ diag(H)` with the smallest shift that works
+    /// (δ = 1e-14), says so in the statistics, and still reaches the optimality criterion.
+    #[test]
+    fn a_hessian_indefinite_by_round_off_is_factored_shifted() {
+        let p = ContactParams::default();
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, 1.0, 1.0, 1.0 - f64::EPSILON / 2.0]);
+        assert!(a.clone().cholesky().is_none());
+        let problem = ConvexProblem {
+            A: a,
+            cliques: vec![vec![0, 1]],
+            v_star: DVector::from_vec(vec![0.5, 0.5]),
+            v0: DVector::zeros(2),
+            J: Matrix3xX::from_row_slice(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+            b: vec![Vector3::zeros()],
+            constraints: Vec::new(),
+            contacts: ContactPool::Lagged(vec![Lagged::new(
+                HuntCrossley::from_params(&p, -1.0, 1e-3),
+                &p,
+                0.0,
+                1e-3,
+            )]),
+        };
+        let sol = solve(&problem, &DVector::zeros(2), &SolverParams::default()).unwrap();
+        assert_eq!(sol.stats.hessian_shift, crate::solver::HESSIAN_SHIFTS[0]);
+        assert_eq!(sol.stats.criterion, ConvergenceCriterion::Optimality);
+        assert!(sol
+            .stats
+            .to_string()
+            .contains("Hessian shifted by 1e-14 diag(H)"));
+        assert!((sol.v[0] + sol.v[1] - 1.0).abs() < 1e-12, "{:?}", sol.v);
     }
 
     /// The iteration limit produces an error that carries the statistics.

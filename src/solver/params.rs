@@ -31,8 +31,12 @@ pub struct SolverParams {
     pub relative_tolerance: f64,
     /// Absolute tolerance ε_a (N·s scaled by `diag(A)^{-1/2}`, nominal 1e-14).
     pub absolute_tolerance: f64,
-    /// Relative cost-stagnation tolerance: stop when `ℓ_prev − ℓ ≤ 1e-15 |ℓ|`-type round-off
-    /// (nominal 1e-15).
+    /// Relative cost-stagnation tolerance: stop when `ℓ_prev − ℓ ≤ tol · max(|ℓ|, |ℓ_prev|)`
+    /// (nominal 0: only once a Newton step no longer decreases the cost at all in floating
+    /// point). A nominal 1e-15 stopped stiff clutters early: at k = 1e12 N/m 84 % of the steps
+    /// stopped on it with residuals 1e5× the tolerance, leaving 0.45 mm penetrations where
+    /// `f/k` is 1e-9 m; at 0 the steady penetration is 9e-11 m and the mean iterations drop
+    /// from 30 to 18.
     pub cost_tolerance: f64,
     /// Newton iterations before giving up with an error (nominal 100).
     pub max_iterations: usize,
@@ -58,7 +62,7 @@ impl Default for SolverParams {
         SolverParams {
             relative_tolerance: 1e-5,
             absolute_tolerance: 1e-14,
-            cost_tolerance: 1e-15,
+            cost_tolerance: 0.0,
             max_iterations: 100,
             max_line_search_iterations: 100,
             alpha_max: 1.5,

@@ -14,6 +14,17 @@ pub enum ConvergenceCriterion {
     CostStagnation,
 }
 
+impl fmt::Display for ConvergenceCriterion {
+    /// The name in `stats.csv`: `none`, `optimality` or `stagnation`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ConvergenceCriterion::None => "none",
+            ConvergenceCriterion::Optimality => "optimality",
+            ConvergenceCriterion::CostStagnation => "stagnation",
+        })
+    }
+}
+
 /// Statistics of one convex solve.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverStats {
@@ -37,6 +48,11 @@ pub struct SolverStats {
     pub condition: Option<f64>,
     /// Step length α of the last line search that succeeded; `None` before the first.
     pub last_step_length: Option<f64>,
+    /// The largest relative diagonal shift δ the Newton Hessian needed to be factored
+    /// (`H + δ diag(H)`, [`crate::solver::HESSIAN_SHIFTS`]); 0 when every factorization
+    /// succeeded unshifted. A shifted factor at the solution makes the implicit-function
+    /// gradients approximate to about δ relative.
+    pub hessian_shift: f64,
     /// Whether the solve stopped because the line search found no decrease of ℓ along the
     /// Newton direction (in errors only; otherwise the iteration limit stopped it).
     pub line_search_failed: bool,
@@ -51,6 +67,13 @@ impl fmt::Display for SolverStats {
         )?;
         if let Some(alpha) = self.last_step_length {
             write!(f, ", last step length α = {alpha:.3e}")?;
+        }
+        if self.hessian_shift > 0.0 {
+            write!(
+                f,
+                ", Hessian shifted by {:.0e} diag(H) to factor",
+                self.hessian_shift
+            )?;
         }
         if self.line_search_failed {
             write!(

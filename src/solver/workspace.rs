@@ -691,12 +691,34 @@ impl IterationData {
     }
 
     /// Factors the assembled `H` at the current `v`: a new generation.
-    fn factor_hessian(&mut self, params: &SolverParams) -> Result<()> {
+    ///
+    /// A Hessian that is positive definite in exact arithmetic can still fail Cholesky in
+    /// floating point once stiff contacts push its equilibrated condition number past
+    /// `1/ε` (the clutter at k ≥ 1e13 N/m: diagonal entries from 5e-4 to 3e15, equilibrated
+    /// eigenvalues down to 1e-16). The factorization is then retried on
+    /// `H + δ diag(H)` with δ = [`HESSIAN_SHIFTS`] in turn — still a descent direction for
+    /// the exact line search, which keeps every step a decrease of the convex cost. The
+    /// largest δ used is returned (0 without a shift) and recorded in the statistics.
+    /// Diagonal equilibration alone does not help: Cholesky's success depends only on the
+    /// equilibrated matrix (van der Sluis), which is what it factors already.
+    fn factor_hessian(&mut self, params: &SolverParams) -> Result<f64> {
         self.generation = None;
-        self.factor.factor_with(params.linear_solver, &self.H)?;
+        let mut shift = 0.0;
+        let mut result = self.factor.factor_with(params.linear_solver, &self.H);
+        for &delta in HESSIAN_SHIFTS {
+            if !matches!(result, Err(Error::NotPositiveDefinite { .. })) {
+                break;
+            }
+            // Each retry adds δ − (shift so far) so that the total is δ diag(H₀) up to round-off.
+            self.H
+                .shift_diagonal_relative((delta - shift) / (1.0 + shift));
+            shift = delta;
+            result = self.factor.factor_with(params.linear_solver, &self.H);
+        }
+        result?;
         self.factor_v.copy_from(&self.v);
         self.generation = Some(FactorGeneration::next());
-        Ok(())
+        Ok(shift)
     }
 
     /// [`NewtonWorkspace::iterate`] on the prepared `layout`.
@@ -766,8 +788,10 @@ impl IterationData {
                 stats.criterion = criterion;
                 if params.factor_at_solution {
                     layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
-                    self.factor_hessian(params)
+                    let shift = self
+                        .factor_hessian(params)
                         .map_err(|e| with_stats(e, &stats))?;
+                    stats.hessian_shift = stats.hessian_shift.max(shift);
                 }
                 if self.generation.is_some() && params.condition_estimate {
                     stats.condition = Some(condition_estimate(
@@ -783,8 +807,10 @@ impl IterationData {
             }
             previous_cost = cost;
             layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
-            self.factor_hessian(params)
+            let shift = self
+                .factor_hessian(params)
                 .map_err(|e| with_stats(e, &stats))?;
+            stats.hessian_shift = stats.hessian_shift.max(shift);
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
             self.factor.solve_in_place(&mut self.dv);
@@ -828,6 +854,11 @@ impl IterationData {
         }
     }
 }
+
+/// The relative diagonal shifts tried, in turn, when the Newton Hessian fails Cholesky
+/// ([`NewtonWorkspace`]'s `factor_hessian`): from a few ulps up to 1e-6, past which the shifted
+/// direction would no longer be Newton's.
+pub const HESSIAN_SHIFTS: &[f64] = &[1e-14, 1e-12, 1e-10, 1e-8, 1e-6];
 
 /// A failed factorization of the Newton Hessian as [`Error::HessianNotPositiveDefinite`],
 /// carrying the statistics of the solve so far; other errors unchanged.

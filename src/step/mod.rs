@@ -20,7 +20,8 @@
 //! - `pool.rs`: the contact potentials of the chosen approximation (through
 //!   [`crate::contact::model`], the one factory);
 //! - `laws.rs`: the checks of the geometries' normal laws when a simulator is made;
-//! - `report.rs`: what a step reports per contact; `patch.rs`: per pressure-field patch.
+//! - `report.rs`: what a step reports per contact; `patch.rs`: per pressure-field patch;
+//! - `warnings.rs`: the counted, non-fatal warnings for suspicious physics.
 #![allow(non_snake_case)]
 
 mod assemble;
@@ -33,6 +34,7 @@ mod patch;
 mod point;
 mod pool;
 mod report;
+pub mod warnings;
 
 pub use assemble::{assemble_problem, geometry_poses, ContactWitness, PairParameters, StepInput};
 pub use assembled::StepProblem;
@@ -41,6 +43,7 @@ pub use jacobian::contact_point;
 pub use patch::Patch;
 pub use point::{contact_frame, ContactFeature, ContactPoint};
 pub use report::{ConstraintResult, ContactResult, StepReport};
+pub use warnings::{Warning, WarningKind, WarningTally};
 
 use nalgebra::{DVector, Vector3};
 
@@ -185,6 +188,10 @@ pub struct Simulator {
     buffers: AssemblyBuffers<f64>,
     data: MultibodyData<f64>,
     newton: NewtonWorkspace,
+    /// The bodies' and geometries' sizes for the warnings.
+    extents: warnings::Extents,
+    /// The model's own warnings (inertia), not yet reported: they go with the next step.
+    pending_warnings: Vec<Warning>,
 }
 
 impl Simulator {
@@ -229,6 +236,8 @@ impl Simulator {
             }
         }
         let data = MultibodyData::new(&model);
+        let extents = warnings::Extents::new(&model, &geometries);
+        let pending_warnings = warnings::inertia_warnings(&model, &extents);
         Ok(Simulator {
             model,
             settings,
@@ -237,6 +246,8 @@ impl Simulator {
             buffers: AssemblyBuffers::default(),
             data,
             newton: NewtonWorkspace::default(),
+            extents,
+            pending_warnings,
         })
     }
 
@@ -274,6 +285,7 @@ impl Simulator {
         self.collision.replace(index, geometry)?;
         // Its lists of elements were of the old mesh.
         self.surfaces = SurfaceCache::default();
+        self.extents = warnings::Extents::new(&self.model, self.collision.geometries());
         Ok(())
     }
 
@@ -380,7 +392,7 @@ impl Simulator {
                 stats,
             });
         }
-        let report = step_report(
+        let mut report = step_report(
             &assembled,
             self.newton.gamma(),
             self.newton.v_c(),
@@ -388,6 +400,16 @@ impl Simulator {
             self.newton.row_impulses(),
             dt,
             stats,
+        );
+        report.warnings = std::mem::take(&mut self.pending_warnings);
+        warnings::step_warnings(
+            &self.model,
+            &self.data,
+            self.collision.geometries(),
+            &self.extents,
+            &report.contacts,
+            dt,
+            &mut report.warnings,
         );
         let Assembled {
             contacts, frames, ..

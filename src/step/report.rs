@@ -8,6 +8,7 @@ use crate::multibody::model::BodyId;
 use crate::solver::{ConstraintKind, SolverStats};
 use crate::step::assembled::Assembled;
 use crate::step::patch::{patches, Patch};
+use crate::step::warnings::Warning;
 
 /// What one contact did during a step.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +57,8 @@ pub struct StepReport {
     /// Per constraint row (joint limits, couplers, servos, joint friction), in the order of
     /// the problem's rows.
     pub constraints: Vec<ConstraintResult>,
+    /// Suspicious physics seen in this step ([`crate::step::warnings`]); empty normally.
+    pub warnings: Vec<Warning>,
 }
 
 /// What one constraint row did during a step.
@@ -142,5 +145,6 @@ pub(super) fn step_report(
                 }
             })
             .collect(),
+        warnings: Vec::new(),
     }
 }

@@ -7,7 +7,7 @@
 //!  "error": null,
 //!  "solver_stats": {"iterations_mean": 2.1, "iterations_max": 6, "line_search_iterations": 2400,
 //!                   "failed_solve": null},
-//!  "command": "stiction simulate falling-sphere", "version": "0.1.0"}
+//!  "command": "stiction simulate falling-sphere", "version": "0.1.0", "warnings": {}}
 //! ```
 //!
 //! - `status`: `complete`, `interrupted` (SIGINT) or `failed`;
@@ -21,12 +21,19 @@
 //!   the statistics of the solve that failed (`iterations`, `line_search_iterations`,
 //!   `residual`, `tolerance`, `contacts`, and for the convex solver `cost`,
 //!   `last_step_length`, `line_search_failed`), else `null`;
-//! - `command`: the command line; `version`: stiction's version.
+//!   `simulate` adds `hessian_shifted_steps`, the steps whose Newton Hessian needed a diagonal
+//!   shift to be factored (see `stats.csv`'s `hessian_shift`);
+//! - `command`: the command line; `version`: stiction's version;
+//! - `warnings` (`simulate`, convex stepper): per kind of suspicious physics seen
+//!   (`deep_penetration`, `tunnelling`, `speed`, `ill_conditioned_inertia`; see
+//!   `stiction::step::warnings`) its `count`, the time `first_t` (s) of the step of its first
+//!   occurrence and that occurrence's message `first`; `{}` when none.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use stiction::error::{Error, Result};
+use stiction::step::WarningTally;
 
 /// File name of the run record.
 pub const RUN_JSON: &str = "run.json";
@@ -67,6 +74,8 @@ pub struct RunRecord {
     pub error: Option<String>,
     /// Solver statistics ([`solver_stats`]).
     pub solver_stats: Value,
+    /// Warnings counted by kind ([`warnings`]).
+    pub warnings: Value,
 }
 
 impl RunRecord {
@@ -81,6 +90,7 @@ impl RunRecord {
                 .filter(|_| status == Status::Failed)
                 .map(ToString::to_string),
             solver_stats: solver_stats(std::iter::empty(), error),
+            warnings: json!({}),
         }
     }
 
@@ -101,6 +111,7 @@ impl RunRecord {
             "solver_stats": self.solver_stats,
             "command": command.join(" "),
             "version": env!("CARGO_PKG_VERSION"),
+            "warnings": self.warnings,
         });
         let path = dir.join(RUN_JSON);
         let text = serde_json::to_string_pretty(&value).expect("invariant: plain JSON values");
@@ -131,6 +142,17 @@ pub fn solver_stats(steps: impl Iterator<Item = StepEffort>, error: Option<&Erro
         "line_search_iterations": ls,
         "failed_solve": error.and_then(failed_solve),
     })
+}
+
+/// `warnings` of `run.json`: per kind that occurred, its count, first time and message.
+pub fn warnings(tally: &WarningTally) -> Value {
+    let kinds = tally.iter().map(|(kind, count, t, first)| {
+        (
+            kind.name().to_string(),
+            json!({"count": count, "first_t": finite(t), "first": first}),
+        )
+    });
+    Value::Object(kinds.collect())
 }
 
 /// The statistics of the solve that `error` reports, as JSON.

@@ -13,12 +13,13 @@ use stiction::report::animate::{write_animation, AnimationSettings, Projection};
 use stiction::report::csv::{ExtraTables, NcpTableWriter, TableWriter};
 use stiction::report::plot;
 use stiction::simulate::{recording_steps, run_steps, Recording, RunEnd};
+use stiction::step::WarningTally;
 
 use crate::interrupt;
 use crate::output;
 use crate::progress::{Progress, Spinner};
 use crate::robot;
-use crate::run_record::{solver_stats, RunRecord, Status, StepEffort};
+use crate::run_record::{self, solver_stats, RunRecord, Status, StepEffort};
 use crate::shipped;
 use crate::SimulateArgs;
 
@@ -203,7 +204,20 @@ pub fn run_into(
         .reports
         .iter()
         .map(|r| (r.stats.iterations, r.stats.line_search_iterations));
-    write_record(out, steps, efforts, t, &mut end);
+    let shifted = recording
+        .reports
+        .iter()
+        .filter(|r| r.stats.hessian_shift > 0.0)
+        .count();
+    write_record(
+        out,
+        steps,
+        efforts,
+        shifted,
+        &tally(&recording),
+        t,
+        &mut end,
+    );
     Ok(Finished {
         recording,
         written,
@@ -231,14 +245,20 @@ fn write_record(
     out: &Path,
     planned: usize,
     efforts: impl ExactSizeIterator<Item = StepEffort>,
+    shifted: usize,
+    tally: &WarningTally,
     t: f64,
     end: &mut Result<()>,
 ) {
+    let completed = efforts.len();
+    let mut stats = solver_stats(efforts, end.as_ref().err());
+    stats["hessian_shifted_steps"] = shifted.into();
     let record = RunRecord {
         steps_planned: planned,
-        steps_completed: efforts.len(),
+        steps_completed: completed,
         t: Some(t),
-        solver_stats: solver_stats(efforts, end.as_ref().err()),
+        solver_stats: stats,
+        warnings: run_record::warnings(tally),
         ..RunRecord::new(status_of(end), end.as_ref().err())
     };
     if let Err(e) = record.write(out) {
@@ -404,7 +424,15 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
         .reports
         .iter()
         .map(|r| (r.stats.iterations, r.stats.line_search_iterations));
-    write_record(&out, steps, efforts, t, &mut end);
+    write_record(
+        &out,
+        steps,
+        efforts,
+        0,
+        &WarningTally::default(),
+        t,
+        &mut end,
+    );
     if !args.quiet {
         let steps = recording.reports.len();
         let iterations = recording.reports.iter().map(|r| r.stats.iterations);
@@ -491,10 +519,23 @@ pub fn summarize(
         wall.as_secs_f64()
     );
     println!("Newton iterations per step: mean {mean_iterations:.2}, max {max_iterations}");
+    let warnings = tally(recording);
+    if !warnings.is_empty() {
+        print!("warnings (suspicious physics, counted; see run.json):\n{warnings}");
+    }
     println!("wrote {} files to {}:", written.len(), dir.display());
     for path in written {
         println!("  {}", path.display());
     }
+}
+
+/// The warnings of every step of `recording`, counted by kind.
+pub fn tally(recording: &Recording) -> WarningTally {
+    let mut tally = WarningTally::default();
+    for (state, report) in recording.states[1..].iter().zip(&recording.reports) {
+        tally.add(state.t, &report.warnings);
+    }
+    tally
 }
 
 /// A `--duration` (s): positive and finite.

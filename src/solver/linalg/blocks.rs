@@ -90,6 +90,18 @@ impl BlockHessian {
         self.pattern.n()
     }
 
+    /// Adds `shift · H_ii` to every diagonal entry `H_ii`: a Levenberg–Marquardt style shift
+    /// relative to the diagonal, i.e. `shift · I` on the equilibrated matrix
+    /// `D^{-1/2} H D^{-1/2}` (`D = diag H`), so every clique gets the same relative push
+    /// whatever its units (rad/s beside m/s, grams beside tonnes).
+    pub fn shift_diagonal_relative(&mut self, shift: f64) {
+        for block in &mut self.diagonal {
+            for i in 0..block.nrows() {
+                block[(i, i)] += shift * block[(i, i)].abs();
+            }
+        }
+    }
+
     /// Writes the matrix into the dense `out` (n × n, resized when needed), both triangles.
     pub fn to_dense(&self, out: &mut DMatrix<f64>) {
         let n = self.n();
@@ -187,5 +199,22 @@ mod tests {
             .map(|j| dense.column(j).iter().map(|v| v.abs()).sum::<f64>())
             .fold(0.0, f64::max);
         assert_eq!(H.norm_1(&mut scratch), expected);
+    }
+
+    /// The relative shift scales each diagonal entry by `1 + δ` and leaves the rest alone.
+    #[test]
+    fn relative_shift_touches_only_the_diagonal() {
+        let pattern = BlockPattern {
+            cliques: vec![vec![0, 1], vec![2]],
+            pairs: vec![(0, 1)],
+        };
+        let mut H = BlockHessian::zeros(pattern);
+        H.diagonal[0] = DMatrix::from_row_slice(2, 2, &[4.0, 1.0, 1.0, 1e-3]);
+        H.diagonal[1] = DMatrix::from_row_slice(1, 1, &[1e12]);
+        H.off_diagonal[0] = DMatrix::from_row_slice(2, 1, &[0.5, 0.25]);
+        H.shift_diagonal_relative(0.5);
+        assert_eq!(H.diagonal[0].as_slice(), &[6.0, 1.0, 1.0, 1.5e-3]);
+        assert_eq!(H.diagonal[1][(0, 0)], 1.5e12);
+        assert_eq!(H.off_diagonal[0].as_slice(), &[0.5, 0.25]);
     }
 }
