@@ -384,14 +384,16 @@ impl NcpSimulator {
     }
 
     /// The start point of the solve: free-motion velocities and, per pair, the previous
-    /// solution or a geometric guess (support points along the normal, Sec. IV-A).
-    fn initial_guess(&self, problem: &MixedComplementarityProblem) -> DVector<f64> {
+    /// solution (unless `cold`) or a geometric guess (support points along the normal,
+    /// Sec. IV-A).
+    fn initial_guess(&self, problem: &MixedComplementarityProblem, cold: bool) -> DVector<f64> {
+        let warm: &[Option<Vec<f64>>] = if cold { &[] } else { &self.warm };
         let mut z = DVector::zeros(problem.unknowns());
         let dt = problem.dt;
         for (b, body) in problem.bodies.iter().enumerate() {
             // A body resting on a loaded pair of the previous step starts at its velocity;
             // any other in free fall.
-            let loaded = self.pairs.iter().zip(&self.warm).any(|(p, w)| {
+            let loaded = self.pairs.iter().zip(warm).any(|(p, w)| {
                 let on_b =
                     p.f.attachment == Attachment::Body(b) || p.g.attachment == Attachment::Body(b);
                 on_b && w.as_ref().is_some_and(|w| w[7] > 0.0)
@@ -405,9 +407,9 @@ impl NcpSimulator {
         for c in 0..problem.pairs.len() {
             let o = problem.pair_offset(c);
             let size = problem.pairs[c].unknowns();
-            let mut values = match &self.warm[c] {
-                Some(w) => w.clone(),
-                None => geometric_guess(problem, c, &start),
+            let mut values = match warm.get(c) {
+                Some(Some(w)) => w.clone(),
+                _ => geometric_guess(problem, c, &start),
             };
             // An unloaded pair starts with σ at the speed scale: with p_n = 0 the friction
             // conditions `p σ = 0` only pin p = 0 quickly when σ > 0 (at p = σ = 0 their
@@ -428,7 +430,7 @@ impl NcpSimulator {
     /// wrong size.
     pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
         let mut problem = self.problem(state)?;
-        let mut z = self.initial_guess(&problem);
+        let mut z = self.initial_guess(&problem, false);
         // The frame helper is fixed for the solve, away from the starting normal, and kept
         // from step to step while it stays away, so that warm-started (p_t, p_o) keep their
         // meaning.
@@ -439,9 +441,33 @@ impl NcpSimulator {
             }
             problem.pairs[c].helper = self.helpers[c];
         }
-        let stats = semismooth_newton(&mut z, problem.pairs.len(), &self.settings.solver, |z| {
-            problem.fischer_burmeister_system(z)
-        })?;
+        let params = &self.settings.solver;
+        let solve = |z: &mut DVector<f64>| {
+            semismooth_newton(z, problem.pairs.len(), params, |z| {
+                problem.fischer_burmeister_system(z)
+            })
+        };
+        // A warm start from the last step can sit in a basin of the merit with no solution
+        // (a cube dropped 5 mm onto an edge: ψ stationary at ‖Φ‖∞ = 2.8e-3); the cold,
+        // geometric start is then tried before the step fails.
+        let stats = match solve(&mut z) {
+            Ok(stats) => stats,
+            Err(warm_error) if self.warm.iter().any(Option::is_some) => {
+                let mut cold = self.initial_guess(&problem, true);
+                match solve(&mut cold) {
+                    Ok(mut stats) => {
+                        if let Error::NcpNotConverged { stats: w } = &warm_error {
+                            stats.iterations += w.iterations;
+                            stats.line_search_iterations += w.line_search_iterations;
+                        }
+                        z = cold;
+                        stats
+                    }
+                    Err(_) => return Err(warm_error),
+                }
+            }
+            Err(e) => return Err(e),
+        };
         let zs = z.as_slice();
         let mut q = state.q.clone();
         let mut v = state.v.clone();

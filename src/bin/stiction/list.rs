@@ -72,7 +72,8 @@ pub fn list(dir: Option<&Path>) -> Result<()> {
         println!(
             "Run one with `stiction simulate NAME --plot --animate` (the files are in problems/);"
         );
-        println!("`stiction optimize NAME` solves the tasks, and `stiction list --dir problems/identify` lists the identification problems.");
+        println!("`stiction optimize NAME` solves the tasks; in a source checkout, `stiction list --dir problems/identify`");
+        println!("lists the identification problems (`stiction identify FILE` fits them).");
     }
     first_error.map_or(Ok(()), Err)
 }

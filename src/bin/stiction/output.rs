@@ -67,6 +67,13 @@ pub fn prepare(dir: &Path, force: bool) -> Result<()> {
         path: dir.to_path_buf(),
         source,
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(io_error(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "--out names a file, not a folder, and nothing was written. --out takes a folder \
+             (created if missing) for the run's files; choose another path",
+        )));
+    }
     if dir.is_dir() && !force {
         let mut entries = std::fs::read_dir(dir).map_err(io_error)?;
         if entries.next().is_some() {
@@ -139,6 +146,17 @@ mod tests {
         assert!(prepare(&base, false).is_err());
         assert!(prepare(&base, true).is_ok());
         assert!(prepare(&base.join("fresh"), false).is_ok());
+        let file = base.join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        for force in [false, true] {
+            let e = prepare(&file, force).unwrap_err().to_string();
+            assert!(e.contains("--out names a file, not a folder"), "{e}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "x",
+            "the file is untouched"
+        );
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

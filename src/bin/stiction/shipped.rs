@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stiction::error::Result;
+use stiction::error::{Error, Result};
 use stiction::problem::{load_problem, parse_problem, Problem};
 
 /// (name, TOML text) of every shipped problem, alphabetically.
@@ -98,9 +98,66 @@ pub fn shipped(name: &str) -> Option<Result<Problem>> {
 
 /// The problem in file `path`; if there is no such file and `path` is the name of a shipped
 /// problem (`falling-sphere`), that problem.
+///
+/// # Errors
+/// A missing file that is no shipped name either is an error that suggests the closest
+/// shipped name and points to `stiction list`; otherwise [`load_problem`]'s errors.
 pub fn load(path: &Path) -> Result<Problem> {
-    match path.to_str().filter(|_| !path.exists()).and_then(shipped) {
+    if path.exists() {
+        return load_problem(path);
+    }
+    match path.to_str().and_then(shipped) {
         Some(problem) => problem,
-        None => load_problem(path),
+        None => Err(not_found(path)),
+    }
+}
+
+/// The error for `path`, neither a file nor a shipped problem: the closest shipped name (by
+/// the file stem's edit distance, when it is close) and where the names are listed.
+pub fn not_found(path: &Path) -> Error {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let closest = SHIPPED
+        .iter()
+        .map(|(name, _)| (strsim::damerau_levenshtein(&stem, name), *name))
+        .min();
+    let suggestion = match closest {
+        Some((distance, name)) if distance <= name.len() / 3 + 1 => {
+            format!("did you mean `{name}`? ")
+        }
+        _ => String::new(),
+    };
+    Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "no such file, nor a shipped problem of that name; {suggestion}(`stiction list` shows the shipped problems)"
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A misspelt name suggests the shipped one; a name far from every shipped one does not.
+    #[test]
+    fn a_misspelt_name_suggests_the_shipped_problem() {
+        let e = load(Path::new("falling-sphre")).unwrap_err().to_string();
+        assert!(e.contains("did you mean `falling-sphere`?"), "{e}");
+        assert!(
+            e.contains("`stiction list` shows the shipped problems"),
+            "{e}"
+        );
+        let e = load(Path::new("problems/clutterr.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean `clutter`?"), "{e}");
+        let e = load(Path::new("quadruped-on-ice")).unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
     }
 }

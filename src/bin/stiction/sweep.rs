@@ -16,7 +16,7 @@ use stiction::simulate::{recording_steps, run_steps, Rollout, RunEnd, SweepRow};
 
 use crate::interrupt;
 use crate::output;
-use crate::progress::Spinner;
+use crate::progress::BatchProgress;
 use crate::run_record::{solver_stats, RunRecord};
 use crate::shard::write_sweep_shard;
 use crate::shipped;
@@ -169,7 +169,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
     }
     interrupt::install();
     let start = Instant::now();
-    let spinner = Spinner::new(&format!("{} rollouts in parallel", batch.len()), args.quiet);
+    let progress = BatchProgress::new(batch.len(), "rollouts", args.quiet);
     let t_from = duration - args.settle;
     // Each rollout is reduced to its row as soon as it ends, so that only the rollouts under
     // way hold a recording; each is computed exactly as alone (`simulate::run_batch`).
@@ -191,6 +191,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
                     }
                 },
             );
+            progress.done(|| format!("k = {k:e} N/m"));
             match run.end {
                 RunEnd::Complete => Ok(SweepRow::new(k, &run.recording, t_from)),
                 RunEnd::Interrupted => Err(Error::Interrupted {
@@ -201,7 +202,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             }
         })
         .collect();
-    spinner.finish();
+    progress.finish();
     let wall = start.elapsed().as_secs_f64();
     let mut rows = Vec::new();
     let mut failures = Vec::new();
