@@ -12,11 +12,13 @@ use stiction::problem::{Problem, Stepper};
 use stiction::report::animate::{write_animation, AnimationSettings, Projection};
 use stiction::report::csv::{ExtraTables, NcpTableWriter, TableWriter};
 use stiction::report::plot;
+use stiction::report::replay::ReplayRecording;
 use stiction::simulate::{recording_steps, run_steps, Recording, RunEnd};
 
 use crate::interrupt;
 use crate::output;
 use crate::progress::{Progress, Spinner};
+use crate::replay;
 use crate::robot;
 use crate::run_record::{solver_stats, RunRecord, Status, StepEffort};
 use crate::shipped;
@@ -33,6 +35,8 @@ pub struct Outputs {
     pub animation: Option<Projection>,
     /// `patch_geometry.csv`.
     pub patch_geometry: bool,
+    /// The 3-D replay, `replay/`.
+    pub replay: bool,
 }
 
 /// Runs `simulate` as the command line asked.
@@ -53,6 +57,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         }
         return Ok(());
     };
+    replay::prepare(args.animation.replay)?;
     if files.len() > 1 || args.shard.is_some() && args.files.len() > 1 {
         return simulate_batch(args, &files);
     }
@@ -82,6 +87,7 @@ fn outputs(args: &SimulateArgs, problem: &Problem) -> Outputs {
         svg: args.svg || wanted.svg,
         animation: args.animation.wanted(problem),
         patch_geometry: args.patch_geometry,
+        replay: args.animation.replay,
     }
 }
 
@@ -363,6 +369,7 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
         (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
         (args.animation.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.animation.replay, "--replay", "the replay is written for the convex stepper only"),
         (args.patch_geometry, "--patch-geometry", "pressure-field patches belong to the convex stepper"),
         (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
     ];
@@ -427,7 +434,7 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     end
 }
 
-/// Writes the figures and the animation asked for into the existing folder `dir` (the tables
+/// Writes the figures, the animation and the replay asked for into the existing folder `dir` (the tables
 /// are written while the rollout runs); returns the files written.
 pub fn write_figures(
     recording: &Recording,
@@ -464,6 +471,22 @@ pub fn write_figures(
             &problem.name,
             &dir.join("animation.gif"),
             &settings,
+        )?);
+    }
+    if outputs.replay {
+        written.push(replay::write(
+            dir,
+            &[ReplayRecording {
+                name: "rollout".into(),
+                title: format!(
+                    "{} ({}, δt = {} s)",
+                    problem.name, sim.settings.approximation, sim.settings.dt
+                ),
+                sim,
+                recording,
+                targets: Vec::new(),
+                markers: Vec::new(),
+            }],
         )?);
     }
     Ok(written)
