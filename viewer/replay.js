@@ -261,6 +261,16 @@ async function main() {
     document.getElementById('pmax').textContent = `${header.pressure_max.toPrecision(3)} Pa`;
   }
 
+  // Links: a segment from each jointed body's parent origin to its own.
+  const links = header.bodies.map((b, i) => [b.parent, i]).filter(([p]) => p !== null && p !== undefined);
+  const linkPositions = new Float32Array(Math.max(links.length, 1) * 6);
+  const linkGeometry = new THREE.BufferGeometry();
+  linkGeometry.setAttribute('position', new THREE.BufferAttribute(linkPositions, 3));
+  linkGeometry.setDrawRange(0, 2 * links.length);
+  const linkLines = new THREE.LineSegments(linkGeometry, new THREE.LineBasicMaterial({ color: 0x333333 }));
+  linkLines.frustumCulled = false;
+  scene.add(linkLines);
+
   // Contact arrows: shafts as line segments, heads as cones, points as dots.
   let maxArrows = 0;
   for (let f = 0; f + 1 < replay.contactOffsets.length; f++) {
@@ -339,6 +349,11 @@ async function main() {
     groups.forEach((g, b) => {
       replay.pose(b, t, g.position, g.quaternion);
     });
+    links.forEach(([p, c], k) => {
+      const a = groups[p].position, b = groups[c].position;
+      linkPositions.set([a.x, a.y, a.z, b.x, b.y, b.z], 6 * k);
+    });
+    linkGeometry.attributes.position.needsUpdate = true;
     const f = replay.contactFrame(t);
     const [c0, c1] = [replay.contactOffsets[f], replay.contactOffsets[f + 1]];
     const C = replay.contacts;

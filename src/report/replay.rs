@@ -20,8 +20,11 @@
 //! - `format` (`"stiction-replay"`), `version`, `title`;
 //! - `times`: the time of every frame (s, `frames` numbers): recorded states picked evenly in
 //!   time, at most [`ReplaySettings::max_frames`];
-//! - `bodies`: `[{"name", "colour"}]`, tree bodies then prescribed bodies (the order of
-//!   [`body_names`](crate::report::body_names) and of `trajectory.csv`); colours `#rrggbb`;
+//! - `bodies`: `[{"name", "colour", "parent"}]`, tree bodies then prescribed bodies (the order
+//!   of [`body_names`](crate::report::body_names) and of `trajectory.csv`); colours `#rrggbb`;
+//!   `parent`: the index of the parent body of a body hung from it by a joint other than a
+//!   free one (`null` otherwise), drawn as a link from the parent's origin to the body's so that
+//!   an arm or a leg shows even where its bodies carry no geometry;
 //! - `geometries`: `[{"name", "body", "p_BG", "q_BG", "shape"}]`: the body index in `bodies`
 //!   (`null`: the world), the pose of the geometry frame in the body frame (m; quaternion
 //!   `[w, x, y, z]`) and the shape, one of `{"type": "sphere", "radius"}`, `{"type": "box",
@@ -64,6 +67,7 @@ use crate::error::{Error, Result};
 use crate::geometry::mesh::surface_mesh;
 use crate::geometry::Shape;
 use crate::multibody::model::BodyId;
+use crate::multibody::JointKind;
 use crate::report::csv::write_file;
 use crate::report::{body_names, BodyStateTracker};
 use crate::simulate::Recording;
@@ -339,7 +343,12 @@ pub fn write_recording(
             } else {
                 PRESCRIBED_COLOUR
             };
-            json!({"name": name, "colour": colour})
+            let parent = model
+                .joints
+                .get(i)
+                .filter(|j| !matches!(j.kind, JointKind::Free))
+                .and_then(|j| j.parent);
+            json!({"name": name, "colour": colour, "parent": parent})
         })
         .collect();
     let nb = model.bodies.len();
@@ -758,6 +767,11 @@ mod tests {
         assert_eq!(h["bodies"][0]["name"], "ball");
         assert_eq!(h["bodies"][1]["name"], "belt");
         assert_eq!(h["bodies"][1]["colour"], PRESCRIBED_COLOUR);
+        assert_eq!(
+            h["bodies"][0]["parent"],
+            Value::Null,
+            "a free body has no link"
+        );
 
         // Poses: every body at every frame, as body_states gives them, to f32 precision.
         let states = body_states(&rec, &sim.model);
