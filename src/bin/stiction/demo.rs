@@ -25,6 +25,7 @@ pub fn demo() -> Result<()> {
         animation: Some(Projection::Xz),
         patch_geometry: false,
         replay: false,
+        progress: true,
     };
     let steps =
         stiction::simulate::recording_steps(&problem.simulator, "duration", problem.duration)?;

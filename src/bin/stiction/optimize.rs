@@ -14,7 +14,7 @@ use stiction::optimize::{
     optimization, optimize_problem, run_mpc_observed, DerivativeMethod, Task,
 };
 use stiction::problem::Problem;
-use stiction::report::animate::{write_animation, AnimationSettings, Projection};
+use stiction::report::animate::{AnimationSettings, Projection};
 use stiction::report::optimization::write_optimization_plots;
 use stiction::report::replay::ReplayRecording;
 use stiction::report::{csv, plot};
@@ -76,6 +76,8 @@ struct Extras<'a> {
     animation: Option<Projection>,
     /// `replay/`, with the targets of this task.
     replay: Option<&'a Task>,
+    /// A progress bar while the animation encodes.
+    progress: bool,
 }
 
 /// Writes the trajectory tables and figures shared by both commands.
@@ -115,12 +117,13 @@ fn write_trajectory(
             projection,
             ..Default::default()
         };
-        written.push(write_animation(
+        written.push(crate::simulate::animation(
             &rec,
             sim,
             name,
             &dir.join("animation.gif"),
             &settings,
+            extras.progress,
         )?);
     }
     if let Some(task) = extras.replay {
@@ -200,6 +203,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         Extras {
             animation: args.animation.wanted(&run.problem),
             replay: args.animation.replay.then_some(&run.optimization.task),
+            progress: !args.quiet && !args.json,
         },
     )?);
     RunRecord {
@@ -327,6 +331,7 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         Extras {
             animation: args.animation.wanted(&problem),
             replay: args.animation.replay.then_some(&opt.task),
+            progress: !args.quiet && !args.json,
         },
     )?;
     written.push(stiction::optimize::output::write_mpc_solves(

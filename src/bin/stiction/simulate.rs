@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use stiction::error::{Error, Result};
 use stiction::problem::{Problem, Stepper};
-use stiction::report::animate::{write_animation, AnimationSettings, Projection};
+use stiction::report::animate::{write_animation_observed, AnimationSettings, Projection};
 use stiction::report::csv::{ExtraTables, NcpTableWriter, TableWriter};
 use stiction::report::plot;
 use stiction::report::replay::ReplayRecording;
@@ -37,6 +37,8 @@ pub struct Outputs {
     pub patch_geometry: bool,
     /// The 3-D replay, `replay/`.
     pub replay: bool,
+    /// Show a progress bar while the animation encodes (after a second).
+    pub progress: bool,
 }
 
 /// Runs `simulate` as the command line asked.
@@ -88,6 +90,8 @@ fn outputs(args: &SimulateArgs, problem: &Problem) -> Outputs {
         animation: args.animation.wanted(problem),
         patch_geometry: args.patch_geometry,
         replay: args.animation.replay,
+        // Several rollouts at once share one spinner instead.
+        progress: !args.quiet && args.files.len() == 1,
     }
 }
 
@@ -465,12 +469,13 @@ pub fn write_figures(
             projection,
             ..Default::default()
         };
-        written.push(write_animation(
+        written.push(animation(
             recording,
             sim,
             &problem.name,
             &dir.join("animation.gif"),
             &settings,
+            outputs.progress,
         )?);
     }
     if outputs.replay {
@@ -490,6 +495,25 @@ pub fn write_figures(
         )?);
     }
     Ok(written)
+}
+
+/// [`write_animation_observed`] with a progress bar of the frames encoded, shown once the
+/// encoding has taken a second, unless `!progress`.
+pub fn animation(
+    recording: &Recording,
+    sim: &stiction::step::Simulator,
+    name: &str,
+    path: &Path,
+    settings: &AnimationSettings,
+    progress: bool,
+) -> Result<PathBuf> {
+    let frames = settings.max_frames.clamp(1, recording.states.len().max(1));
+    let bar = std::cell::RefCell::new(Progress::frames(frames, !progress));
+    let written = write_animation_observed(recording, sim, name, path, settings, &|_, _| {
+        bar.borrow_mut().frame()
+    });
+    bar.into_inner().finish();
+    written
 }
 
 /// Prints what was simulated, how hard the solver worked and the files written.
