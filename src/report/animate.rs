@@ -21,8 +21,9 @@
 //! frame delay, so a short rollout plays in slow motion.
 //!
 //! Frames are drawn and colour-quantized (the GIF's 256-colour palette per frame, NeuQuant at
-//! speed 10, the bulk of the time) in parallel with rayon, a batch of [`BATCH`] frames at a
-//! time so that memory stays bounded, then written in order by the `gif` encoder;
+//! speed 10, as plotters' GIF backend does) in parallel with rayon, a batch of 24 frames
+//! (`BATCH`) at a time so that memory stays bounded, then written in order by the `gif`
+//! encoder;
 //! [`write_animation_observed`] reports each frame written.
 
 use std::path::{Path, PathBuf};

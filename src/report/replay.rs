@@ -21,7 +21,7 @@
 //! - `times`: the time of every frame (s, `frames` numbers): recorded states picked evenly in
 //!   time, at most [`ReplaySettings::max_frames`];
 //! - `bodies`: `[{"name", "colour", "parent"}]`, tree bodies then prescribed bodies (the order
-//!   of [`body_names`](crate::report::body_names) and of `trajectory.csv`); colours `#rrggbb`;
+//!   of [`body_names`] and of `trajectory.csv`); colours `#rrggbb`;
 //!   `parent`: the index of the parent body of a body hung from it by a joint other than a
 //!   free one (`null` otherwise), drawn as a link from the parent's origin to the body's so that
 //!   an arm or a leg shows even where its bodies carry no geometry;
