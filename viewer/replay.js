@@ -241,7 +241,9 @@ async function main() {
     legendRow('#00aa00', `target: ${t.label}`);
   }
   const markers = header.markers.map(mk => {
-    const m = new THREE.Mesh(new THREE.SphereGeometry(0.012 * span, 12, 8), new THREE.MeshBasicMaterial({ color: mk.colour }));
+    // Drawn over the bodies: a measured position is usually a body origin, inside its body.
+    const m = new THREE.Mesh(new THREE.SphereGeometry(0.012 * span, 12, 8), new THREE.MeshBasicMaterial({ color: mk.colour, depthTest: false }));
+    m.renderOrder = 2;
     scene.add(m);
     legendRow(mk.colour, mk.label);
     return m;

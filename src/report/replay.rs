@@ -105,6 +105,8 @@ const PALETTE: [&str; 10] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
     "#9c755f", "#17becf",
 ];
+/// Marker colours, in marker order, repeating: apart from the body colours.
+const MARKER_PALETTE: [&str; 4] = ["#111111", "#e377c2", "#bcbd22", "#8c564b"];
 /// Colour of prescribed bodies (conveyor belts, moving walls).
 const PRESCRIBED_COLOUR: &str = "#8c8c8c";
 
@@ -449,7 +451,7 @@ pub fn write_recording(
         })).collect::<Vec<_>>(),
         "markers": replay.markers.iter().enumerate().map(|(i, m)| json!({
             "label": m.label,
-            "colour": PALETTE[i % PALETTE.len()],
+            "colour": MARKER_PALETTE[i % MARKER_PALETTE.len()],
         })).collect::<Vec<_>>(),
         "sections": Value::Object(sections.index),
     });

@@ -114,7 +114,14 @@ fn write_replay(
         .enumerate()
         .map(|(k, (m, recording))| ReplayRecording {
             name: format!("fit-{}", k + 1),
-            title: format!("{}: {} at the estimate", problem.name, m.source.display()),
+            title: format!(
+                "{}: {} simulated at the estimate",
+                problem.name,
+                m.source.file_name().map_or_else(
+                    || m.source.display().to_string(),
+                    |f| f.to_string_lossy().into()
+                )
+            ),
             sim: &sim,
             recording,
             targets: Vec::new(),
