@@ -45,6 +45,7 @@ fn every_help_text_has_an_example() {
         &["identify", "--help"],
         &["sweep", "--help"],
         &["list", "--help"],
+        &["view", "--help"],
     ] {
         let out = stiction(&dir, args);
         assert_ok(&out);
@@ -752,4 +753,122 @@ fn simulate_runs_a_urdf_on_the_ground_and_says_what_the_step_leaves_out() {
         .collect();
     let z: f64 = last[z].parse().expect("a number");
     assert!((z - 0.1).abs() < 2e-3, "resting height {z} m");
+}
+
+/// A stand-in for the `three` npm package: the three files a replay copies, under `dir`.
+fn fake_three_js(dir: &Path) -> std::path::PathBuf {
+    let three = dir.join("three");
+    for file in [
+        "build/three.module.js",
+        "build/three.core.js",
+        "examples/jsm/controls/OrbitControls.js",
+    ] {
+        let path = three.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("// {file}\n")).unwrap();
+    }
+    three
+}
+
+/// GET `path` from the server at `address` (`127.0.0.1:PORT`): the status line and the body.
+fn http_get(address: &str, path: &str) -> (String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    (
+        head.lines().next().unwrap().to_string(),
+        response[split + 4..].to_vec(),
+    )
+}
+
+#[test]
+fn replay_is_written_served_and_refused_clearly_without_three_js() {
+    use std::io::BufRead;
+    let dir = scratch("replay");
+    let three = fake_three_js(&dir);
+    let args = [
+        "simulate",
+        "falling-sphere",
+        "--out",
+        "fs",
+        "--duration",
+        "0.1",
+        "--replay",
+    ];
+    let out = command(&dir, &args)
+        .env("STICTION_THREE_JS", &three)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    assert!(
+        stdout(&out).contains("fs/replay/replay.html"),
+        "{}",
+        stdout(&out)
+    );
+    let replay = dir.join("fs/replay");
+    assert_file(&replay, "replay.html", b"<!doctype html>");
+    assert_file(&replay, "three/three.core.js", b"// build/three.core.js");
+    let header: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(replay.join("rollout.json")).unwrap()).unwrap();
+    assert_eq!(header["bodies"][0]["name"], "sphere");
+    // 0.1 s at δt = 2e-3: 51 states, all of them frames; 7 f32 per body and frame.
+    assert_eq!(header["times"].as_array().unwrap().len(), 51);
+    assert_eq!(header["sections"]["poses"]["count"], 51 * 7);
+    let bin = std::fs::metadata(replay.join("rollout.bin")).unwrap().len();
+    assert!(bin >= 4 * 51 * 7, "{bin} bytes");
+
+    // `stiction view` serves the folder's files on 127.0.0.1, nothing outside it.
+    let mut server = command(&dir, &["view", "fs"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    let url = lines
+        .by_ref()
+        .map(|l| l.unwrap())
+        .find_map(|l| l.trim().strip_prefix("http://").map(str::to_string))
+        .expect("the address is printed");
+    let address = url.split('/').next().unwrap().to_string();
+    let (status, body) = http_get(&address, "/");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(body.starts_with(b"<!doctype html>"));
+    let (status, body) = http_get(&address, "/rollout.bin");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(body.len() as u64, bin);
+    assert_eq!(
+        http_get(&address, "/../run.json").0,
+        "HTTP/1.1 404 Not Found"
+    );
+    assert_eq!(
+        http_get(&address, "/missing.js").0,
+        "HTTP/1.1 404 Not Found"
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // Without three.js: refused before anything is run or written, naming the setup script.
+    let missing = command(
+        &dir,
+        &["simulate", "falling-sphere", "--out", "none", "--replay"],
+    )
+    .env("STICTION_THREE_JS", dir.join("nowhere"))
+    .output()
+    .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("scripts/viewer/setup.sh"),
+        "{}",
+        stderr(&missing)
+    );
+    assert!(!dir.join("none").exists());
+
+    // A folder without a replay says how to write one.
+    let empty = stiction(&dir, &["view", "."]);
+    assert_eq!(empty.status.code(), Some(1));
+    assert!(stderr(&empty).contains("--replay"), "{}", stderr(&empty));
+    std::fs::remove_dir_all(&dir).ok();
 }

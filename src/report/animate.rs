@@ -19,12 +19,19 @@
 //!
 //! At most [`AnimationSettings::max_frames`] states are shown, evenly spaced in time, at a fixed
 //! frame delay, so a short rollout plays in slow motion.
+//!
+//! Frames are drawn and colour-quantized (the GIF's 256-colour palette per frame, NeuQuant at
+//! speed 10, as plotters' GIF backend does) in parallel with rayon, a batch of 24 frames
+//! (`BATCH`) at a time so that memory stays bounded, then written in order by the `gif`
+//! encoder;
+//! [`write_animation_observed`] reports each frame written.
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::Vector3;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::geometry::Shape;
@@ -63,6 +70,10 @@ impl Default for AnimationSettings {
 /// Points per circle when outlines are sampled.
 const CIRCLE_POINTS: usize = 32;
 
+/// Frames drawn and quantized in parallel before they are written: each holds its indexed
+/// pixels (one byte per pixel) until then.
+const BATCH: usize = 24;
+
 /// Writes the animation of `recording` to `path` (a `.gif`); `name` (the problem's) heads
 /// every title. Returns `path`.
 ///
@@ -75,10 +86,28 @@ pub fn write_animation(
     path: &Path,
     settings: &AnimationSettings,
 ) -> Result<PathBuf> {
+    write_animation_observed(recording, sim, name, path, settings, &|_, _| {})
+}
+
+/// [`write_animation`], calling `on_frame(written, total)` after each frame is written (from
+/// the calling thread), for a progress display.
+///
+/// # Errors
+/// [`Error::Plot`] if the GIF cannot be drawn or written.
+pub fn write_animation_observed(
+    recording: &Recording,
+    sim: &Simulator,
+    name: &str,
+    path: &Path,
+    settings: &AnimationSettings,
+    on_frame: &dyn Fn(usize, usize),
+) -> Result<PathBuf> {
     let frames = frames(recording, sim, settings)?;
-    draw_frames(&frames, recording, sim, name, path, settings).map_err(|message| Error::Plot {
-        path: path.to_path_buf(),
-        message,
+    draw_frames(&frames, recording, sim, name, path, settings, on_frame).map_err(|message| {
+        Error::Plot {
+            path: path.to_path_buf(),
+            message,
+        }
     })?;
     Ok(path.to_path_buf())
 }
@@ -328,7 +357,7 @@ struct Canvas {
     height: u32,
 }
 
-/// Draws every frame into the GIF at `path`.
+/// Draws every frame into the GIF at `path`, calling `on_frame` after each is written.
 fn draw_frames(
     frames: &[Frame],
     recording: &Recording,
@@ -336,6 +365,7 @@ fn draw_frames(
     name: &str,
     path: &Path,
     settings: &AnimationSettings,
+    on_frame: &dyn Fn(usize, usize),
 ) -> std::result::Result<(), String> {
     let (width, height) = settings.size;
     // Plot area of the chart: the image minus the label areas, caption, note and margins.
@@ -364,13 +394,46 @@ fn draw_frames(
         projection: settings.projection,
         height,
     };
-    let root = BitMapBackend::gif(path, settings.size, settings.frame_delay_ms)
-        .map_err(|e| e.to_string())?
-        .into_drawing_area();
-    for frame in frames {
-        draw_frame(&root, frame, &canvas).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+    let (w, h) = (
+        u16::try_from(width).map_err(|_| format!("width {width} > 65535 pixels"))?,
+        u16::try_from(height).map_err(|_| format!("height {height} > 65535 pixels"))?,
+    );
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut encoder =
+        gif::Encoder::new(std::io::BufWriter::new(file), w, h, &[]).map_err(|e| e.to_string())?;
+    encoder
+        .set_repeat(gif::Repeat::Infinite)
+        .map_err(|e| e.to_string())?;
+    // The GIF delay unit is 10 ms (plotters' rounding).
+    let delay = u16::try_from(settings.frame_delay_ms.div_ceil(10).max(1)).unwrap_or(u16::MAX);
+    let mut written = 0;
+    for batch in frames.chunks(BATCH) {
+        let encoded: Vec<gif::Frame<'static>> = batch
+            .par_iter()
+            .map(|frame| {
+                let mut rgb = vec![0u8; 3 * usize::from(w) * usize::from(h)];
+                {
+                    let root =
+                        BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+                    draw_frame(&root, frame, &canvas).map_err(|e| e.to_string())?;
+                    root.present().map_err(|e| e.to_string())?;
+                }
+                // plotters' GIF backend quantizes at speed 10 too.
+                let mut frame = gif::Frame::from_rgb_speed(w, h, &rgb, 10);
+                frame.delay = delay;
+                Ok(frame)
+            })
+            .collect::<std::result::Result<_, String>>()?;
+        for frame in &encoded {
+            encoder.write_frame(frame).map_err(|e| e.to_string())?;
+            written += 1;
+            on_frame(written, frames.len());
+        }
     }
+    encoder
+        .into_inner()
+        .and_then(|mut w| std::io::Write::flush(&mut w))
+        .map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -524,6 +587,55 @@ fn arrow(from: (f64, f64), tip: (f64, f64)) -> [Vec<(f64, f64)>; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::parse_problem;
+    use crate::simulate::run;
+
+    /// Frames drawn in parallel are written in order, each reported once, with the delay
+    /// asked for; the GIF decodes to that many frames of the image size.
+    #[test]
+    fn every_frame_is_written_in_order_and_reported() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/falling-sphere.toml"),
+        )
+        .unwrap();
+        let mut problem = parse_problem(&text, Path::new("falling-sphere.toml")).unwrap();
+        let rec = run(
+            &mut problem.simulator,
+            &problem.initial_state,
+            0.1,
+            |_, _| {},
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("stiction-animate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.gif");
+        let settings = AnimationSettings {
+            size: (160, 120),
+            max_frames: 30,
+            frame_delay_ms: 40,
+            ..Default::default()
+        };
+        let reported = std::cell::RefCell::new(Vec::new());
+        write_animation_observed(&rec, &problem.simulator, "fs", &path, &settings, &|k, n| {
+            reported.borrow_mut().push((k, n))
+        })
+        .unwrap();
+        let expected: Vec<(usize, usize)> = (1..=30).map(|k| (k, 30)).collect();
+        assert_eq!(reported.into_inner(), expected);
+        let mut options = gif::DecodeOptions::new();
+        options.set_color_output(gif::ColorOutput::Indexed);
+        let mut decoder = options
+            .read_info(std::fs::File::open(&path).unwrap())
+            .unwrap();
+        assert_eq!((decoder.width(), decoder.height()), (160, 120));
+        let mut frames = 0;
+        while let Some(frame) = decoder.read_next_frame().unwrap() {
+            assert_eq!(frame.delay, 4, "40 ms in units of 10 ms");
+            frames += 1;
+        }
+        assert_eq!(frames, 30);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn hull_of_a_square_with_an_inner_point() {

@@ -10,7 +10,9 @@
 //! - [`csv`]: `trajectory.csv`, `contacts.csv` and `stats.csv`;
 //! - `plot`: PNG (and SVG) figures of contact velocities, contact forces, positions,
 //!   velocities and solver cost, after ICF Figs. 2, 5 and 14;
-//! - `animate`: an animated GIF of the scene in a chosen projection, with contact forces.
+//! - `animate`: an animated GIF of the scene in a chosen projection, with contact forces;
+//! - [`replay`]: a 3-D replay that opens in a web browser (three.js), with contact forces,
+//!   pressure-field patches and an optimizer's targets.
 //!
 //! Bodies are always listed tree bodies first (`model.bodies`, in order), then prescribed
 //! bodies (`model.prescribed`, in order); [`body_names`] gives that order.
@@ -19,9 +21,11 @@
 //! animations, [`Projection`]), `plot.rs` (the figures), `animate.rs` (the GIF),
 //! `fit.rs` (the files of an identification run: measured vs simulated, iteration history,
 //! from plain data the caller takes from its identification report),
-//! `optimization.rs` (the figures of a trajectory optimization). plotters is used in `plot.rs`,
+//! `optimization.rs` (the figures of a trajectory optimization), `replay.rs` (the 3-D replay's
+//! recording files and page; no dependency beyond `serde_json`). plotters is used in `plot.rs`,
 //! `animate.rs`, `fit.rs` and `optimization.rs` only, and these four are compiled with the
-//! `plot` feature (on by default); `csv.rs`, `projection.rs` and [`body_states`] always are.
+//! `plot` feature (on by default); `csv.rs`, `projection.rs`, `replay.rs` and [`body_states`]
+//! always are.
 #![allow(non_snake_case)]
 
 #[cfg(feature = "plot")]
@@ -34,6 +38,7 @@ pub mod optimization;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub(crate) mod projection;
+pub mod replay;
 
 pub use projection::Projection;
 

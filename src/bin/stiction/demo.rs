@@ -24,6 +24,8 @@ pub fn demo() -> Result<()> {
         svg: false,
         animation: Some(Projection::Xz),
         patch_geometry: false,
+        replay: false,
+        progress: true,
     };
     let steps =
         stiction::simulate::recording_steps(&problem.simulator, "duration", problem.duration)?;

@@ -4,15 +4,19 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use nalgebra::Vector3;
 
 use stiction::error::Result;
 use stiction::identify::{
-    identify, load_identification, IdentificationProblem, IdentificationReport, Method,
+    identify, load_identification, IdentificationProblem, IdentificationReport, MeasuredTrajectory,
+    Method,
 };
 use stiction::report::fit::{write_identification, FitTable, HistoryRow, IdentificationRun};
+use stiction::report::replay::{Marker, ReplayRecording};
 
 use crate::output;
 use crate::progress::Spinner;
+use crate::replay;
 use crate::run_record::{RunRecord, Status};
 
 /// Arguments of `stiction identify`.
@@ -30,6 +34,11 @@ pub struct IdentifyArgs {
     /// Optimizer, replacing the problem file's.
     #[arg(long, value_parser = ["levenberg-marquardt", "lbfgs"])]
     method: Option<String>,
+    /// Also write a 3-D replay into replay/: each trajectory simulated at the estimate, with
+    /// the measured body positions as markers (`stiction view DIR`; needs three.js from
+    /// scripts/viewer/setup.sh or $STICTION_THREE_JS).
+    #[arg(long)]
+    replay: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -47,6 +56,7 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
         Some(_) => settings.method = Method::LevenbergMarquardt,
         None => {}
     }
+    replay::prepare(args.replay)?;
     let out = output::explicit_or_numbered(args.output.prepare_explicit()?, &file.problem.name)?;
     let spinner = Spinner::new(
         &format!("identifying {}", file.problem.name),
@@ -55,7 +65,10 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
     let report = identify(&file.problem, &settings);
     spinner.finish();
     let report = report.map_err(|e| crate::optimize::failed(&out, 0, e))?;
-    let written = write_identification(&identification_run(&report, &file.problem), &out)?;
+    let mut written = write_identification(&identification_run(&report, &file.problem), &out)?;
+    if args.replay {
+        written.push(write_replay(&report, &file.problem, &out)?);
+    }
     RunRecord {
         steps_planned: report.iterations,
         steps_completed: report.iterations,
@@ -68,6 +81,80 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
         print_table(&report, &out, &written);
     }
     Ok(())
+}
+
+/// Writes `out/replay/`: one recording per measured trajectory, simulated at the estimate
+/// over the measured span, with the measured positions of every body whose `px, py, pz` are
+/// all measured as markers. Returns the page's path.
+fn write_replay(
+    report: &IdentificationReport,
+    problem: &IdentificationProblem,
+    out: &Path,
+) -> Result<PathBuf> {
+    let s = report
+        .history
+        .last()
+        .map_or_else(|| problem.initial_coordinates(), |h| h.s.clone());
+    let mut sim = problem.simulator_at(&s)?;
+    let mut rollouts = Vec::new();
+    for m in &problem.trajectories {
+        let duration = m.times.last().copied().unwrap_or(0.0);
+        let recording = if duration > 0.0 {
+            stiction::simulate::run(&mut sim, &problem.initial_state, duration, |_, _| {})?
+        } else {
+            stiction::simulate::Recording {
+                states: vec![problem.initial_state.clone()],
+                reports: Vec::new(),
+            }
+        };
+        rollouts.push((m, recording));
+    }
+    let recordings: Vec<ReplayRecording> = rollouts
+        .iter()
+        .enumerate()
+        .map(|(k, (m, recording))| ReplayRecording {
+            name: format!("fit-{}", k + 1),
+            title: format!(
+                "{}: {} simulated at the estimate",
+                problem.name,
+                m.source.file_name().map_or_else(
+                    || m.source.display().to_string(),
+                    |f| f.to_string_lossy().into()
+                )
+            ),
+            sim: &sim,
+            recording,
+            targets: Vec::new(),
+            markers: measured_markers(m),
+        })
+        .collect();
+    replay::write(out, &recordings)
+}
+
+/// The measured positions of every body whose `BODY.px`, `BODY.py` and `BODY.pz` columns are
+/// all in `m`.
+fn measured_markers(m: &MeasuredTrajectory) -> Vec<Marker> {
+    let column = |name: &str| m.columns.iter().position(|c| c == name);
+    m.columns
+        .iter()
+        .filter_map(|c| c.strip_suffix(".px"))
+        .filter_map(|body| {
+            let [x, y, z] = ["px", "py", "pz"].map(|a| column(&format!("{body}.{a}")));
+            let (x, y, z) = (x?, y?, z?);
+            Some(Marker {
+                label: format!("{body} (measured)"),
+                samples: m
+                    .times
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| {
+                        let v = &m.values;
+                        (t, Vector3::new(v[(i, x)], v[(i, y)], v[(i, z)]))
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
 }
 
 /// The report's fits and history as the plain data the fit files are written from.

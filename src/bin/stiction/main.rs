@@ -11,6 +11,7 @@
 //! stiction identify problems/identify/identify-all.toml --out out/identify-all
 //! stiction sweep problems/clutter.toml --stiffness 1e3:1e12:10 --out out/clutter-sweep
 //! stiction simulate panda.urdf --package-path example-robot-data=DIR
+//! stiction view out/fs                             serve the replay written with --replay
 //! stiction inspect panda.urdf --json --q 0,0.3,0,-1.5,0,1.8,0.8,0.02,0.02
 //! ```
 //!
@@ -23,7 +24,7 @@
 //! (the delayed progress bar), `output.rs` (output folders), `run_record.rs` (`run.json`),
 //! `interrupt.rs` (Ctrl-C as a request to stop), `shipped.rs` (problems compiled
 //! in), `robot.rs` (robot model files as problems), `inspect.rs` (a model's tree, `M` and
-//! bias forces).
+//! bias forces), `replay.rs` (`--replay`), `view.rs` (`stiction view`).
 
 mod demo;
 mod gradcheck;
@@ -34,12 +35,14 @@ mod list;
 mod optimize;
 mod output;
 mod progress;
+mod replay;
 mod robot;
 mod run_record;
 mod shard;
 mod shipped;
 mod simulate;
 mod sweep;
+mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,7 +90,8 @@ enum Command {
         A robot model (.urdf; .xml for MJCF) runs with a fixed base unless --floating, on a ground plane unless\n\
         --no-ground, for 2 s at δt = 1 ms (lagged approximation) unless --duration/--dt say otherwise, unactuated.\n\n\
         Files written: trajectory.csv, contacts.csv, stats.csv (while the run goes); with --plot (PNG) or --svg (SVG):\n\
-        contact_velocity, contact_force, positions, velocities, solver; with --animate: animation.gif; run.json last\n\
+        contact_velocity, contact_force, positions, velocities, solver; with --animate: animation.gif; with --replay:\n\
+        replay/ (a 3-D replay in the browser: stiction view DIR; docs/viewer.md); run.json last\n\
         (status complete, interrupted or failed). Ctrl-C stops the run, keeping what was computed (exit code 130).\n\
         Columns and run.json fields are in README.md.")]
     Simulate(SimulateArgs),
@@ -118,7 +122,8 @@ enum Command {
         stiction optimize hopper --json\n  \
         stiction optimize box-pivot --animate --projection xz\n\n\
         Files written: trajectory.csv, controls.csv, states.csv, iterations.csv, contacts.csv, stats.csv, and PNG figures\n\
-        (cost per iteration, states, controls, contact forces, solver); with --animate: animation.gif. Columns are in README.md.")]
+        (cost per iteration, states, controls, contact forces, solver); with --animate: animation.gif; with --replay:\n\
+        replay/, the optimal trajectory in 3-D with the task's targets (stiction view DIR). Columns are in README.md.")]
     Optimize(optimize::OptimizeArgs),
     /// Run a problem file's [optimize] task in closed loop: re-solve iLQR from the simulated
     /// state at every step (receding horizon, warm started); write the closed-loop trajectory.
@@ -131,7 +136,8 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         stiction identify problems/identify/identify-all.toml --out out/identify-all\n  \
         stiction identify problems/identify/identify-friction.toml --data run1/trajectory.csv run2/trajectory.csv --out out/mu --json\n\n\
-        Files written: fit-TRAJECTORY.csv and fit-TRAJECTORY.png per data file (measured vs simulated), history.csv.\n\
+        Files written: fit-TRAJECTORY.csv and fit-TRAJECTORY.png per data file (measured vs simulated), history.csv;\n\
+        with --replay: replay/, each trajectory simulated at the estimate in 3-D with the measured positions (stiction view DIR).\n\
         A parameter the data cannot identify (near-singular Gauss-Newton matrix) is reported as such, with no estimate.")]
     Identify(identify::IdentifyArgs),
     /// Run a problem at several contact stiffnesses in parallel (ICF Sec. X-A, Figs. 17-18):
@@ -155,6 +161,14 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Serve a run's 3-D replay (written with --replay) on localhost and print its address;
+    /// --open also opens it in the browser.
+    #[command(after_help = "Examples:\n  \
+        stiction simulate clutter --replay --out out/clutter && stiction view out/clutter\n  \
+        stiction view out/push-ball --port 8000 --open\n\n\
+        The replay (RUN_DIR/replay/replay.html) shows the bodies in 3-D over time, contact forces, pressure-field\n\
+        patches and targets, with a timeline and an orbit camera; see docs/viewer.md.")]
+    View(view::ViewArgs),
     /// Join the parts of a sweep run as a job array (`sweep --shard I/N`, one folder each)
     /// into the sweep.csv and sweep.png one process would have written.
     #[command(after_help = "Examples:\n  \
@@ -312,6 +326,7 @@ fn main() -> ExitCode {
         Some(Command::Mpc(args)) => optimize::mpc(&args),
         Some(Command::Identify(args)) => identify::identify_command(&args),
         Some(Command::Sweep(args)) => sweep::sweep(&args),
+        Some(Command::View(args)) => view::view(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
         Some(Command::Merge {
             dirs,

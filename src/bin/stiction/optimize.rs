@@ -10,15 +10,19 @@ use stiction::error::{Error, Result};
 use stiction::optimize::output::{
     actuator_names, recording, write_controls, write_iterations, write_states, Summary,
 };
-use stiction::optimize::{optimization, optimize_problem, run_mpc_observed, DerivativeMethod};
+use stiction::optimize::{
+    optimization, optimize_problem, run_mpc_observed, DerivativeMethod, Task,
+};
 use stiction::problem::Problem;
-use stiction::report::animate::{write_animation, AnimationSettings, Projection};
+use stiction::report::animate::{AnimationSettings, Projection};
 use stiction::report::optimization::write_optimization_plots;
+use stiction::report::replay::ReplayRecording;
 use stiction::report::{csv, plot};
 use stiction::step::{State, StepReport};
 
 use crate::output;
 use crate::progress::Progress;
+use crate::replay;
 use crate::run_record::{solver_stats, RunRecord, Status};
 use crate::shipped;
 
@@ -66,6 +70,16 @@ pub struct MpcArgs {
     quiet: bool,
 }
 
+/// What [`write_trajectory`] draws besides the tables and figures.
+struct Extras<'a> {
+    /// `animation.gif` in this projection.
+    animation: Option<Projection>,
+    /// `replay/`, with the targets of this task.
+    replay: Option<&'a Task>,
+    /// A progress bar while the animation encodes.
+    progress: bool,
+}
+
 /// Writes the trajectory tables and figures shared by both commands.
 fn write_trajectory(
     dir: &Path,
@@ -74,7 +88,7 @@ fn write_trajectory(
     controls: &[nalgebra::DVector<f64>],
     reports: &[StepReport],
     costs: &[(usize, f64, bool)],
-    animation: Option<Projection>,
+    extras: Extras,
 ) -> Result<Vec<PathBuf>> {
     let (name, sim) = (problem.name.as_str(), &problem.simulator);
     let mut written = vec![
@@ -98,17 +112,32 @@ fn write_trajectory(
         controls,
         &actuator_names(&sim.model),
     )?);
-    if let Some(projection) = animation {
+    if let Some(projection) = extras.animation {
         let settings = AnimationSettings {
             projection,
             ..Default::default()
         };
-        written.push(write_animation(
+        written.push(crate::simulate::animation(
             &rec,
             sim,
             name,
             &dir.join("animation.gif"),
             &settings,
+            extras.progress,
+        )?);
+    }
+    if let Some(task) = extras.replay {
+        let names = stiction::report::body_names(&sim.model);
+        written.push(replay::write(
+            dir,
+            &[ReplayRecording {
+                name: "trajectory".into(),
+                title: format!("{name}: optimized trajectory"),
+                sim,
+                recording: &rec,
+                targets: replay::targets(task, &names),
+                markers: Vec::new(),
+            }],
         )?);
     }
     Ok(written)
@@ -120,8 +149,9 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         return Err(Error::invalid("--max-iterations", 0, "need at least 1"));
     }
     let problem = shipped::load(&args.file)?;
-    // The [optimize] table is checked before a folder is made for it.
+    // The [optimize] table and the replay's three.js are checked before a folder is made.
     optimization(&problem)?;
+    replay::prepare(args.animation.replay)?;
     let out = output::explicit_or_numbered(args.output.prepare_explicit()?, &problem.name)?;
     // Made once the iteration limit is known; `adjust` runs before the first iteration.
     let progress: RefCell<Option<Progress>> = RefCell::new(None);
@@ -170,7 +200,11 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         &traj.controls,
         &traj.reports,
         &costs,
-        args.animation.wanted(&run.problem),
+        Extras {
+            animation: args.animation.wanted(&run.problem),
+            replay: args.animation.replay.then_some(&run.optimization.task),
+            progress: !args.quiet && !args.json,
+        },
     )?);
     RunRecord {
         steps_planned: planned.get(),
@@ -254,6 +288,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
 pub fn mpc(args: &MpcArgs) -> Result<()> {
     let mut problem = shipped::load(&args.file)?;
     let mut opt = optimization(&problem)?;
+    replay::prepare(args.animation.replay)?;
     let out = output::explicit_or_numbered(
         args.output.prepare_explicit()?,
         &format!("{}-mpc", problem.name),
@@ -293,7 +328,11 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         &report.controls,
         &report.reports,
         &costs,
-        args.animation.wanted(&problem),
+        Extras {
+            animation: args.animation.wanted(&problem),
+            replay: args.animation.replay.then_some(&opt.task),
+            progress: !args.quiet && !args.json,
+        },
     )?;
     written.push(stiction::optimize::output::write_mpc_solves(
         &out,

@@ -39,7 +39,7 @@ pub fn explicit_or_numbered(explicit: Option<PathBuf>, name: &str) -> Result<Pat
     }
 }
 
-/// `--animate` and `--projection`.
+/// `--animate`, `--projection` and `--replay`.
 #[derive(Args)]
 pub struct AnimationArgs {
     /// Also write animation.gif: the bodies seen in --projection, contact forces as arrows.
@@ -49,6 +49,11 @@ pub struct AnimationArgs {
     #[arg(long, value_parser = PossibleValuesParser::new(Projection::ALL.map(|p| p.name()))
         .try_map(|name| name.parse::<Projection>()))]
     pub projection: Option<Projection>,
+    /// Also write a 3-D replay into replay/ (bodies, contact forces, pressure-field patches,
+    /// targets; timeline and orbit camera): `stiction view DIR` serves it. Needs three.js,
+    /// installed by scripts/viewer/setup.sh (or $STICTION_THREE_JS).
+    #[arg(long)]
+    pub replay: bool,
 }
 
 impl AnimationArgs {

@@ -55,6 +55,17 @@ impl Progress {
         progress
     }
 
+    /// A hidden bar over the `frames` frames of an animation being encoded; with `quiet` it
+    /// never shows.
+    pub fn frames(frames: usize, quiet: bool) -> Self {
+        let progress = Progress::new(frames, f64::NAN, quiet);
+        progress.bar.set_style(
+            ProgressStyle::with_template("{bar:32} {pos}/{len} GIF frames encoded  {elapsed}")
+                .expect("invariant: the progress template is valid"),
+        );
+        progress
+    }
+
     /// Records one finished step that reached simulated time `t` (s).
     pub fn step(&mut self, t: f64) {
         if self.tick() {
@@ -64,6 +75,11 @@ impl Progress {
                 self.t_end
             ));
         }
+    }
+
+    /// Records one more frame encoded.
+    pub fn frame(&mut self) {
+        self.tick();
     }
 
     /// Records one finished iteration, described by `message` (e.g. its cost).

@@ -9,15 +9,17 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use stiction::error::{Error, Result};
 use stiction::problem::{Problem, Stepper};
-use stiction::report::animate::{write_animation, AnimationSettings, Projection};
+use stiction::report::animate::{write_animation_observed, AnimationSettings, Projection};
 use stiction::report::csv::{ExtraTables, NcpTableWriter, TableWriter};
 use stiction::report::plot;
+use stiction::report::replay::ReplayRecording;
 use stiction::simulate::{recording_steps, run_steps, Recording, RunEnd};
 use stiction::step::WarningTally;
 
 use crate::interrupt;
 use crate::output;
 use crate::progress::{Progress, Spinner};
+use crate::replay;
 use crate::robot;
 use crate::run_record::{self, solver_stats, RunRecord, Status, StepEffort};
 use crate::shipped;
@@ -34,6 +36,10 @@ pub struct Outputs {
     pub animation: Option<Projection>,
     /// `patch_geometry.csv`.
     pub patch_geometry: bool,
+    /// The 3-D replay, `replay/`.
+    pub replay: bool,
+    /// Show a progress bar while the animation encodes (after a second).
+    pub progress: bool,
 }
 
 /// Runs `simulate` as the command line asked.
@@ -54,6 +60,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         }
         return Ok(());
     };
+    replay::prepare(args.animation.replay)?;
     if files.len() > 1 || args.shard.is_some() && args.files.len() > 1 {
         return simulate_batch(args, &files);
     }
@@ -83,6 +90,9 @@ fn outputs(args: &SimulateArgs, problem: &Problem) -> Outputs {
         svg: args.svg || wanted.svg,
         animation: args.animation.wanted(problem),
         patch_geometry: args.patch_geometry,
+        replay: args.animation.replay,
+        // Several rollouts at once share one spinner instead.
+        progress: !args.quiet && args.files.len() == 1,
     }
 }
 
@@ -383,6 +393,7 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
         (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
         (args.animation.animate, "--animate", "the animation is drawn for the convex stepper only"),
+        (args.animation.replay, "--replay", "the replay is written for the convex stepper only"),
         (args.patch_geometry, "--patch-geometry", "pressure-field patches belong to the convex stepper"),
         (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
     ];
@@ -455,7 +466,7 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     end
 }
 
-/// Writes the figures and the animation asked for into the existing folder `dir` (the tables
+/// Writes the figures, the animation and the replay asked for into the existing folder `dir` (the tables
 /// are written while the rollout runs); returns the files written.
 pub fn write_figures(
     recording: &Recording,
@@ -486,15 +497,51 @@ pub fn write_figures(
             projection,
             ..Default::default()
         };
-        written.push(write_animation(
+        written.push(animation(
             recording,
             sim,
             &problem.name,
             &dir.join("animation.gif"),
             &settings,
+            outputs.progress,
+        )?);
+    }
+    if outputs.replay {
+        written.push(replay::write(
+            dir,
+            &[ReplayRecording {
+                name: "rollout".into(),
+                title: format!(
+                    "{} ({}, δt = {} s)",
+                    problem.name, sim.settings.approximation, sim.settings.dt
+                ),
+                sim,
+                recording,
+                targets: Vec::new(),
+                markers: Vec::new(),
+            }],
         )?);
     }
     Ok(written)
+}
+
+/// [`write_animation_observed`] with a progress bar of the frames encoded, shown once the
+/// encoding has taken a second, unless `!progress`.
+pub fn animation(
+    recording: &Recording,
+    sim: &stiction::step::Simulator,
+    name: &str,
+    path: &Path,
+    settings: &AnimationSettings,
+    progress: bool,
+) -> Result<PathBuf> {
+    let frames = settings.max_frames.clamp(1, recording.states.len().max(1));
+    let bar = std::cell::RefCell::new(Progress::frames(frames, !progress));
+    let written = write_animation_observed(recording, sim, name, path, settings, &|_, _| {
+        bar.borrow_mut().frame()
+    });
+    bar.into_inner().finish();
+    written
 }
 
 /// Prints what was simulated, how hard the solver worked and the files written.
