@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::DMatrix;
 
 use crate::error::{Error, Result};
+use crate::step::State;
 
 /// Relative tolerance on `t/δt` being an integer: the times written by `stiction simulate`
 /// are sums of δt, off the grid by a few ulps per step.
@@ -33,6 +34,10 @@ pub struct MeasuredTrajectory {
     /// Standard deviation of the measurement noise, in the unit of each column (`None`:
     /// unknown, estimated from the residuals after the fit).
     pub noise: Option<f64>,
+    /// The state the record starts from at its step 0 (`None`: the scene's initial state).
+    /// Set on the segments of multiple shooting (`super::shooting`), each restarted from the
+    /// state measured at its first sample.
+    pub initial_state: Option<State>,
 }
 
 impl MeasuredTrajectory {
@@ -112,6 +117,7 @@ impl MeasuredTrajectory {
             steps,
             values,
             noise,
+            initial_state: None,
         })
     }
 

@@ -280,13 +280,17 @@ impl IdentificationProblem {
             .last()
             .expect("invariant: trajectories are not empty");
         let params: Vec<Parameter> = self.parameters.iter().map(|p| p.parameter).collect();
+        let x0 = measured
+            .initial_state
+            .as_ref()
+            .unwrap_or(&self.initial_state);
         let rollout = match need {
-            Need::Residuals => Rollout::States(simulate(&mut sim, &self.initial_state, steps)?),
+            Need::Residuals => Rollout::States(simulate(&mut sim, x0, steps)?),
             Need::Jacobian | Need::Gradient => {
                 let u = DVector::zeros(sim.model.nu());
                 Rollout::Jacobians(rollout_jacobians(
                     &mut sim,
-                    &self.initial_state,
+                    x0,
                     &vec![u; steps],
                     &params,
                 )?)
@@ -394,8 +398,9 @@ fn measurement_model(sim: &Simulator, m: &MeasuredTrajectory) -> Result<Measurem
         path: m.source.clone(),
         message,
     };
+    let t0 = m.initial_state.as_ref().map_or(0.0, |x| x.t);
     for (k, (&t, &n)) in m.times.iter().zip(&m.steps).enumerate() {
-        if (t / dt).round() as usize != n {
+        if ((t - t0) / dt).round() as usize != n {
             return Err(bad(format!(
                 "sample {k} at t = {t} is not step {n} of δt = {dt} s: the data was placed on another time grid"
             )));
