@@ -43,9 +43,13 @@ fn gaussian(rng: &mut StdRng) -> f64 {
 fn identify_from_noise_free_data(name: &str, method: Method) {
     let mut file = load(name);
     file.settings.method = method;
+    if method == Method::Lbfgs {
+        // The optimizer is under test, not the multi-start (run with Levenberg–Marquardt).
+        file.settings.starts = 1;
+    }
     let report = identify(&file.problem, &file.settings).unwrap();
     assert!(
-        matches!(report.status, Status::Converged(_)),
+        report.status == Status::Converged,
         "{name}: {:?}",
         report.status
     );
@@ -109,13 +113,15 @@ fn true_values_lie_within_the_95_percent_intervals_under_noise() {
         }
         let report = identify(&file.problem, &file.settings).unwrap();
         assert!(
-            matches!(report.status, Status::Converged(_)),
+            report.status == Status::Converged,
             "{name}: {:?}",
             report.status
         );
         for e in &report.estimates {
             let (true_value, _) = truth(name, &e.name);
-            let (lo, hi) = e.ci95.expect("identifiable");
+            let (Some(lo), Some(hi)) = e.ci95 else {
+                panic!("{name}: {} has an open interval {:?}", e.name, e.ci95);
+            };
             assert!(
                 lo <= true_value && true_value <= hi,
                 "{name}: {} = {:?}, 95 % interval [{lo}, {hi}] misses {true_value}",
@@ -147,7 +153,8 @@ fn parallel_evaluation_is_bit_identical_to_serial() {
 }
 
 /// A ball dropped straight down never slides: its data says nothing about μ. The friction
-/// coefficient is reported as not identifiable, and k and d are still estimated.
+/// coefficient is reported as not identifiable, with an interval open at both ends and the
+/// direction the data do not see (μ alone), and k and d are still estimated.
 #[test]
 fn a_parameter_the_data_does_not_determine_is_reported_not_identifiable() {
     let file = load("identify-stiffness-damping");
@@ -164,11 +171,11 @@ fn a_parameter_the_data_does_not_determine_is_reported_not_identifiable() {
     )
     .unwrap();
     let report = identify(&problem, &file.settings).unwrap();
-    assert_eq!(report.status, Status::NotIdentifiable);
+    assert_eq!(report.status, Status::Converged, "{}", report.status_reason);
     let names: Vec<(&str, bool)> = report
         .estimates
         .iter()
-        .map(|e| (e.name.as_str(), e.estimate.is_some()))
+        .map(|e| (e.name.as_str(), e.identifiable))
         .collect();
     assert_eq!(
         names,
@@ -178,7 +185,13 @@ fn a_parameter_the_data_does_not_determine_is_reported_not_identifiable() {
             ("friction", false)
         ]
     );
-    assert!(report.estimates[2].ci95.is_none());
+    assert_eq!(report.estimates[2].ci95, (None, None));
+    assert!(report.estimates[2].estimate.is_none());
+    assert!(report
+        .covariance
+        .null_directions
+        .iter()
+        .any(|(_, v)| v[2].abs() == 1.0 && v[0] == 0.0 && v[1] == 0.0));
 }
 
 /// Three samples of the sliding box's position corrupted by 5 cm: the squared loss is pulled
@@ -235,7 +248,7 @@ fn coverage_of_the_95_percent_intervals() {
             let report = identify(&file.problem, &file.settings).unwrap();
             for (h, e) in hits.iter_mut().zip(&report.estimates) {
                 let (true_value, _) = truth(name, &e.name);
-                if let Some((lo, hi)) = e.ci95 {
+                if let (Some(lo), Some(hi)) = e.ci95 {
                     *h += usize::from(lo <= true_value && true_value <= hi);
                 }
             }
@@ -280,10 +293,41 @@ fn command_line_prints_one_json_object() {
     let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["problem", "status", "iterations", "wall_s", "parameters"]
+        [
+            "problem",
+            "status",
+            "iterations",
+            "wall_s",
+            "parameters",
+            "reduced_chi2",
+            "gradient_norm",
+            "starts",
+            "best_basin",
+            "status_reason",
+            "chi2_flagged",
+            "chi2_range",
+            "noise_known",
+            "variance_factor",
+            "start_costs",
+            "shooting",
+            "unidentifiable_directions"
+        ]
     );
     let parameter_keys: Vec<&String> = json["parameters"][0].as_object().unwrap().keys().collect();
-    assert_eq!(parameter_keys, ["name", "initial", "estimate", "ci95"]);
+    assert_eq!(
+        parameter_keys,
+        ["name", "initial", "estimate", "ci95", "identifiable", "final"]
+    );
+    // Noise-free data from the fitted model: three of the four starts land on μ = 0.5; the
+    // second (drawn at μ ≈ 4, where the box hardly slides) stops on a plateau of the loss.
+    // The gradient vanishes at the estimate, and with σ estimated the reduced χ² is 1 by
+    // construction.
+    assert_eq!(json["starts"].as_u64().unwrap(), 4);
+    assert_eq!(json["best_basin"].as_u64().unwrap(), 3);
+    assert!(json["start_costs"][1].as_f64().unwrap() > 1e-3);
+    assert_eq!(json["reduced_chi2"], 1.0);
+    assert!(json["gradient_norm"].as_f64().unwrap() < 1e-6);
+    assert_eq!(json["parameters"][0]["identifiable"], true);
     assert_eq!(json["problem"], "identify-friction");
     assert_eq!(json["status"], "converged");
     assert!(json["iterations"].as_u64().unwrap() > 0 && json["wall_s"].as_f64().unwrap() > 0.0);

@@ -228,6 +228,12 @@ pub fn read_trajectory_csv(path: &Path, dt: f64, noise: Option<f64>) -> Result<M
                     names[c]
                 ))
             })?;
+            if !x.is_finite() {
+                return Err(bad(format!(
+                    "line {line}, column `{}`: `{field}` is not a finite number",
+                    names[c]
+                )));
+            }
             if c == time_column {
                 times.push(x);
             } else {
@@ -287,6 +293,9 @@ mod tests {
         assert!(message(read_trajectory_csv(&off_grid, 0.01, None)).contains("not a multiple"));
         let short = write("short.csv", "t,box.px\n0,0\n0.01\n");
         assert!(message(read_trajectory_csv(&short, 0.01, None)).contains("line 3"));
+        let infinite = write("inf.csv", "t,box.px\n0,0\n0.01,inf\n");
+        assert!(message(read_trajectory_csv(&infinite, 0.01, None))
+            .contains("line 3, column `box.px`: `inf` is not a finite number"));
         let text = write("text.csv", "t,box.px\n0,abc\n");
         assert!(message(read_trajectory_csv(&text, 0.01, None)).contains("`abc` is not a number"));
         let twice = write("twice.csv", "t,box.px,box.px\n0,0,1\n");

@@ -145,6 +145,8 @@ pub struct StartOutcome {
     pub initial: Vec<f64>,
     /// The values θ at its final iterate (np).
     pub estimate: Vec<f64>,
+    /// The values θ the multiple-shooting stage reached (np), when it ran.
+    pub shooting_estimate: Option<Vec<f64>>,
     /// Its loss `L` at the final iterate (`None`: the start failed, see `error`).
     pub cost: Option<f64>,
     /// The error that ended the start, if it failed.
@@ -224,8 +226,8 @@ pub struct IdentificationReport {
     pub status: Status,
     /// Why: which criterion stopped the best start and how first-order optimality came out.
     pub status_reason: String,
-    /// Iterations of the optimizer over all stages of the best start (accepted LM steps;
-    /// L-BFGS iterations).
+    /// Iterations of the optimizer over all stages of the best start, multiple shooting
+    /// included (accepted LM steps; L-BFGS iterations).
     pub iterations: usize,
     /// Wall time of the whole run (s).
     pub wall_s: f64,
@@ -241,7 +243,8 @@ pub struct IdentificationReport {
     pub starts: Vec<StartOutcome>,
     /// Index of the best start.
     pub best_start: usize,
-    /// How many starts reached the best loss within [`BASIN_TOLERANCE`].
+    /// How many starts reached the best loss within [`BASIN_TOLERANCE`], or the best estimate
+    /// within its 95 % Wald half-width (at least 1e-4 in `s`).
     pub best_basin: usize,
     /// Segments per record of the multiple-shooting stage, `None` when it did not run; with
     /// the reason when [`Shooting::Auto`] left it off or it was not available.
@@ -331,6 +334,8 @@ fn start_points(problem: &IdentificationProblem, settings: &IdentifySettings) ->
 /// One local fit from `s0`: horizon continuation stages on `problem`.
 struct LocalFit {
     s: Vec<f64>,
+    /// The multiple-shooting estimate that started the single-shooting fit.
+    shooting_estimate: Option<Vec<f64>>,
     termination: Termination,
     history: Vec<Iteration>,
     iterations: usize,
@@ -383,6 +388,7 @@ fn local_fit(
     }
     Ok(LocalFit {
         s,
+        shooting_estimate: None,
         termination,
         history,
         iterations,
@@ -462,11 +468,19 @@ pub fn identify(
     let fits: Vec<Result<LocalFit>> = points
         .par_iter()
         .map(|s0| {
-            let s1 = match &multiple {
-                Some(ms) => local_fit(ms, s0, 1, settings)?.s,
-                None => s0.clone(),
+            let (s1, shot) = match &multiple {
+                Some(ms) => {
+                    let f = local_fit(ms, s0, 1, settings)?;
+                    (f.s.clone(), Some(f))
+                }
+                None => (s0.clone(), None),
             };
-            local_fit(problem, &s1, settings.stages, settings)
+            let mut fit = local_fit(problem, &s1, settings.stages, settings)?;
+            if let Some(shot) = shot {
+                fit.iterations += shot.iterations;
+                fit.shooting_estimate = Some(shot.s);
+            }
+            Ok(fit)
         })
         .collect();
     let mut outcomes = Vec::with_capacity(fits.len());
@@ -482,6 +496,7 @@ pub fn identify(
                 outcomes.push(StartOutcome {
                     initial: problem.values(s0),
                     estimate: problem.values(&f.s),
+                    shooting_estimate: f.shooting_estimate.as_ref().map(|s| problem.values(s)),
                     cost: cost.is_finite().then_some(cost),
                     error: None,
                 });
@@ -490,12 +505,17 @@ pub fn identify(
                 outcomes.push(StartOutcome {
                     initial: problem.values(s0),
                     estimate: problem.values(s0),
+                    shooting_estimate: None,
                     cost: None,
                     error: Some(e.to_string()),
                 });
             }
         }
     }
+    let fits_s: Vec<Option<Vec<f64>>> = fits
+        .iter()
+        .map(|f| f.as_ref().ok().map(|f| f.s.clone()))
+        .collect();
     let Some((best_start, _)) = best else {
         for f in fits {
             if let Err(e) = f {
@@ -579,7 +599,7 @@ pub fn identify(
     });
     let optimal = offered <= OPTIMALITY * covariance.noise_variance || step_max <= 1e-6;
     let reason_optimality = format!(
-        "projected gradient {:.3e}; a Gauss-Newton step would lower the loss by {offered:.3e} ({:.2e} of the noise variance factor {:.3e})",
+        "projected gradient {:.3e}; a Gauss-Newton step of {step_max:.1e} (in log or raw coordinates) would lower the loss by {offered:.3e}, {:.2e} of the noise variance factor {:.3e} (optimal below {OPTIMALITY:.0e}, or a step below 1e-6)",
         pg.amax(),
         offered / covariance.noise_variance,
         covariance.noise_variance
@@ -603,12 +623,22 @@ pub fn identify(
     };
     let status_reason = format!("{stop}; {reason_optimality}");
 
-    // Best basin: starts whose final loss matches the best one.
+    // Best basin: starts whose final loss matches the best one, or whose estimate does (a
+    // loss near zero, from noise-free data, leaves no loss scale to compare with).
     let tolerance = BASIN_TOLERANCE * cost.max(covariance.noise_variance);
     let best_cost = outcomes[best_start].cost.unwrap_or(cost);
-    let best_basin = outcomes
+    let best_basin = fits_s
         .iter()
-        .filter(|o| o.cost.is_some_and(|c| c - best_cost <= tolerance))
+        .zip(&outcomes)
+        .filter(|(s_k, o)| {
+            let same_cost = o.cost.is_some_and(|c| c - best_cost <= tolerance);
+            let same_point = s_k.as_ref().is_some_and(|s_k| {
+                s_k.iter().zip(&s).enumerate().all(|(i, (a, b))| {
+                    (a - b).abs() <= covariance.std_dev(i).map_or(0.0, |sd| Z95 * sd).max(1e-4)
+                })
+            });
+            same_cost || same_point
+        })
         .count();
 
     let threshold = HALF_CHI2_1_95 * covariance.noise_variance;

@@ -144,7 +144,8 @@ impl IdentificationProblem {
     /// # Errors
     /// [`Error::InvalidParameter`] with no parameters or no trajectories, or for a column that
     /// names no tree body; [`Error::DataFile`] for a trajectory whose step indices do not
-    /// match its times at the scene's δt (made for another time step).
+    /// match its times at the scene's δt (made for another time step), or whose samples span
+    /// no time (an empty time range).
     pub fn new(
         name: &str,
         simulator: Simulator,
@@ -168,6 +169,15 @@ impl IdentificationProblem {
         }
         for m in &trajectories {
             measurement_model(&simulator, m)?;
+            if m.steps.last().is_none_or(|&n| n == 0) {
+                return Err(Error::DataFile {
+                    path: m.source.clone(),
+                    message: format!(
+                        "the samples span no time (the last is at t = {}, the start): nothing to compare a simulation with",
+                        m.times.last().copied().unwrap_or(0.0)
+                    ),
+                });
+            }
         }
         Ok(IdentificationProblem {
             name: name.to_string(),

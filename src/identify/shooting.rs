@@ -20,9 +20,12 @@
 //! **The measured state** `x̂(t_k)` is the `x` that reproduces the sample: Gauss–Newton on
 //! `h(x) = ŷ_k` in the tangent coordinates of the step Jacobians, from the previous node's
 //! state (the scene's initial state for a record starting at t = 0). Where a body's
-//! velocities are not measured, `ŷ_k` takes them by central differences of the measured
-//! positions (`(p_{k+1} − p_{k−1})/(t_{k+1} − t_{k−1})`, one-sided at the ends) and of the
-//! orientation quaternions (`ω_W = 2 vec(q̇ ⊗ q*)`). When the measured columns do not
+//! velocities are not measured, `ŷ_k` takes them from the measured positions and orientation
+//! quaternions (`ω_W = 2 vec(q̇ ⊗ q*)`) by the slope of a least-squares line through the
+//! `2w + 1` samples around `k` (the Savitzky–Golay derivative filter, Anal. Chem. 36, 1964;
+//! `w` = a fifth of the segment, at least 1, the window clipped at the record's ends): noise
+//! σ on positions sampled every Δt gives velocity noise `σ / (Δt √(Σ j²))`, 0.095 m/s for
+//! σ = 0.1 mm, Δt = 0.1 ms and w = 5, where a central difference gives 0.7 m/s. When the measured columns do not
 //! determine the state (a singular `∂h/∂x`: a body whose position is not measured), multiple
 //! shooting is not available for that data ([`segmented`] says why).
 //!
@@ -80,7 +83,7 @@ pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<Iden
                 "a record needs at least 3 samples to be cut into segments",
             ));
         }
-        let targets = state_targets(model, m)?;
+        let targets = state_targets(model, m, (samples / 5).max(1))?;
         let x_start = m.initial_state.as_ref().unwrap_or(&problem.initial_state);
         let mut guess = x_start.clone();
         let last = m.num_samples() - 1;
@@ -135,11 +138,31 @@ struct StateTargets {
     values: DMatrix<f64>,
 }
 
-/// The measured columns plus finite-difference velocity columns (module docs).
+/// The slope at sample `k` of the least-squares line through `f(j)` at the samples `j` of the
+/// window `k − w … k + w` clipped to `0 … ns − 1`, against the times `t`.
+fn slope(t: &[f64], k: usize, w: usize, f: impl Fn(usize) -> f64) -> f64 {
+    let (a, b) = (k.saturating_sub(w), (k + w).min(t.len() - 1));
+    let n = (b - a + 1) as f64;
+    let t_mean = (a..=b).map(|j| t[j]).sum::<f64>() / n;
+    let f_mean = (a..=b).map(&f).sum::<f64>() / n;
+    let (mut num, mut den) = (0.0, 0.0);
+    for j in a..=b {
+        num += (t[j] - t_mean) * (f(j) - f_mean);
+        den += (t[j] - t_mean).powi(2);
+    }
+    num / den
+}
+
+/// The measured columns plus velocity columns estimated over windows of `2w + 1` samples
+/// (module docs).
 ///
 /// # Errors
 /// As [`MeasurementModel::new`].
-fn state_targets(model: &MultibodyModel<f64>, m: &MeasuredTrajectory) -> Result<StateTargets> {
+fn state_targets(
+    model: &MultibodyModel<f64>,
+    m: &MeasuredTrajectory,
+    w: usize,
+) -> Result<StateTargets> {
     let measured = MeasurementModel::new(model, &m.columns)?;
     let mut observations = measured.observations.clone();
     let mut extra: Vec<DVector<f64>> = Vec::new();
@@ -150,7 +173,6 @@ fn state_targets(model: &MultibodyModel<f64>, m: &MeasuredTrajectory) -> Result<
             .position(|o| o.body == body && o.quantity == q)
     };
     let ns = m.num_samples();
-    let central = |k: usize| (k.saturating_sub(1), (k + 1).min(ns - 1));
     for body in 0..model.bodies.len() {
         let has = |q: fn(usize) -> Quantity, n: usize| (0..n).all(|i| find(body, q(i)).is_some());
         let position: Option<Vec<usize>> = (0..3).map(|i| find(body, Quantity::Position(i))).collect();
@@ -158,8 +180,7 @@ fn state_targets(model: &MultibodyModel<f64>, m: &MeasuredTrajectory) -> Result<
             for (i, &c) in p.iter().enumerate() {
                 observations.push(Observation { body, quantity: Quantity::Velocity(i) });
                 extra.push(DVector::from_fn(ns, |k, _| {
-                    let (a, b) = central(k);
-                    (m.values[(b, c)] - m.values[(a, c)]) / (m.times[b] - m.times[a])
+                    slope(&m.times, k, w, |j| m.values[(j, c)])
                 }));
             }
         }
@@ -174,16 +195,26 @@ fn state_targets(model: &MultibodyModel<f64>, m: &MeasuredTrajectory) -> Result<
                     m.values[(k, o[3])],
                 )
             };
+            // Each quaternion of the window on the side of the centre's (q and −q are one
+            // rotation).
+            let aligned = |k: usize, j: usize| {
+                let (qk, qj) = (quat(k), quat(j));
+                if qk.coords.dot(&qj.coords) < 0.0 {
+                    -qj
+                } else {
+                    qj
+                }
+            };
             let omega: Vec<[f64; 3]> = (0..ns)
                 .map(|k| {
-                    let (a, b) = central(k);
-                    let (qa, mut qb) = (quat(a), quat(b));
-                    if qa.coords.dot(&qb.coords) < 0.0 {
-                        qb = -qb;
-                    }
-                    let dq = (qb - qa) / (m.times[b] - m.times[a]);
-                    let w = (dq * quat(k).conjugate()) * 2.0;
-                    [w.i, w.j, w.k]
+                    let dq = Quaternion::new(
+                        slope(&m.times, k, w, |j| aligned(k, j).w),
+                        slope(&m.times, k, w, |j| aligned(k, j).i),
+                        slope(&m.times, k, w, |j| aligned(k, j).j),
+                        slope(&m.times, k, w, |j| aligned(k, j).k),
+                    );
+                    let omega = (dq * quat(k).conjugate()) * 2.0;
+                    [omega.i, omega.j, omega.k]
                 })
                 .collect();
             for i in 0..3 {

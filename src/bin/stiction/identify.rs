@@ -30,7 +30,13 @@ pub struct IdentifyArgs {
     /// Optimizer, replacing the problem file's.
     #[arg(long, value_parser = ["levenberg-marquardt", "lbfgs"])]
     method: Option<String>,
-    /// Print one JSON object instead of a table.
+    /// Print one JSON object instead of a table: "problem", "status" (converged, stalled,
+    /// max-iterations or failed), "iterations", "wall_s", "parameters" (each "name",
+    /// "initial", "estimate" (null if not identifiable), "ci95" [lo, hi] (an end null where
+    /// the data do not bound it), "identifiable", "final"), "reduced_chi2", "gradient_norm",
+    /// "starts" (count), "best_basin" (starts that reached the best loss), "status_reason",
+    /// "chi2_flagged", "chi2_range", "noise_known", "variance_factor", "start_costs",
+    /// "shooting", "unidentifiable_directions" (docs/identification.md).
     #[arg(long)]
     json: bool,
     /// No progress display, no table (the JSON object of --json is still printed).
@@ -203,8 +209,11 @@ fn print_table(report: &IdentificationReport, out: &Path, written: &[PathBuf]) {
         };
         match (&s.cost, &s.error) {
             (Some(c), _) => println!(
-                "  start {k}: from [{}] to [{}], loss {c:.6e}",
+                "  start {k}: from [{}]{} to [{}], loss {c:.6e}",
                 show(&s.initial),
+                s.shooting_estimate
+                    .as_ref()
+                    .map_or(String::new(), |m| format!(" by multiple shooting to [{}], then", show(m))),
                 show(&s.estimate)
             ),
             (None, e) => println!(
