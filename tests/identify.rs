@@ -316,7 +316,14 @@ fn command_line_prints_one_json_object() {
     let parameter_keys: Vec<&String> = json["parameters"][0].as_object().unwrap().keys().collect();
     assert_eq!(
         parameter_keys,
-        ["name", "initial", "estimate", "ci95", "identifiable", "final"]
+        [
+            "name",
+            "initial",
+            "estimate",
+            "ci95",
+            "identifiable",
+            "final"
+        ]
     );
     // Noise-free data from the fitted model: three of the four starts land on μ = 0.5; the
     // second (drawn at μ ≈ 4, where the box hardly slides) stops on a plateau of the loss.

@@ -67,7 +67,11 @@ fn measure(
         .map(|c| format!("{body}.{c}"))
         .collect();
     if orientation {
-        columns.extend(["qw", "qx", "qy", "qz"].iter().map(|c| format!("{body}.{c}")));
+        columns.extend(
+            ["qw", "qx", "qy", "qz"]
+                .iter()
+                .map(|c| format!("{body}.{c}")),
+        );
     }
     let rows: Vec<usize> = (0..recording.states.len()).step_by(every).collect();
     let mut rng = StdRng::seed_from_u64(seed);
@@ -232,7 +236,10 @@ fn coverage_over_100_draws_and_mismatch_flagged_in_every_draw() {
     for seed in 0..DRAWS {
         let report = box_fit(box_data("sap", 10, sigma, 2000 + seed), sigma);
         let g = &report.goodness;
-        assert!(g.flagged && g.reduced_chi2 > g.range.1, "draw {seed}: {g:?}");
+        assert!(
+            g.flagged && g.reduced_chi2 > g.range.1,
+            "draw {seed}: {g:?}"
+        );
     }
 }
 

@@ -344,9 +344,7 @@ pub fn identify<'py>(
     )?;
     let ci: Vec<f64> = e
         .iter()
-        .flat_map(|x| {
-            [x.ci95.0.unwrap_or(f64::NAN), x.ci95.1.unwrap_or(f64::NAN)]
-        })
+        .flat_map(|x| [x.ci95.0.unwrap_or(f64::NAN), x.ci95.1.unwrap_or(f64::NAN)])
         .collect();
     d.set_item("ci95", rows2(py, np, 2, ci))?;
     d.set_item("covariance", array2(py, &report.covariance.matrix))?;

@@ -165,7 +165,11 @@ pub fn levenberg_marquardt(
             break;
         }
         // Coordinates held at a bound the gradient pushes against take no step.
-        let free: Vec<bool> = pg.iter().zip(g.iter()).map(|(p, g)| *p != 0.0 || *g == 0.0).collect();
+        let free: Vec<bool> = pg
+            .iter()
+            .zip(g.iter())
+            .map(|(p, g)| *p != 0.0 || *g == 0.0)
+            .collect();
         loop {
             let delta = damped_step(&A, &g, lambda, &free)?;
             let trial = DVector::from_fn(s.len(), |i, _| {
@@ -182,7 +186,9 @@ pub fn levenberg_marquardt(
                 .residuals(trial.as_slice())
                 .ok()
                 .filter(|r| r.norm_squared().is_finite());
-            let trial_cost = evaluated.as_ref().map_or(f64::INFINITY, |r| 0.5 * r.norm_squared());
+            let trial_cost = evaluated
+                .as_ref()
+                .map_or(f64::INFINITY, |r| 0.5 * r.norm_squared());
             let gain = (cost - trial_cost) / predicted;
             let accepted = (trial_cost.is_finite() && gain > 0.0 && predicted > 0.0)
                 .then(|| problem.residuals_and_jacobian(trial.as_slice()).ok())
@@ -306,7 +312,8 @@ mod tests {
             &[10.0, 1.0],
             &[(f64::NEG_INFINITY, f64::INFINITY); 2],
             &LmSettings::default(),
-        ).unwrap();
+        )
+        .unwrap();
         assert!(
             (out.s[0] - 2.0).abs() < 1e-9 && (out.s[1] + 0.7).abs() < 1e-9,
             "{:?}",

@@ -129,7 +129,11 @@ pub fn profile_interval<P: LeastSquares>(
     let mut others = s_hat.to_vec();
     others.remove(i);
     let end = |direction: f64| -> Option<f64> {
-        let bound = if direction < 0.0 { bounds[i].0 } else { bounds[i].1 };
+        let bound = if direction < 0.0 {
+            bounds[i].0
+        } else {
+            bounds[i].1
+        };
         let mut inside = Point {
             c: s_hat[i],
             excess: 0.0,
@@ -206,7 +210,10 @@ mod tests {
 
     impl LeastSquares for Banana {
         fn residuals(&self, s: &[f64]) -> Result<DVector<f64>> {
-            Ok(DVector::from_vec(vec![s[0] - 1.0, 10.0 * (s[1] - s[0] * s[0])]))
+            Ok(DVector::from_vec(vec![
+                s[0] - 1.0,
+                10.0 * (s[1] - s[0] * s[0]),
+            ]))
         }
         fn residuals_and_jacobian(&self, s: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>)> {
             let J = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, -20.0 * s[0], 10.0]);

@@ -321,9 +321,7 @@ fn start_points(problem: &IdentificationProblem, settings: &IdentifySettings) ->
                         None => return s0,
                     };
                     // Open logistic bounds: stay strictly inside.
-                    p.transform
-                        .to_coordinate(&p.name, theta)
-                        .unwrap_or(s0)
+                    p.transform.to_coordinate(&p.name, theta).unwrap_or(s0)
                 })
                 .collect(),
         );
@@ -416,9 +414,7 @@ fn shooting_plan(
                 None,
                 (
                     None,
-                    format!(
-                        "off: records shorter than {AUTO_SHOOTING_STEPS} steps (auto)"
-                    ),
+                    format!("off: records shorter than {AUTO_SHOOTING_STEPS} steps (auto)"),
                 ),
             )
         }
@@ -430,7 +426,10 @@ fn shooting_plan(
             let count = p.trajectories.len() / problem.trajectories.len().max(1);
             (
                 Some(p),
-                (Some(count), format!("{count} segments of {samples} samples per record")),
+                (
+                    Some(count),
+                    format!("{count} segments of {samples} samples per record"),
+                ),
             )
         }
         Err(e) => (None, (None, format!("not available: {e}"))),
@@ -664,16 +663,7 @@ pub fn identify(
                     let first = covariance
                         .std_dev(i)
                         .map_or(0.1, |sd| (Z95 * sd).clamp(1e-6, 0.5));
-                    profile_interval(
-                        problem,
-                        i,
-                        &s,
-                        cost,
-                        &bounds,
-                        threshold,
-                        first,
-                        &profile_lm,
-                    )
+                    profile_interval(problem, i, &s, cost, &bounds, threshold, first, &profile_lm)
                 })
                 .collect()
         }

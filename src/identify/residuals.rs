@@ -298,12 +298,7 @@ impl IdentificationProblem {
             Need::Residuals => Rollout::States(simulate(&mut sim, x0, steps)?),
             Need::Jacobian | Need::Gradient => {
                 let u = DVector::zeros(sim.model.nu());
-                Rollout::Jacobians(rollout_jacobians(
-                    &mut sim,
-                    x0,
-                    &vec![u; steps],
-                    &params,
-                )?)
+                Rollout::Jacobians(rollout_jacobians(&mut sim, x0, &vec![u; steps], &params)?)
             }
         };
         let states = match &rollout {

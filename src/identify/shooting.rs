@@ -175,17 +175,22 @@ fn state_targets(
     let ns = m.num_samples();
     for body in 0..model.bodies.len() {
         let has = |q: fn(usize) -> Quantity, n: usize| (0..n).all(|i| find(body, q(i)).is_some());
-        let position: Option<Vec<usize>> = (0..3).map(|i| find(body, Quantity::Position(i))).collect();
+        let position: Option<Vec<usize>> =
+            (0..3).map(|i| find(body, Quantity::Position(i))).collect();
         if let (Some(p), false) = (&position, has(Quantity::Velocity, 3)) {
             for (i, &c) in p.iter().enumerate() {
-                observations.push(Observation { body, quantity: Quantity::Velocity(i) });
+                observations.push(Observation {
+                    body,
+                    quantity: Quantity::Velocity(i),
+                });
                 extra.push(DVector::from_fn(ns, |k, _| {
                     slope(&m.times, k, w, |j| m.values[(j, c)])
                 }));
             }
         }
-        let orientation: Option<Vec<usize>> =
-            (0..4).map(|i| find(body, Quantity::Orientation(i))).collect();
+        let orientation: Option<Vec<usize>> = (0..4)
+            .map(|i| find(body, Quantity::Orientation(i)))
+            .collect();
         if let (Some(o), false) = (&orientation, has(Quantity::AngularVelocity, 3)) {
             let quat = |k: usize| {
                 Quaternion::new(
@@ -218,7 +223,10 @@ fn state_targets(
                 })
                 .collect();
             for i in 0..3 {
-                observations.push(Observation { body, quantity: Quantity::AngularVelocity(i) });
+                observations.push(Observation {
+                    body,
+                    quantity: Quantity::AngularVelocity(i),
+                });
                 extra.push(DVector::from_fn(ns, |k, _| omega[k][i]));
             }
         }
@@ -278,7 +286,9 @@ fn measured_state(
             .measurement
             .values_and_jacobian(&model_dual, &x, &signs);
         let A = H.transpose() * &H;
-        let d = A.diagonal().map(|a| if a > 0.0 { 1.0 / a.sqrt() } else { 0.0 });
+        let d = A
+            .diagonal()
+            .map(|a| if a > 0.0 { 1.0 / a.sqrt() } else { 0.0 });
         let scaled = DMatrix::from_fn(2 * nv, 2 * nv, |i, j| A[(i, j)] * d[i] * d[j]);
         if d.iter().any(|&x| x == 0.0) || scaled.symmetric_eigen().eigenvalues.min() < DETERMINED {
             return None;

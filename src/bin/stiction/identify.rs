@@ -213,7 +213,10 @@ fn print_table(report: &IdentificationReport, out: &Path, written: &[PathBuf]) {
                 show(&s.initial),
                 s.shooting_estimate
                     .as_ref()
-                    .map_or(String::new(), |m| format!(" by multiple shooting to [{}], then", show(m))),
+                    .map_or(String::new(), |m| format!(
+                        " by multiple shooting to [{}], then",
+                        show(m)
+                    )),
                 show(&s.estimate)
             ),
             (None, e) => println!(
