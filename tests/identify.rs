@@ -351,8 +351,8 @@ fn command_line_prints_one_json_object() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
-/// A data file without a measured column, or written at another time step, is refused with
-/// the file named.
+/// A data file without a measured column, or whose samples span no time, is refused with the
+/// file named; so is a parameter listed twice, and bounds that exclude the start.
 #[test]
 fn unusable_data_files_are_refused_with_clear_errors() {
     let dir = std::env::temp_dir().join(format!("stiction-identify-bad-{}", std::process::id()));
@@ -361,8 +361,8 @@ fn unusable_data_files_are_refused_with_clear_errors() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/identify/identify-friction.toml");
     let no_vx = dir.join("no-vx.csv");
     std::fs::write(&no_vx, "t,box.px\n0,0\n0.01,0.01\n").unwrap();
-    let off_grid = dir.join("off-grid.csv");
-    std::fs::write(&off_grid, "t,box.px,box.vx\n0,0,1\n0.015,0.01,1\n").unwrap();
+    let empty_range = dir.join("empty-range.csv");
+    std::fs::write(&empty_range, "t,box.px,box.vx\n0,0,1\n").unwrap();
     let message = |csv: &PathBuf| {
         load_identification(&problem, Some(std::slice::from_ref(csv)))
             .unwrap_err()
@@ -373,9 +373,9 @@ fn unusable_data_files_are_refused_with_clear_errors() {
         m.contains("no-vx.csv") && m.contains("no column `box.vx`"),
         "{m}"
     );
-    let m = message(&off_grid);
+    let m = message(&empty_range);
     assert!(
-        m.contains("off-grid.csv") && m.contains("not a multiple of the time step"),
+        m.contains("empty-range.csv") && m.contains("the samples span no time"),
         "{m}"
     );
     // A parameter listed twice would be fitted as two values of one parameter.
@@ -410,5 +410,56 @@ fn unusable_data_files_are_refused_with_clear_errors() {
         m.contains("parameter[1].name") && m.contains("`friction` again"),
         "{m}"
     );
+    let excluded = dir.join("excluded.toml");
+    std::fs::write(
+        &excluded,
+        shipped.replace("initial = 0.75", "initial = 0.75\nlower = 1.0\nupper = 2.0"),
+    )
+    .unwrap();
+    let m = load_identification(&excluded, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        m.contains("parameter[0].lower") && m.contains("exclude the initial value 0.75"),
+        "{m}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A measurement of 1e308 overflows the squared residual: the run fails with a message naming
+/// the non-finite loss instead of writing `inf` and exiting 0.
+#[test]
+#[cfg(feature = "cli")]
+fn a_measurement_that_overflows_the_loss_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("stiction-identify-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let huge = dir.join("huge.csv");
+    std::fs::write(
+        &huge,
+        "t,box.px,box.vx\n0,0,1\n0.01,1e308,0.95\n0.02,0.02,0.9\n",
+    )
+    .unwrap();
+    let file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/identify/identify-friction.toml");
+    let out = dir.join("out");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_stiction"))
+        .args([
+            "identify",
+            file.to_str().unwrap(),
+            "--data",
+            huge.to_str().unwrap(),
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("loss at the start") && stderr.contains("must be finite"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }

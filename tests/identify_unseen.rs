@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::DMatrix;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use stiction::identify::residuals::Need;
 use stiction::identify::{
     identify, IdentificationProblem, IdentificationReport, IdentifySettings, MeasuredTrajectory,
     ParamSpec, Status,
@@ -139,6 +140,52 @@ fn box_data(
 fn box_fit(data: (Vec<String>, Vec<f64>, DMatrix<f64>), sigma: f64) -> IdentificationReport {
     let problem = problem_on(&sliding_box(), data, sigma, &[("friction", 0.75)]);
     identify(&problem, &IdentifySettings::default()).unwrap()
+}
+
+/// Samples between steps (every 13 ms on the 10 ms grid of the sliding box, positions only)
+/// are linear interpolations of the two states around them, and so are their derivatives:
+/// the residual Jacobian (forward sensitivities) matches central differences of the
+/// residuals, and the adjoint gradient matches `Jᵀ r`.
+#[test]
+fn samples_between_steps_are_interpolated_with_consistent_derivatives() {
+    let sigma = 1e-3;
+    let mut fine = variant(&sliding_box(), 1e-3, "sap");
+    let data = measure(&mut fine, "box", false, 13, sigma, 5);
+    let problem = problem_on(&sliding_box(), data, sigma, &[("friction", 0.6)]);
+    let m = &problem.trajectories[0];
+    assert!(
+        m.fractions.iter().filter(|&&a| a > 0.0).count() >= 2,
+        "{:?}",
+        m.fractions
+    );
+    let s = [0.6_f64.ln()];
+    let with_jacobian = problem.evaluate(&s, Need::Jacobian).unwrap();
+    let jac = with_jacobian.jacobian().unwrap();
+    let r = with_jacobian.residuals();
+    let h = 1e-6;
+    let plus = problem
+        .evaluate(&[s[0] + h], Need::Residuals)
+        .unwrap()
+        .residuals();
+    let minus = problem
+        .evaluate(&[s[0] - h], Need::Residuals)
+        .unwrap()
+        .residuals();
+    let fd = (plus - minus) / (2.0 * h);
+    // Central differences: truncation O(h²) and round-off ~1e-16 |r| / h.
+    let scale = jac.amax().max(1.0);
+    let error = (jac.column(0) - &fd).amax();
+    assert!(error <= 1e-5 * scale, "{error} against {scale}");
+    let gradient = problem
+        .evaluate(&s, Need::Gradient)
+        .unwrap()
+        .gradient()
+        .unwrap();
+    let jtr = jac.transpose() * &r;
+    assert!(
+        (gradient[0] - jtr[0]).abs() <= 1e-9 * jtr[0].abs().max(1.0),
+        "{gradient} vs {jtr}"
+    );
 }
 
 /// SAP at a tenth of the step makes the box slide 4.4 mm further than Lagged at the scene's

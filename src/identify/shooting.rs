@@ -37,7 +37,7 @@
 use nalgebra::{DMatrix, DVector, Quaternion};
 
 use crate::error::{Error, Result};
-use crate::identify::data::MeasuredTrajectory;
+use crate::identify::data::{grid_position, MeasuredTrajectory};
 use crate::identify::observe::{quaternion_of, MeasurementModel, Observation, Quantity};
 use crate::identify::residuals::IdentificationProblem;
 use crate::multibody::{forward_kinematics, MultibodyData, MultibodyModel};
@@ -74,6 +74,7 @@ pub fn default_segment_samples(problem: &IdentificationProblem) -> usize {
 pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<IdentificationProblem> {
     let samples = samples.max(2);
     let model = &problem.simulator.model;
+    let dt = problem.simulator.settings.dt;
     let mut segments = Vec::new();
     for m in &problem.trajectories {
         if m.num_samples() < 3 {
@@ -91,7 +92,7 @@ pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<Iden
         while k0 < last {
             let k1 = (k0 + samples).min(last);
             let t0 = m.times[k0];
-            let x0 = if k0 == 0 && m.steps[0] == 0 {
+            let x0 = if k0 == 0 && m.steps[0] == 0 && m.fractions[0] == 0.0 {
                 x_start.clone()
             } else {
                 let x = measured_state(model, &targets, k0, &guess).ok_or_else(|| {
@@ -104,13 +105,15 @@ pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<Iden
                 State { t: t0, ..x }
             };
             guess = x0.clone();
-            let n0 = m.steps[k0];
             let rows: Vec<usize> = (k0 + 1..=k1).collect();
+            let times: Vec<f64> = rows.iter().map(|&k| m.times[k]).collect();
+            let (steps, fractions) = times.iter().map(|&t| grid_position(t, t0, dt)).unzip();
             segments.push(MeasuredTrajectory {
                 source: m.source.clone(),
                 columns: m.columns.clone(),
-                times: rows.iter().map(|&k| m.times[k]).collect(),
-                steps: rows.iter().map(|&k| m.steps[k] - n0).collect(),
+                times,
+                steps,
+                fractions,
                 values: m.values.select_rows(&rows),
                 noise: m.noise,
                 initial_state: Some(x0),
