@@ -149,9 +149,9 @@ fn slope(t: &[f64], k: usize, w: usize, f: impl Fn(usize) -> f64) -> f64 {
     let t_mean = (a..=b).map(|j| t[j]).sum::<f64>() / n;
     let f_mean = (a..=b).map(&f).sum::<f64>() / n;
     let (mut num, mut den) = (0.0, 0.0);
-    for j in a..=b {
-        num += (t[j] - t_mean) * (f(j) - f_mean);
-        den += (t[j] - t_mean).powi(2);
+    for (j, tj) in t.iter().enumerate().take(b + 1).skip(a) {
+        num += (tj - t_mean) * (f(j) - f_mean);
+        den += (tj - t_mean).powi(2);
     }
     num / den
 }
@@ -225,7 +225,7 @@ fn state_targets(
                     [omega.i, omega.j, omega.k]
                 })
                 .collect();
-            for i in 0..3 {
+            for i in [0, 1, 2] {
                 observations.push(Observation {
                     body,
                     quantity: Quantity::AngularVelocity(i),
