@@ -244,7 +244,7 @@ pub struct IdentificationReport {
     /// Index of the best start.
     pub best_start: usize,
     /// How many starts reached the best loss within [`BASIN_TOLERANCE`], or the best estimate
-    /// within its 95 % Wald half-width (at least 1e-4 in `s`).
+    /// within its 95 % Wald half-width (at least 1e-4 in `s`) in every identifiable parameter.
     pub best_basin: usize,
     /// Segments per record of the multiple-shooting stage, `None` when it did not run; with
     /// the reason when [`Shooting::Auto`] left it off or it was not available.
@@ -632,8 +632,11 @@ pub fn identify(
         .filter(|(s_k, o)| {
             let same_cost = o.cost.is_some_and(|c| c - best_cost <= tolerance);
             let same_point = s_k.as_ref().is_some_and(|s_k| {
+                // Parameters the data do not determine may end anywhere.
                 s_k.iter().zip(&s).enumerate().all(|(i, (a, b))| {
-                    (a - b).abs() <= covariance.std_dev(i).map_or(0.0, |sd| Z95 * sd).max(1e-4)
+                    !covariance.identifiable[i]
+                        || (a - b).abs()
+                            <= covariance.std_dev(i).map_or(0.0, |sd| Z95 * sd).max(1e-4)
                 })
             });
             same_cost || same_point

@@ -244,6 +244,19 @@ fn print_table(report: &IdentificationReport, out: &Path, written: &[PathBuf]) {
             ),
         }
     }
+    for (eigenvalue, v) in &report.covariance.null_directions {
+        let direction: Vec<String> = report
+            .estimates
+            .iter()
+            .zip(v)
+            .filter(|(_, x)| x.abs() >= 1e-3)
+            .map(|(e, x)| format!("{x:+.3} {}", e.name))
+            .collect();
+        println!(
+            "the data do not see the direction {} (eigenvalue {eigenvalue:.1e} of the scaled Gauss-Newton matrix)",
+            direction.join(" ")
+        );
+    }
     for fit in &report.fits {
         let rms: Vec<String> = fit
             .columns
