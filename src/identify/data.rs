@@ -20,7 +20,7 @@ use crate::step::State;
 const GRID_TOLERANCE: f64 = 1e-6;
 
 /// The position of time `t` on the grid `t0 + n δt`: `(n, α)` with `t = t0 + (n + α) δt`,
-/// `0 ≤ α < 1`, and `α = 0` within [`GRID_TOLERANCE`] of a step (for `t ≥ t0`).
+/// `0 ≤ α < 1`, and `α = 0` within `GRID_TOLERANCE` (1e-6) of a step (for `t ≥ t0`).
 pub fn grid_position(t: f64, t0: f64, dt: f64) -> (usize, f64) {
     let x = ((t - t0) / dt).max(0.0);
     let n = x.round();
