@@ -74,7 +74,7 @@ fn main() -> Result<()> {
         report.wall_s
     );
     for (e, true_value) in report.estimates.iter().zip([0.4, 2e4]) {
-        let (lo, hi) = e.ci95.unwrap_or((f64::NAN, f64::NAN));
+        let (lo, hi) = (e.ci95.0.unwrap_or(f64::NAN), e.ci95.1.unwrap_or(f64::NAN));
         println!(
             "{:<10} start {:>9.4}  estimate {:>11.6}  95 % interval [{lo:.6}, {hi:.6}]  (true {true_value})",
             e.name,

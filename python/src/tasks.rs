@@ -247,11 +247,11 @@ pub fn optimize<'py>(
 /// parameter names to starting values (a multi-start); `max_iterations` replaces the
 /// optimizer's limit. Returns a dict:
 ///
-/// - `problem`, `method`, `status` (`converged`, `max-iterations`, `not-identifiable`),
+/// - `problem`, `method`, `status` (`converged`, `stalled`, `max-iterations`, `failed`),
 ///   `iterations`, `wall_s`, `cost`;
 /// - `names` (np), `initial`, `estimate` (NaN where not identifiable), `final` (the last
 ///   iterate), `std_dev` (NaN where unknown), `identifiable` (bool), each (np,);
-///   `ci95` (np, 2); `covariance` (np, np) in the optimizer's coordinates;
+///   `ci95` (np, 2, NaN at an open end); `covariance` (np, np) in the optimizer's coordinates;
 /// - `history`: {"iteration", "horizon", "cost", "gradient_norm", "damping"} (n,) and
 ///   `values` (n, np);
 /// - `fits`: one dict per trajectory: `source`, `columns`, `times` (ns,), `measured` and
@@ -340,14 +340,11 @@ pub fn identify<'py>(
     d.set_item("std_dev", col(&|x| x.std_dev.unwrap_or(f64::NAN)))?;
     d.set_item(
         "identifiable",
-        PyArray1::from_vec(py, e.iter().map(|x| x.estimate.is_some()).collect()),
+        PyArray1::from_vec(py, e.iter().map(|x| x.identifiable).collect()),
     )?;
     let ci: Vec<f64> = e
         .iter()
-        .flat_map(|x| {
-            let (lo, hi) = x.ci95.unwrap_or((f64::NAN, f64::NAN));
-            [lo, hi]
-        })
+        .flat_map(|x| [x.ci95.0.unwrap_or(f64::NAN), x.ci95.1.unwrap_or(f64::NAN)])
         .collect();
     d.set_item("ci95", rows2(py, np, 2, ci))?;
     d.set_item("covariance", array2(py, &report.covariance.matrix))?;

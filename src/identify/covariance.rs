@@ -19,7 +19,18 @@
 //! when its relative standard deviation `g′(s_i) σ_s,i / |θ_i|` exceeds
 //! [`MAX_RELATIVE_STD`] (the data pins it only within a factor of about e^20: a friction
 //! coefficient run off to 1e7, where the contact sticks whatever its value). The covariance
-//! of the others is taken with those held fixed (conditional on their values).
+//! of the others is taken with those held fixed (conditional on their values). The
+//! eigenvectors of `C` with eigenvalues below [`SINGULAR_EIGENVALUE`] are kept as the
+//! directions the data cannot see ([`Covariance::null_directions`]).
+//!
+//! **Goodness of fit.** With σ given, `χ² = ‖r‖²` follows the chi-square distribution with
+//! `ν = m − np` degrees of freedom when the model is right and σ is the noise level
+//! (Bevington & Robinson, "Data reduction and error analysis", 3rd ed., 2003, Sec. 11.1).
+//! [`chi2_test`] flags a reduced `χ²/ν` outside the central 99.9 % range of that
+//! distribution (quantiles by the Wilson–Hilferty approximation): too large says the model or
+//! σ is wrong (mismatch), too small that σ overstates the noise. When flagged too large, the
+//! covariance is scaled by `χ²/ν` (Birge ratio; the residual-scaled covariance eq. 2 with
+//! the observed scatter in place of σ).
 
 #![allow(non_snake_case)]
 
@@ -49,6 +60,10 @@ pub struct Covariance {
     pub min_eigenvalue: f64,
     /// The noise variance factor: 1 with known noise, `σ̂²` (eq. 2) otherwise.
     pub noise_variance: f64,
+    /// Directions in the unit-diagonal coordinates of `C` that the data does not determine:
+    /// `(eigenvalue, eigenvector (np, zero for parameters the data does not see at all))`,
+    /// plus one unit vector per parameter whose column of `J` is zero.
+    pub null_directions: Vec<(f64, Vec<f64>)>,
 }
 
 impl Covariance {
@@ -72,6 +87,10 @@ pub fn gauss_newton_covariance(
     let diag = A.diagonal();
     let mut identifiable: Vec<bool> = diag.iter().map(|&a| a > 0.0 && a.is_finite()).collect();
     let seen: Vec<usize> = (0..np).filter(|&i| identifiable[i]).collect();
+    let mut null_directions: Vec<(f64, Vec<f64>)> = (0..np)
+        .filter(|&i| !identifiable[i])
+        .map(|i| (0.0, (0..np).map(|j| f64::from(u8::from(i == j))).collect()))
+        .collect();
     let mut min_eigenvalue = 0.0;
     if !seen.is_empty() {
         let C = DMatrix::from_fn(seen.len(), seen.len(), |a, b| {
@@ -82,6 +101,11 @@ pub fn gauss_newton_covariance(
         min_eigenvalue = eigen.eigenvalues.min();
         for (k, &lambda) in eigen.eigenvalues.iter().enumerate() {
             if lambda < SINGULAR_EIGENVALUE {
+                let mut direction = vec![0.0; np];
+                for (a, &i) in seen.iter().enumerate() {
+                    direction[i] = eigen.eigenvectors[(a, k)];
+                }
+                null_directions.push((lambda, direction));
                 for (a, &i) in seen.iter().enumerate() {
                     if eigen.eigenvectors[(a, k)].abs() >= IMPLICATED {
                         identifiable[i] = false;
@@ -125,11 +149,63 @@ pub fn gauss_newton_covariance(
                 identifiable,
                 min_eigenvalue,
                 noise_variance,
+                null_directions,
             };
         }
         for i in vague {
             identifiable[i] = false;
         }
+    }
+}
+
+/// z-value of the upper 0.05 % tail of the standard normal (a central 99.9 % range).
+const Z9995: f64 = 3.290526731491926;
+
+/// The `p`-quantile of the chi-square distribution with `dof` degrees of freedom, for the
+/// normal quantile `z` of `p`, by the Wilson–Hilferty cube-root approximation
+/// `ν (1 − 2/(9ν) + z √(2/(9ν)))³` (Wilson & Hilferty, PNAS 17, 1931; relative error below
+/// 1 % for ν ≥ 30 at the 0.05 % tails, about 9 % in the lower tail at ν = 10), floored at 0.
+pub fn chi2_quantile(dof: f64, z: f64) -> f64 {
+    let a = 2.0 / (9.0 * dof);
+    (dof * (1.0 - a + z * a.sqrt()).powi(3)).max(0.0)
+}
+
+/// The goodness-of-fit test of a fit with σ given (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chi2Test {
+    /// `χ² = ‖r‖²` of the whitened residuals.
+    pub chi2: f64,
+    /// Degrees of freedom `ν = m − np`.
+    pub dof: usize,
+    /// `χ²/ν`.
+    pub reduced: f64,
+    /// The central 99.9 % range of `χ²/ν` for a right model and noise level.
+    pub range: (f64, f64),
+}
+
+impl Chi2Test {
+    /// `χ²/ν` above the range: the residuals are larger than the noise explains.
+    pub fn too_large(&self) -> bool {
+        self.reduced > self.range.1
+    }
+
+    /// `χ²/ν` outside the range, either side.
+    pub fn flagged(&self) -> bool {
+        self.reduced > self.range.1 || self.reduced < self.range.0
+    }
+}
+
+/// The test of `χ² = ‖r‖²` with `dof` degrees of freedom (at least 1).
+pub fn chi2_test(chi2: f64, dof: usize) -> Chi2Test {
+    let nu = dof.max(1) as f64;
+    Chi2Test {
+        chi2,
+        dof: dof.max(1),
+        reduced: chi2 / nu,
+        range: (
+            chi2_quantile(nu, -Z9995) / nu,
+            chi2_quantile(nu, Z9995) / nu,
+        ),
     }
 }
 
@@ -171,5 +247,36 @@ mod tests {
         // once its relative scale is 100.
         let c = gauss_newton_covariance(&r, &J, true, &[1.0, 1.0, 1.0, 100.0]);
         assert_eq!(c.identifiable, [false; 4]);
+    }
+
+    #[test]
+    fn null_directions_name_the_collinear_pair() {
+        // Columns 0 and 1 are collinear (col 1 = 2 col 0): after unit scaling the null
+        // direction is (1, −1)/√2 on them.
+        let J = DMatrix::from_row_slice(3, 3, &[1.0, 2.0, 0.0, 2.0, 4.0, 1.0, 3.0, 6.0, 0.0]);
+        let c = gauss_newton_covariance(&DVector::zeros(3), &J, true, &[0.0; 3]);
+        assert_eq!(c.null_directions.len(), 1);
+        let v = &c.null_directions[0].1;
+        assert!((v[0].abs() - 0.5_f64.sqrt()).abs() < 1e-8 && (v[0] + v[1]).abs() < 1e-8);
+        assert!(v[2].abs() < 1e-8);
+    }
+
+    /// Wilson–Hilferty against exact chi-square quantiles at 0.05 % and 99.95 % (scipy 1.x
+    /// `chi2.ppf`), 1 % tolerance.
+    #[test]
+    fn chi2_quantiles_match_the_exact_ones() {
+        for (nu, lo, hi) in [
+            (30.0, 10.8044, 62.1619),
+            (100.0, 59.8957, 153.1670),
+            (1000.0, 859.3615, 1153.7379),
+        ] {
+            let (a, b) = (chi2_quantile(nu, -Z9995), chi2_quantile(nu, Z9995));
+            assert!((a - lo).abs() / lo < 0.01, "ν = {nu}: {a} vs {lo}");
+            assert!((b - hi).abs() / hi < 0.01, "ν = {nu}: {b} vs {hi}");
+        }
+        let t = chi2_test(1000.0, 1000);
+        assert!(!t.flagged());
+        assert!(chi2_test(1200.0, 1000).too_large());
+        assert!(chi2_test(800.0, 1000).flagged());
     }
 }

@@ -2,20 +2,35 @@
 //! (`trajectory.csv`, see [`crate::report::csv`]): a time column `t` (s), then any of the
 //! per-body columns `BODY.px … BODY.wz`.
 //!
-//! A measured trajectory may hold any subset of those columns, in any order, and rows at any
-//! times `t_k = n_k δt` on the simulation grid (the sampling interval a multiple of δt, not
-//! necessarily uniform), strictly increasing. Sample `k` is compared with the simulated state
-//! after `n_k` steps from the scene's initial state.
+//! A measured trajectory may hold any subset of those columns, in any order (positions alone
+//! will do), and rows at any strictly increasing times `t_k ≥ 0`, not necessarily uniform nor
+//! on the simulation grid. A sample at `t_k = (n_k + α_k) δt` is compared with the linear
+//! interpolation between the simulated states after `n_k` and `n_k + 1` steps from the
+//! scene's initial state; a missing sample is simply a row that is not there.
 
 use std::path::{Path, PathBuf};
 
 use nalgebra::DMatrix;
 
 use crate::error::{Error, Result};
+use crate::step::State;
 
 /// Relative tolerance on `t/δt` being an integer: the times written by `stiction simulate`
 /// are sums of δt, off the grid by a few ulps per step.
 const GRID_TOLERANCE: f64 = 1e-6;
+
+/// The position of time `t` on the grid `t0 + n δt`: `(n, α)` with `t = t0 + (n + α) δt`,
+/// `0 ≤ α < 1`, and `α = 0` within `GRID_TOLERANCE` (1e-6) of a step (for `t ≥ t0`).
+pub fn grid_position(t: f64, t0: f64, dt: f64) -> (usize, f64) {
+    let x = ((t - t0) / dt).max(0.0);
+    let n = x.round();
+    if (x - n).abs() <= GRID_TOLERANCE {
+        (n as usize, 0.0)
+    } else {
+        let n = x.floor();
+        (n as usize, x - n)
+    }
+}
 
 /// One measured trajectory.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,13 +41,20 @@ pub struct MeasuredTrajectory {
     pub columns: Vec<String>,
     /// Sample times (ns, s), strictly increasing.
     pub times: Vec<f64>,
-    /// Step index `n_k = t_k/δt` of each sample (ns).
+    /// Step index `n_k = ⌊t_k/δt⌋` of each sample (ns).
     pub steps: Vec<usize>,
+    /// Where each sample lies between steps `n_k` and `n_k + 1`: `α_k = t_k/δt − n_k ∈ [0, 1)`,
+    /// 0 on the grid (ns). The simulated value is interpolated linearly between the two.
+    pub fractions: Vec<f64>,
     /// Values (ns × nc), in the units of each column.
     pub values: DMatrix<f64>,
     /// Standard deviation of the measurement noise, in the unit of each column (`None`:
     /// unknown, estimated from the residuals after the fit).
     pub noise: Option<f64>,
+    /// The state the record starts from at its step 0 (`None`: the scene's initial state).
+    /// Set on the segments of multiple shooting (`super::shooting`), each restarted from the
+    /// state measured at its first sample.
+    pub initial_state: Option<State>,
 }
 
 impl MeasuredTrajectory {
@@ -41,8 +63,8 @@ impl MeasuredTrajectory {
     ///
     /// # Errors
     /// [`Error::DataFile`] naming `source` for sizes that do not agree, non-finite values, times
-    /// that are negative, not strictly increasing or not multiples of `dt`, a duplicate
-    /// column, or a noise level that is not positive.
+    /// that are negative or not strictly increasing, a duplicate column, or a noise level that
+    /// is not positive. Times off the grid of `dt` are fine: they are interpolated.
     pub fn new(
         source: PathBuf,
         columns: Vec<String>,
@@ -80,6 +102,7 @@ impl MeasuredTrajectory {
             }
         }
         let mut steps = Vec::with_capacity(times.len());
+        let mut fractions = Vec::with_capacity(times.len());
         for (k, &t) in times.iter().enumerate() {
             if let Some(c) = (0..columns.len()).find(|&c| !values[(k, c)].is_finite()) {
                 return Err(bad(format!(
@@ -97,21 +120,19 @@ impl MeasuredTrajectory {
                     times[k - 1]
                 )));
             }
-            let n = (t / dt).round();
-            if (t - n * dt).abs() > GRID_TOLERANCE * dt {
-                return Err(bad(format!(
-                    "t = {t} at sample {k} is not a multiple of the time step δt = {dt} s: the sampling interval must be a multiple of δt"
-                )));
-            }
-            steps.push(n as usize);
+            let (n, alpha) = grid_position(t, 0.0, dt);
+            steps.push(n);
+            fractions.push(alpha);
         }
         Ok(MeasuredTrajectory {
             source,
             columns,
             times,
             steps,
+            fractions,
             values,
             noise,
+            initial_state: None,
         })
     }
 
@@ -120,12 +141,29 @@ impl MeasuredTrajectory {
         self.times.len()
     }
 
-    /// The samples at steps `n_k ≤ max_step` (at least the first sample).
+    /// The last step the simulation must reach: that of the last sample, or the one after it
+    /// when the sample lies between steps.
+    pub fn last_step(&self) -> usize {
+        match (self.steps.last(), self.fractions.last()) {
+            (Some(&n), Some(&alpha)) if alpha > 0.0 => n + 1,
+            (Some(&n), _) => n,
+            _ => 0,
+        }
+    }
+
+    /// The samples that need no step beyond `max_step` (at least the first sample).
     pub fn up_to_step(&self, max_step: usize) -> Self {
-        let n = self.steps.iter().filter(|&&n| n <= max_step).count().max(1);
+        let n = self
+            .steps
+            .iter()
+            .zip(&self.fractions)
+            .filter(|(&n, &alpha)| n + usize::from(alpha > 0.0) <= max_step)
+            .count()
+            .max(1);
         MeasuredTrajectory {
             times: self.times[..n].to_vec(),
             steps: self.steps[..n].to_vec(),
+            fractions: self.fractions[..n].to_vec(),
             values: self.values.rows(0, n).into_owned(),
             ..self.clone()
         }
@@ -222,6 +260,12 @@ pub fn read_trajectory_csv(path: &Path, dt: f64, noise: Option<f64>) -> Result<M
                     names[c]
                 ))
             })?;
+            if !x.is_finite() {
+                return Err(bad(format!(
+                    "line {line}, column `{}`: `{field}` is not a finite number",
+                    names[c]
+                )));
+            }
             if c == time_column {
                 times.push(x);
             } else {
@@ -277,10 +321,16 @@ mod tests {
         assert!(message(read_trajectory_csv(&no_time, 0.01, None)).contains("missing column `t`"));
         let backwards = write("backwards.csv", "t,box.px\n0,0\n0.02,0\n0.01,0\n");
         assert!(message(read_trajectory_csv(&backwards, 0.01, None)).contains("not increasing"));
-        let off_grid = write("off-grid.csv", "t,box.px\n0,0\n0.015,0\n");
-        assert!(message(read_trajectory_csv(&off_grid, 0.01, None)).contains("not a multiple"));
+        let off_grid = write("off-grid.csv", "t,box.px\n0,0\n0.015,0\n0.03,0\n");
+        let m = read_trajectory_csv(&off_grid, 0.01, None).unwrap();
+        assert_eq!(m.steps, [0, 1, 3]);
+        assert!((m.fractions[1] - 0.5).abs() < 1e-12 && m.fractions[2] == 0.0);
+        assert_eq!(m.last_step(), 3);
         let short = write("short.csv", "t,box.px\n0,0\n0.01\n");
         assert!(message(read_trajectory_csv(&short, 0.01, None)).contains("line 3"));
+        let infinite = write("inf.csv", "t,box.px\n0,0\n0.01,inf\n");
+        assert!(message(read_trajectory_csv(&infinite, 0.01, None))
+            .contains("line 3, column `box.px`: `inf` is not a finite number"));
         let text = write("text.csv", "t,box.px\n0,abc\n");
         assert!(message(read_trajectory_csv(&text, 0.01, None)).contains("`abc` is not a number"));
         let twice = write("twice.csv", "t,box.px,box.px\n0,0,1\n");

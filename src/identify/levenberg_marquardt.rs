@@ -13,9 +13,15 @@
 //! Gauss–Newton, large λ a short scaled gradient step. A trial point where the rollout fails
 //! (a step that does not converge at extreme parameters) is rejected like a cost increase.
 //!
-//! Stops when `‖g‖_∞ ≤ ε_g`, when `‖δ‖ ≤ ε_s (‖s‖ + ε_s)`, when an accepted step lowers the
-//! cost by less than `ε_L L`, or after `max_iterations` Jacobians (not a failure: the status
-//! says so).
+//! **Bounds.** The search stays in a box `l ≤ s ≤ u` by projection (the trial point is
+//! clipped to the box, Kanzow, Yamashita & Fukushima, J. Comput. Appl. Math. 172, 2004):
+//! coordinates at a bound whose gradient points out of the box are held fixed for the step,
+//! and the gain ratio uses the Gauss–Newton prediction `−(gᵀδ + ½ δᵀAδ)` of the clipped step.
+//!
+//! Stops when the projected gradient `‖P(g)‖_∞ ≤ ε_g`, when `‖δ‖ ≤ ε_s (‖s‖ + ε_s)`, when an
+//! accepted step lowers the cost by less than `ε_L L`, or after `max_iterations` Jacobians.
+//! None of these alone is convergence: the caller checks first-order optimality at the end
+//! (`super::report`).
 #![allow(non_snake_case)]
 
 use nalgebra::{DMatrix, DVector};
@@ -76,6 +82,9 @@ pub enum Termination {
     Converged,
     /// The iteration limit was reached first.
     MaxIterations,
+    /// No step could be taken: every trial point's rollout failed or overflowed, up to the
+    /// largest representable damping.
+    Failed,
 }
 
 /// One iteration of an optimizer.
@@ -106,24 +115,40 @@ pub struct LmOutcome {
     pub history: Vec<Iteration>,
 }
 
-/// Minimizes `½ ‖r(s)‖²` from `s0` (see the module docs).
+/// Minimizes `½ ‖r(s)‖²` from `s0` within the box `bounds` (one `(lower, upper)` per
+/// coordinate, `±∞` where unbounded; see the module docs).
 ///
 /// # Errors
-/// Whatever `problem` returns at the initial point; failures at trial points only reject the
-/// step.
+/// Whatever `problem` returns at the initial point, and a non-finite cost there; failures at
+/// trial points only reject the step.
 pub fn levenberg_marquardt(
     problem: &impl LeastSquares,
     s0: &[f64],
+    bounds: &[(f64, f64)],
     settings: &LmSettings,
 ) -> Result<LmOutcome> {
     let mut s = DVector::from_column_slice(s0);
     let (mut r, mut J) = problem.residuals_and_jacobian(s.as_slice())?;
     let mut cost = 0.5 * r.norm_squared();
+    if !cost.is_finite() {
+        return Err(Error::invalid(
+            "loss at the start",
+            cost,
+            "must be finite: a measured value or a simulated one overflows the squared residual",
+        ));
+    }
+    if J.iter().any(|x| !x.is_finite()) {
+        return Err(Error::invalid(
+            "residual Jacobian at the start",
+            "non-finite entries",
+            "the rollout's sensitivities overflow at the initial parameters: start closer, or check the scene's contact settings",
+        ));
+    }
     let mut g = J.transpose() * &r;
     let record = |iteration, cost, g: &DVector<f64>, damping, s: &DVector<f64>| Iteration {
         iteration,
         cost,
-        gradient_norm: g.amax(),
+        gradient_norm: projected_gradient(g, s.as_slice(), bounds).amax(),
         damping,
         s: s.as_slice().to_vec(),
         horizon: 0,
@@ -134,26 +159,44 @@ pub fn levenberg_marquardt(
     let mut nu = 2.0;
     let mut termination = Termination::MaxIterations;
     'outer: for iteration in 1..=settings.max_iterations {
-        if g.amax() <= settings.gradient_tolerance {
+        let pg = projected_gradient(&g, s.as_slice(), bounds);
+        if pg.amax() <= settings.gradient_tolerance {
             termination = Termination::Gradient;
             break;
         }
+        // Coordinates held at a bound the gradient pushes against take no step.
+        let free: Vec<bool> = pg
+            .iter()
+            .zip(g.iter())
+            .map(|(p, g)| *p != 0.0 || *g == 0.0)
+            .collect();
         loop {
-            let delta = damped_step(&A, &g, lambda)?;
-            if delta.norm() <= settings.step_tolerance * (s.norm() + settings.step_tolerance) {
+            let delta = damped_step(&A, &g, lambda, &free)?;
+            let trial = DVector::from_fn(s.len(), |i, _| {
+                (s[i] + delta[i]).clamp(bounds[i].0, bounds[i].1)
+            });
+            let step = &trial - &s;
+            if step.norm() <= settings.step_tolerance * (s.norm() + settings.step_tolerance) {
                 termination = Termination::Step;
                 break 'outer;
             }
-            let trial = &s + &delta;
-            let trial_cost = problem
+            // Decrease predicted by the Gauss–Newton model for the (projected) step.
+            let predicted = -(g.dot(&step) + 0.5 * step.dot(&(&A * &step)));
+            let evaluated = problem
                 .residuals(trial.as_slice())
+                .ok()
+                .filter(|r| r.norm_squared().is_finite());
+            let trial_cost = evaluated
+                .as_ref()
                 .map_or(f64::INFINITY, |r| 0.5 * r.norm_squared());
-            let D = damping_diagonal(&A);
-            let predicted = 0.5 * delta.dot(&(D.component_mul(&delta) * lambda - &g));
             let gain = (cost - trial_cost) / predicted;
-            if trial_cost.is_finite() && gain > 0.0 {
+            let accepted = (trial_cost.is_finite() && gain > 0.0 && predicted > 0.0)
+                .then(|| problem.residuals_and_jacobian(trial.as_slice()).ok())
+                .flatten()
+                .filter(|(_, J)| J.iter().all(|x| x.is_finite()));
+            if let Some((r_new, J_new)) = accepted {
                 s = trial;
-                (r, J) = problem.residuals_and_jacobian(s.as_slice())?;
+                (r, J) = (r_new, J_new);
                 let new_cost = 0.5 * r.norm_squared();
                 let decrease = cost - new_cost;
                 cost = new_cost;
@@ -170,12 +213,31 @@ pub fn levenberg_marquardt(
             }
             lambda *= nu;
             nu *= 2.0;
+            if !lambda.is_finite() {
+                termination = Termination::Failed;
+                break 'outer;
+            }
         }
     }
     Ok(LmOutcome {
         s: s.as_slice().to_vec(),
         termination,
         history,
+    })
+}
+
+/// The gradient `g` with the components that push against an active bound set to zero: a
+/// coordinate at its lower bound with `g_i > 0` (descent would lower it further) or at its
+/// upper bound with `g_i < 0`. Its norm is the first-order optimality measure of a box-
+/// constrained problem (Conn, Gould & Toint, "Trust-region methods", 2000, Sec. 12.1).
+pub fn projected_gradient(g: &DVector<f64>, s: &[f64], bounds: &[(f64, f64)]) -> DVector<f64> {
+    DVector::from_fn(g.len(), |i, _| {
+        let (lower, upper) = bounds[i];
+        if (s[i] <= lower && g[i] > 0.0) || (s[i] >= upper && g[i] < 0.0) {
+            0.0
+        } else {
+            g[i]
+        }
     })
 }
 
@@ -186,21 +248,33 @@ fn damping_diagonal(A: &DMatrix<f64>) -> DVector<f64> {
     A.diagonal().map(|a| a.max(floor))
 }
 
-/// Solves eq. (1) by Cholesky.
+/// Solves eq. (1) by Cholesky on the `free` coordinates (the others take no step).
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] only if `A` holds non-finite entries: with λ > 0 and the
 /// floor on `D` the matrix is positive definite otherwise.
-fn damped_step(A: &DMatrix<f64>, g: &DVector<f64>, lambda: f64) -> Result<DVector<f64>> {
+fn damped_step(
+    A: &DMatrix<f64>,
+    g: &DVector<f64>,
+    lambda: f64,
+    free: &[bool],
+) -> Result<DVector<f64>> {
     let D = damping_diagonal(A);
-    let mut M = A.clone();
-    for i in 0..M.nrows() {
-        M[(i, i)] += lambda * D[i];
+    let index: Vec<usize> = (0..g.len()).filter(|&i| free[i]).collect();
+    let mut M = DMatrix::from_fn(index.len(), index.len(), |a, b| A[(index[a], index[b])]);
+    for (a, &i) in index.iter().enumerate() {
+        M[(a, a)] += lambda * D[i];
     }
+    let rhs = DVector::from_fn(index.len(), |a, _| g[index[a]]);
     let chol = M
         .cholesky()
         .ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    Ok(-chol.solve(g))
+    let reduced = -chol.solve(&rhs);
+    let mut delta = DVector::zeros(g.len());
+    for (a, &i) in index.iter().enumerate() {
+        delta[i] = reduced[a];
+    }
+    Ok(delta)
 }
 
 #[cfg(test)]
@@ -233,7 +307,13 @@ mod tests {
 
     #[test]
     fn fits_an_exponential_from_far_away() {
-        let out = levenberg_marquardt(&Exponential, &[10.0, 1.0], &LmSettings::default()).unwrap();
+        let out = levenberg_marquardt(
+            &Exponential,
+            &[10.0, 1.0],
+            &[(f64::NEG_INFINITY, f64::INFINITY); 2],
+            &LmSettings::default(),
+        )
+        .unwrap();
         assert!(
             (out.s[0] - 2.0).abs() < 1e-9 && (out.s[1] + 0.7).abs() < 1e-9,
             "{:?}",

@@ -97,6 +97,10 @@ pub struct ParamSpec {
     pub initial: f64,
     /// Reparameterization, default [`Transform::Log`].
     pub transform: Transform,
+    /// Search bounds `[lower, upper]` given in the file (`None`: the default of
+    /// [`ParamSpec::search_bounds`]). The optimizer stays inside them, multi-start draws its
+    /// starts from them and profile intervals end at them.
+    pub bounds: Option<(f64, f64)>,
 }
 
 impl ParamSpec {
@@ -112,9 +116,79 @@ impl ParamSpec {
             parameter,
             initial: initial.unwrap_or_else(|| parameter.value(sim)),
             transform: Transform::Log,
+            bounds: None,
         };
         spec.transform.to_coordinate(name, spec.initial)?;
         Ok(spec)
+    }
+
+    /// This parameter searched within `[lower, upper]`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for bounds that are not finite with `lower < upper`, that
+    /// leave the transform's range (`lower ≤ 0` with `Log`) or that exclude the initial value.
+    pub fn with_bounds(mut self, lower: f64, upper: f64) -> Result<Self> {
+        let bad = |reason: String| {
+            Err(Error::invalid(
+                &self.name,
+                format!("bounds [{lower}, {upper}]"),
+                &reason,
+            ))
+        };
+        if !(lower.is_finite() && upper.is_finite() && lower < upper) {
+            return bad("bounds must be finite with lower < upper".into());
+        }
+        if self.transform == Transform::Log && lower <= 0.0 {
+            return bad("a log-parameterized value is positive: give a lower bound > 0".into());
+        }
+        if !(lower <= self.initial && self.initial <= upper) {
+            return bad(format!(
+                "the bounds exclude the initial value {}",
+                self.initial
+            ));
+        }
+        self.bounds = Some((lower, upper));
+        Ok(self)
+    }
+
+    /// The search bounds `[lower, upper]` in θ: those given, else those of a `Logistic`
+    /// transform, else one decade either side of the start `[θ₀/10, 10 θ₀]` for a `Log`
+    /// (positive) parameter; `None` for an unbounded `Identity` parameter.
+    pub fn search_bounds(&self) -> Option<(f64, f64)> {
+        self.bounds.or(match self.transform {
+            Transform::Logistic { lower, upper } => Some((lower, upper)),
+            Transform::Log => Some((self.initial / 10.0, self.initial * 10.0)),
+            Transform::Identity => None,
+        })
+    }
+
+    /// The search bounds in the coordinate `s` (`±∞` where unbounded; a `Logistic`
+    /// transform's own bounds are open and map to `±∞`).
+    pub fn coordinate_bounds(&self) -> (f64, f64) {
+        match (self.search_bounds(), self.transform) {
+            (Some((lower, upper)), Transform::Log | Transform::Identity) => {
+                let to = |x: f64| match self.transform {
+                    Transform::Log => x.ln(),
+                    _ => x,
+                };
+                (to(lower), to(upper))
+            }
+            (Some((lower, upper)), Transform::Logistic { lower: a, upper: b }) => {
+                let to = |x: f64| {
+                    if x <= a || x >= b {
+                        None
+                    } else {
+                        let p = (x - a) / (b - a);
+                        Some((p / (1.0 - p)).ln())
+                    }
+                };
+                (
+                    to(lower).unwrap_or(f64::NEG_INFINITY),
+                    to(upper).unwrap_or(f64::INFINITY),
+                )
+            }
+            (None, _) => (f64::NEG_INFINITY, f64::INFINITY),
+        }
     }
 
     /// This parameter with another transform.
@@ -134,6 +208,9 @@ impl ParamSpec {
         }
         self.transform = transform;
         self.transform.to_coordinate(&self.name, self.initial)?;
+        if let Some((lower, upper)) = self.bounds {
+            return self.with_bounds(lower, upper);
+        }
         Ok(self)
     }
 

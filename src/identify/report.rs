@@ -1,5 +1,6 @@
-//! Running an identification and what it reports: estimates with 95 % intervals, the
-//! residual of each trajectory, the iteration history and the fit itself.
+//! Running an identification and what it reports: the status with its reason, estimates with
+//! 95 % intervals and identifiability, the goodness of fit, the starts, the residual of each
+//! trajectory, the iteration history and the fit itself.
 
 #![allow(non_snake_case)]
 
@@ -8,13 +9,17 @@ use std::time::Instant;
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::error::Result;
-use crate::identify::covariance::{gauss_newton_covariance, Covariance, Z95};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::identify::covariance::{chi2_test, gauss_newton_covariance, Covariance, Z95};
 use crate::identify::lbfgs::{lbfgs, LbfgsSettings};
 use crate::identify::levenberg_marquardt::{
-    levenberg_marquardt, Iteration, LeastSquares, LmSettings, Termination,
+    levenberg_marquardt, projected_gradient, Iteration, LeastSquares, LmSettings, Termination,
 };
+use crate::identify::profile::{profile_interval, HALF_CHI2_1_95};
 use crate::identify::residuals::{IdentificationProblem, Need};
+use crate::identify::shooting::{default_segment_samples, segmented};
 use crate::simulate::recording_bytes_per_step;
 
 /// Which optimizer minimizes the loss.
@@ -37,6 +42,35 @@ impl Method {
     }
 }
 
+/// How the 95 % intervals are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Intervals {
+    /// Profile likelihood (default; `identify::profile`): follows the loss where it
+    /// is not quadratic and leaves an end open where the data do not bound the parameter.
+    #[default]
+    Profile,
+    /// Gauss–Newton (Wald) intervals `g(ŝ ± 1.96 σ_s)` only: cheaper, symmetric in `s`.
+    Wald,
+}
+
+/// Multiple shooting (`crate::identify::shooting`) before the single-shooting fit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Shooting {
+    /// On for records of at least [`AUTO_SHOOTING_STEPS`] steps whose measured columns
+    /// determine the state; off otherwise (default).
+    #[default]
+    Auto,
+    /// Off: single shooting (with horizon continuation) only.
+    Off,
+    /// On, with segments of this many samples.
+    Segments(usize),
+}
+
+/// Records of at least this many steps get multiple shooting under [`Shooting::Auto`]: long
+/// enough for stick-slip or impacts to make single shooting's loss rugged (the Painlevé rod
+/// has 5000; the shipped bouncing-ball, sliding and tumbling boxes 40-170).
+pub const AUTO_SHOOTING_STEPS: usize = 1000;
+
 /// Settings of [`identify`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IdentifySettings {
@@ -48,6 +82,18 @@ pub struct IdentifySettings {
     /// long record non-convex in (k, d, μ): a wrong stiffness shifts every later impact. A
     /// short prefix has a wide basin; its estimate starts the longer fits inside theirs.
     pub stages: usize,
+    /// Number of starts (default 4): the given initial values, then `starts − 1` points drawn
+    /// log-uniformly (uniformly for a parameter whose bounds are not both positive) within
+    /// each parameter's search bounds ([`crate::identify::ParamSpec::search_bounds`]). An
+    /// unbounded `identity` parameter keeps its initial value in every start.
+    pub starts: usize,
+    /// Seed of the start points: the same seed gives the same starts, and the same result
+    /// whatever the number of threads.
+    pub seed: u64,
+    /// Multiple shooting before the single-shooting fit.
+    pub shooting: Shooting,
+    /// How the intervals are computed.
+    pub intervals: Intervals,
     /// Levenberg–Marquardt settings.
     pub lm: LmSettings,
     /// L-BFGS settings.
@@ -57,23 +103,54 @@ pub struct IdentifySettings {
 /// Outcome of an identification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
-    /// The optimizer met a convergence test and every parameter is identifiable.
-    Converged(Termination),
+    /// The optimizer's step or gradient criteria hold and so does first-order optimality: the
+    /// projected gradient predicts a Gauss–Newton decrease below [`OPTIMALITY`] times the
+    /// noise variance factor (or a step below 1e-6 in every coordinate).
+    Converged,
+    /// The optimizer stopped (step or cost criterion) where first-order optimality does not
+    /// hold.
+    Stalled,
     /// The iteration limit came first; the estimates are the last iterate.
     MaxIterations,
-    /// Some parameter is not identifiable from the data (near-singular `JᵀJ`).
-    NotIdentifiable,
+    /// No step could be taken from some iterate: every trial rollout failed.
+    Failed,
 }
 
 impl Status {
-    /// `converged`, `max-iterations` or `not-identifiable`.
+    /// `converged`, `stalled`, `max-iterations` or `failed`.
     pub fn name(&self) -> &'static str {
         match self {
-            Status::Converged(_) => "converged",
+            Status::Converged => "converged",
+            Status::Stalled => "stalled",
             Status::MaxIterations => "max-iterations",
-            Status::NotIdentifiable => "not-identifiable",
+            Status::Failed => "failed",
         }
     }
+}
+
+/// First-order optimality: the Gauss–Newton decrease `½ P(g)ᵀ A⁻¹ P(g)` still on offer at a
+/// converged estimate, relative to the noise variance factor (a decrease of 1e-3 moves the
+/// estimate by about 0.045 standard deviations).
+pub const OPTIMALITY: f64 = 1e-3;
+
+/// Two starts reached the same basin when their final losses differ by less than
+/// `BASIN_TOLERANCE · max(L_best, noise variance factor)`: a hundredth of the loss change
+/// that a 95 % profile interval spans is much larger than this.
+pub const BASIN_TOLERANCE: f64 = 1e-3;
+
+/// One start of a multi-start fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartOutcome {
+    /// The start values θ₀ (np).
+    pub initial: Vec<f64>,
+    /// The values θ at its final iterate (np).
+    pub estimate: Vec<f64>,
+    /// The values θ the multiple-shooting stage reached (np), when it ran.
+    pub shooting_estimate: Option<Vec<f64>>,
+    /// Its loss `L` at the final iterate (`None`: the start failed, see `error`).
+    pub cost: Option<f64>,
+    /// The error that ended the start, if it failed.
+    pub error: Option<String>,
 }
 
 /// The estimate of one parameter.
@@ -88,10 +165,16 @@ pub struct Estimate {
     pub estimate: Option<f64>,
     /// The final iterate, identifiable or not.
     pub final_value: f64,
-    /// Standard deviation of θ̂ by the delta method, `g′(ŝ) σ_s`.
+    /// Standard deviation of θ̂ by the delta method, `g′(ŝ) σ_s` (widened with the
+    /// covariance when the χ² test flags a mismatch).
     pub std_dev: Option<f64>,
-    /// 95 % confidence interval `[g(ŝ − 1.96 σ_s), g(ŝ + 1.96 σ_s)]`.
-    pub ci95: Option<(f64, f64)>,
+    /// 95 % confidence interval `[lower, upper]`: by profile likelihood, or
+    /// `[g(ŝ − 1.96 σ_s), g(ŝ + 1.96 σ_s)]` with [`Intervals::Wald`]; an end is `None` where
+    /// the data do not bound the parameter on that side within its search bounds.
+    pub ci95: (Option<f64>, Option<f64>),
+    /// Whether the data determine the parameter: a non-singular Gauss–Newton matrix along it,
+    /// a bounded relative uncertainty, and (with profile intervals) both ends closed.
+    pub identifiable: bool,
 }
 
 /// The fit of one trajectory at the estimate.
@@ -113,6 +196,25 @@ pub struct TrajectoryFit {
     pub rms: Vec<f64>,
 }
 
+/// The goodness of fit at the estimate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GoodnessOfFit {
+    /// Whether σ was given for every record (the χ² test needs it).
+    pub noise_known: bool,
+    /// `χ²/ν`: with σ given, of the whitened residuals; with σ estimated, 1 by construction.
+    pub reduced_chi2: f64,
+    /// Degrees of freedom `ν = m − np`.
+    pub dof: usize,
+    /// The central 99.9 % range of `χ²/ν` for a right model (σ given).
+    pub range: (f64, f64),
+    /// `χ²/ν` outside `range` (σ given): model mismatch when above, σ overstated when below.
+    pub flagged: bool,
+    /// The factor on the covariance and on the profile threshold: 1 with σ given and the fit
+    /// consistent, `χ²/ν` when it is flagged too large (widened intervals), `σ̂²` with σ
+    /// estimated.
+    pub variance_factor: f64,
+}
+
 /// Everything an identification run reports.
 #[derive(Clone, Debug)]
 pub struct IdentificationReport {
@@ -122,7 +224,10 @@ pub struct IdentificationReport {
     pub method: Method,
     /// Outcome.
     pub status: Status,
-    /// Iterations of the optimizer over all stages (accepted LM steps; L-BFGS iterations).
+    /// Why: which criterion stopped the best start and how first-order optimality came out.
+    pub status_reason: String,
+    /// Iterations of the optimizer over all stages of the best start, multiple shooting
+    /// included (accepted LM steps; L-BFGS iterations).
     pub iterations: usize,
     /// Wall time of the whole run (s).
     pub wall_s: f64,
@@ -130,7 +235,21 @@ pub struct IdentificationReport {
     pub estimates: Vec<Estimate>,
     /// Loss `L` at the estimate.
     pub cost: f64,
-    /// Iterates, the initial point first.
+    /// `‖P(∇L)‖_∞` at the estimate (coordinates `s`, gradient projected on the bounds).
+    pub gradient_norm: f64,
+    /// The χ² test and the interval widening.
+    pub goodness: GoodnessOfFit,
+    /// Every start, in order (the given start first).
+    pub starts: Vec<StartOutcome>,
+    /// Index of the best start.
+    pub best_start: usize,
+    /// How many starts reached the best loss within [`BASIN_TOLERANCE`], or the best estimate
+    /// within its 95 % Wald half-width (at least 1e-4 in `s`) in every identifiable parameter.
+    pub best_basin: usize,
+    /// Segments per record of the multiple-shooting stage, `None` when it did not run; with
+    /// the reason when [`Shooting::Auto`] left it off or it was not available.
+    pub shooting: (Option<usize>, String),
+    /// Iterates of the best start, the initial point first.
     pub history: Vec<Iteration>,
     /// Covariance in the coordinates `s`.
     pub covariance: Covariance,
@@ -143,6 +262,10 @@ impl Default for IdentifySettings {
         IdentifySettings {
             method: Method::default(),
             stages: 3,
+            starts: 4,
+            seed: 0,
+            shooting: Shooting::default(),
+            intervals: Intervals::default(),
             lm: LmSettings::default(),
             lbfgs: LbfgsSettings::default(),
         }
@@ -163,40 +286,88 @@ impl LeastSquares for IdentificationProblem {
     }
 }
 
-/// Identifies the parameters of `problem` (module docs of [`crate::identify`]).
-///
-/// # Errors
-/// [`crate::error::Error::TooLarge`] when a rollout to the last sample would not fit in
-/// memory; a failed rollout at the initial point or at the estimate, and argmin failures.
-pub fn identify(
+/// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014): a tiny generator whose sequence is fixed by
+/// its definition, so a seed gives the same starts on every platform and crate version.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A uniform sample in [0, 1) (53 random bits).
+    fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The start points in `s` (settings docs): the initial values, then draws within bounds.
+fn start_points(problem: &IdentificationProblem, settings: &IdentifySettings) -> Vec<Vec<f64>> {
+    let mut rng = SplitMix64(settings.seed);
+    let first = problem.initial_coordinates();
+    let mut starts = vec![first.clone()];
+    for _ in 1..settings.starts.max(1) {
+        starts.push(
+            problem
+                .parameters
+                .iter()
+                .zip(&first)
+                .map(|(p, &s0)| {
+                    let u = rng.uniform();
+                    let theta = match p.search_bounds() {
+                        Some((lo, hi)) if lo > 0.0 => (lo.ln() + u * (hi / lo).ln()).exp(),
+                        Some((lo, hi)) => lo + u * (hi - lo),
+                        None => return s0,
+                    };
+                    // Open logistic bounds: stay strictly inside.
+                    p.transform.to_coordinate(&p.name, theta).unwrap_or(s0)
+                })
+                .collect(),
+        );
+    }
+    starts
+}
+
+/// One local fit from `s0`: horizon continuation stages on `problem`.
+struct LocalFit {
+    s: Vec<f64>,
+    /// The multiple-shooting estimate that started the single-shooting fit.
+    shooting_estimate: Option<Vec<f64>>,
+    termination: Termination,
+    history: Vec<Iteration>,
+    iterations: usize,
+}
+
+fn local_fit(
     problem: &IdentificationProblem,
+    s0: &[f64],
+    stages: usize,
     settings: &IdentifySettings,
-) -> Result<IdentificationReport> {
-    let start = Instant::now();
-    let mut s = problem.initial_coordinates();
+) -> Result<LocalFit> {
+    let bounds = coordinate_bounds(problem);
+    let mut s = s0.to_vec();
     let mut history: Vec<Iteration> = Vec::new();
     let mut termination = Termination::MaxIterations;
     let mut iterations = 0;
-    let stages = settings.stages.max(1);
+    let stages = stages.max(1);
     let steps = problem.num_steps();
-    let (nq, nv) = (problem.simulator.model.nq(), problem.simulator.model.nv());
-    crate::budget::allocation(
-        "data",
-        &format!("a rollout to the last sample: {steps} steps"),
-        steps as f64,
-        recording_bytes_per_step(nq, nv) + 8 * 4 * nv * nv,
-        "sample a shorter stretch of the trajectory, or take a larger time step",
-    )?;
     for stage in 0..stages {
         let horizon = steps.div_ceil(1 << (stages - 1 - stage));
-        let staged = problem.with_horizon(horizon)?;
+        let staged;
+        let on = if stages == 1 {
+            problem
+        } else {
+            staged = problem.with_horizon(horizon)?;
+            &staged
+        };
         let (s_stage, t, h) = match settings.method {
             Method::LevenbergMarquardt => {
-                let out = levenberg_marquardt(&staged, &s, &settings.lm)?;
+                let out = levenberg_marquardt(on, &s, &bounds, &settings.lm)?;
                 (out.s, out.termination, out.history)
             }
             Method::Lbfgs => {
-                let out = lbfgs(&staged, &s, &settings.lbfgs)?;
+                let out = lbfgs(on, &s, &settings.lbfgs)?;
                 (out.s, out.termination, out.history)
             }
         };
@@ -213,12 +384,171 @@ pub fn identify(
         s = s_stage;
         termination = t;
     }
+    Ok(LocalFit {
+        s,
+        shooting_estimate: None,
+        termination,
+        history,
+        iterations,
+    })
+}
+
+/// The search bounds of every parameter in `s`.
+fn coordinate_bounds(problem: &IdentificationProblem) -> Vec<(f64, f64)> {
+    problem
+        .parameters
+        .iter()
+        .map(crate::identify::ParamSpec::coordinate_bounds)
+        .collect()
+}
+
+/// Whether multiple shooting runs, with segments of how many samples, or why not.
+fn shooting_plan(
+    problem: &IdentificationProblem,
+    settings: &IdentifySettings,
+) -> (Option<IdentificationProblem>, (Option<usize>, String)) {
+    let samples = match settings.shooting {
+        Shooting::Off => return (None, (None, "off".into())),
+        Shooting::Auto if problem.num_steps() < AUTO_SHOOTING_STEPS => {
+            return (
+                None,
+                (
+                    None,
+                    format!("off: records shorter than {AUTO_SHOOTING_STEPS} steps (auto)"),
+                ),
+            )
+        }
+        Shooting::Auto => default_segment_samples(problem),
+        Shooting::Segments(n) => n,
+    };
+    match segmented(problem, samples) {
+        Ok(p) => {
+            let count = p.trajectories.len() / problem.trajectories.len().max(1);
+            (
+                Some(p),
+                (
+                    Some(count),
+                    format!("{count} segments of {samples} samples per record"),
+                ),
+            )
+        }
+        Err(e) => (None, (None, format!("not available: {e}"))),
+    }
+}
+
+/// Identifies the parameters of `problem` (module docs of [`crate::identify`]): multi-start,
+/// each start by multiple shooting (when on) and then single shooting with horizon
+/// continuation; at the best estimate the χ² test, the covariance, the intervals and the
+/// status.
+///
+/// # Errors
+/// [`crate::error::Error::TooLarge`] when a rollout to the last sample would not fit in
+/// memory; a failed rollout or a non-finite loss at the initial point when every start
+/// fails; a failed rollout at the estimate; argmin failures.
+pub fn identify(
+    problem: &IdentificationProblem,
+    settings: &IdentifySettings,
+) -> Result<IdentificationReport> {
+    let start = Instant::now();
+    let steps = problem.num_steps();
+    let (nq, nv) = (problem.simulator.model.nq(), problem.simulator.model.nv());
+    crate::budget::allocation(
+        "data",
+        &format!("a rollout to the last sample: {steps} steps"),
+        steps as f64,
+        recording_bytes_per_step(nq, nv) + 8 * 4 * nv * nv,
+        "sample a shorter stretch of the trajectory, or take a larger time step",
+    )?;
+    let bounds = coordinate_bounds(problem);
+    let (multiple, shooting) = shooting_plan(problem, settings);
+    let points = start_points(problem, settings);
+    // Starts run in parallel; each is deterministic and they are gathered in order, so the
+    // result does not depend on the number of threads.
+    let fits: Vec<Result<LocalFit>> = points
+        .par_iter()
+        .map(|s0| {
+            let (s1, shot) = match &multiple {
+                Some(ms) => {
+                    let f = local_fit(ms, s0, 1, settings)?;
+                    (f.s.clone(), Some(f))
+                }
+                None => (s0.clone(), None),
+            };
+            let mut fit = local_fit(problem, &s1, settings.stages, settings)?;
+            if let Some(shot) = shot {
+                fit.iterations += shot.iterations;
+                fit.shooting_estimate = Some(shot.s);
+            }
+            Ok(fit)
+        })
+        .collect();
+    let mut outcomes = Vec::with_capacity(fits.len());
+    let mut best: Option<(usize, f64)> = None;
+    let mut first_error = None;
+    for (k, (fit, s0)) in fits.iter().zip(&points).enumerate() {
+        match fit {
+            Ok(f) => {
+                let cost = f.history.last().map_or(f64::INFINITY, |h| h.cost);
+                if cost.is_finite() && best.is_none_or(|(_, c)| cost < c) {
+                    best = Some((k, cost));
+                }
+                outcomes.push(StartOutcome {
+                    initial: problem.values(s0),
+                    estimate: problem.values(&f.s),
+                    shooting_estimate: f.shooting_estimate.as_ref().map(|s| problem.values(s)),
+                    cost: cost.is_finite().then_some(cost),
+                    error: None,
+                });
+            }
+            Err(e) => {
+                outcomes.push(StartOutcome {
+                    initial: problem.values(s0),
+                    estimate: problem.values(s0),
+                    shooting_estimate: None,
+                    cost: None,
+                    error: Some(e.to_string()),
+                });
+            }
+        }
+    }
+    let fits_s: Vec<Option<Vec<f64>>> = fits
+        .iter()
+        .map(|f| f.as_ref().ok().map(|f| f.s.clone()))
+        .collect();
+    let Some((best_start, _)) = best else {
+        for f in fits {
+            if let Err(e) = f {
+                first_error.get_or_insert(e);
+            }
+        }
+        return Err(first_error.unwrap_or_else(|| {
+            Error::invalid("identification", "", "no start reached a finite loss")
+        }));
+    };
+    let fit = fits
+        .into_iter()
+        .nth(best_start)
+        .and_then(Result::ok)
+        .ok_or_else(|| Error::invalid("identification", best_start, "the best start has no fit"))?;
+    let s = fit.s.clone();
+
     let at_estimate = problem.evaluate(&s, Need::Jacobian)?;
     let J = at_estimate
         .jacobian()
         .expect("invariant: Need::Jacobian computes Jacobians");
     let r = at_estimate.residuals();
+    let cost = at_estimate.cost();
+    if !cost.is_finite() || J.iter().any(|x| !x.is_finite()) {
+        return Err(Error::invalid(
+            "loss at the estimate",
+            cost,
+            "must be finite with a finite Jacobian",
+        ));
+    }
     let noise_known = problem.trajectories.iter().all(|t| t.noise.is_some());
+    let np = problem.num_parameters();
+    let dof = r.len().saturating_sub(np);
+    let test = chi2_test(r.norm_squared(), dof);
     let relative_scale: Vec<f64> = problem
         .parameters
         .iter()
@@ -233,7 +563,114 @@ pub fn identify(
             }
         })
         .collect();
-    let covariance = gauss_newton_covariance(&r, &J, noise_known, &relative_scale);
+    let mut covariance = gauss_newton_covariance(&r, &J, noise_known, &relative_scale);
+    let widen = noise_known && test.too_large();
+    if widen {
+        covariance.matrix *= test.reduced;
+        covariance.noise_variance = test.reduced;
+    }
+    let goodness = GoodnessOfFit {
+        noise_known,
+        reduced_chi2: if noise_known { test.reduced } else { 1.0 },
+        dof: test.dof,
+        range: test.range,
+        flagged: noise_known && test.flagged(),
+        variance_factor: covariance.noise_variance,
+    };
+
+    // First-order optimality (Status docs).
+    let g = J.transpose() * &r;
+    let pg = projected_gradient(&g, &s, &bounds);
+    let A = J.transpose() * &J;
+    let free: Vec<usize> = (0..np).filter(|&i| pg[i] != 0.0 || g[i] == 0.0).collect();
+    let gn_step = {
+        let mut M = DMatrix::from_fn(free.len(), free.len(), |a, b| A[(free[a], free[b])]);
+        let scale = M.diagonal().max().max(f64::MIN_POSITIVE);
+        for a in 0..free.len() {
+            M[(a, a)] += 1e-12 * scale;
+        }
+        let rhs = DVector::from_fn(free.len(), |a, _| pg[free[a]]);
+        M.cholesky().map(|c| c.solve(&rhs))
+    };
+    let (offered, step_max) = gn_step.map_or((f64::INFINITY, f64::INFINITY), |d| {
+        let rhs = DVector::from_fn(free.len(), |a, _| pg[free[a]]);
+        (0.5 * rhs.dot(&d), d.amax())
+    });
+    let optimal = offered <= OPTIMALITY * covariance.noise_variance || step_max <= 1e-6;
+    let reason_optimality = format!(
+        "projected gradient {:.3e}; a Gauss-Newton step of {step_max:.1e} (in log or raw coordinates) would lower the loss by {offered:.3e}, {:.2e} of the noise variance factor {:.3e} (optimal below {OPTIMALITY:.0e}, or a step below 1e-6)",
+        pg.amax(),
+        offered / covariance.noise_variance,
+        covariance.noise_variance
+    );
+    let (status, stop) = match fit.termination {
+        Termination::Failed => (Status::Failed, "every trial step's rollout failed"),
+        Termination::MaxIterations => (Status::MaxIterations, "iteration limit reached"),
+        t if optimal => (
+            Status::Converged,
+            match t {
+                Termination::Gradient => "gradient criterion",
+                Termination::Step => "step criterion",
+                Termination::Cost => "cost criterion",
+                _ => "the optimizer's convergence test",
+            },
+        ),
+        _ => (
+            Status::Stalled,
+            "the optimizer stopped short of first-order optimality",
+        ),
+    };
+    let status_reason = format!("{stop}; {reason_optimality}");
+
+    // Best basin: starts whose final loss matches the best one, or whose estimate does (a
+    // loss near zero, from noise-free data, leaves no loss scale to compare with).
+    let tolerance = BASIN_TOLERANCE * cost.max(covariance.noise_variance);
+    let best_cost = outcomes[best_start].cost.unwrap_or(cost);
+    let best_basin = fits_s
+        .iter()
+        .zip(&outcomes)
+        .filter(|(s_k, o)| {
+            let same_cost = o.cost.is_some_and(|c| c - best_cost <= tolerance);
+            let same_point = s_k.as_ref().is_some_and(|s_k| {
+                // Parameters the data do not determine may end anywhere.
+                s_k.iter().zip(&s).enumerate().all(|(i, (a, b))| {
+                    !covariance.identifiable[i]
+                        || (a - b).abs()
+                            <= covariance.std_dev(i).map_or(0.0, |sd| Z95 * sd).max(1e-4)
+                })
+            });
+            same_cost || same_point
+        })
+        .count();
+
+    let threshold = HALF_CHI2_1_95 * covariance.noise_variance;
+    let intervals: Vec<(Option<f64>, Option<f64>)> = match settings.intervals {
+        Intervals::Wald => (0..np)
+            .map(|i| {
+                covariance.std_dev(i).map_or((None, None), |sd| {
+                    (
+                        Some((s[i] - Z95 * sd).max(bounds[i].0)),
+                        Some((s[i] + Z95 * sd).min(bounds[i].1)),
+                    )
+                })
+            })
+            .collect(),
+        Intervals::Profile => {
+            let profile_lm = LmSettings {
+                max_iterations: 20,
+                ..settings.lm
+            };
+            (0..np)
+                .into_par_iter()
+                .map(|i| {
+                    let first = covariance
+                        .std_dev(i)
+                        .map_or(0.1, |sd| (Z95 * sd).clamp(1e-6, 0.5));
+                    profile_interval(problem, i, &s, cost, &bounds, threshold, first, &profile_lm)
+                })
+                .collect()
+        }
+    };
     let estimates = problem
         .parameters
         .iter()
@@ -241,18 +678,19 @@ pub fn identify(
         .map(|(i, p)| {
             let value = p.transform.to_value(s[i]);
             let sd = covariance.std_dev(i);
+            let (lo, hi) = intervals[i];
+            let identifiable = covariance.identifiable[i] && lo.is_some() && hi.is_some();
             Estimate {
                 name: p.name.clone(),
                 initial: p.initial,
-                estimate: sd.map(|_| value),
+                estimate: identifiable.then_some(value),
                 final_value: value,
                 std_dev: sd.map(|sd| p.transform.derivative(s[i]) * sd),
-                ci95: sd.map(|sd| {
-                    (
-                        p.transform.to_value(s[i] - Z95 * sd),
-                        p.transform.to_value(s[i] + Z95 * sd),
-                    )
-                }),
+                ci95: (
+                    lo.map(|c| p.transform.to_value(c)),
+                    hi.map(|c| p.transform.to_value(c)),
+                ),
+                identifiable,
             }
         })
         .collect();
@@ -276,22 +714,22 @@ pub fn identify(
             }
         })
         .collect();
-    let status = if covariance.identifiable.iter().any(|i| !i) {
-        Status::NotIdentifiable
-    } else if termination == Termination::MaxIterations {
-        Status::MaxIterations
-    } else {
-        Status::Converged(termination)
-    };
     Ok(IdentificationReport {
         problem: problem.name.clone(),
         method: settings.method,
         status,
-        iterations,
+        status_reason,
+        iterations: fit.iterations,
         wall_s: start.elapsed().as_secs_f64(),
         estimates,
-        cost: at_estimate.cost(),
-        history,
+        cost,
+        gradient_norm: pg.amax(),
+        goodness,
+        starts: outcomes,
+        best_start,
+        best_basin,
+        shooting,
+        history: fit.history,
         covariance,
         fits,
     })

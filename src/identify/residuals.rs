@@ -1,9 +1,11 @@
 //! The identification objective: simulated against measured trajectories, with derivatives
 //! through the rollout.
 //!
-//! For trajectory `j` with samples `k` at steps `n_k` and columns `c`, the whitened residual
-//! is `r_jkc = (h_c(x_{n_k}(θ)) − y_jkc)/σ_j` (`super::observe` for `h`, σ_j the noise
-//! level, 1 when unknown), robustified to `r̃` by the [`Loss`]. With `θ = g(s)`
+//! For trajectory `j` with samples `k` at times `t_k = (n_k + α_k) δt` (`0 ≤ α_k < 1`: a
+//! sample between steps is the linear interpolation `ŷ_k = (1 − α_k) h(x_{n_k}) +
+//! α_k h(x_{n_k+1})` of the two states around it) and columns `c`, the whitened residual is
+//! `r_jkc = (ŷ_kc(θ) − y_jkc)/σ_j` (`super::observe` for `h`, σ_j the noise level, 1 when
+//! unknown), robustified to `r̃` by the [`Loss`]. Derivatives below interpolate alike. With `θ = g(s)`
 //! ([`super::params`]):
 //!
 //! 1. Jacobian (Gauss–Newton): forward sensitivities `S_{t+1} = A_t S_t + P_t`, `S_0 = 0`
@@ -26,7 +28,7 @@ use crate::derivatives::ift::Chunk;
 use crate::derivatives::rollout::{rollout_jacobians, RolloutJacobians};
 use crate::derivatives::{Parameter, StepJacobians};
 use crate::error::{Error, Result};
-use crate::identify::data::MeasuredTrajectory;
+use crate::identify::data::{grid_position, MeasuredTrajectory};
 use crate::identify::loss::Loss;
 use crate::identify::observe::{MeasurementModel, QuaternionSigns};
 use crate::identify::params::ParamSpec;
@@ -144,7 +146,8 @@ impl IdentificationProblem {
     /// # Errors
     /// [`Error::InvalidParameter`] with no parameters or no trajectories, or for a column that
     /// names no tree body; [`Error::DataFile`] for a trajectory whose step indices do not
-    /// match its times at the scene's δt (made for another time step).
+    /// match its times at the scene's δt (made for another time step), or whose samples span
+    /// no time (an empty time range).
     pub fn new(
         name: &str,
         simulator: Simulator,
@@ -168,6 +171,15 @@ impl IdentificationProblem {
         }
         for m in &trajectories {
             measurement_model(&simulator, m)?;
+            if m.last_step() == 0 {
+                return Err(Error::DataFile {
+                    path: m.source.clone(),
+                    message: format!(
+                        "the samples span no time (the last is at t = {}, the start): nothing to compare a simulation with",
+                        m.times.last().copied().unwrap_or(0.0)
+                    ),
+                });
+            }
         }
         Ok(IdentificationProblem {
             name: name.to_string(),
@@ -184,7 +196,7 @@ impl IdentificationProblem {
     pub fn num_steps(&self) -> usize {
         self.trajectories
             .iter()
-            .filter_map(|t| t.steps.last().copied())
+            .map(MeasuredTrajectory::last_step)
             .max()
             .unwrap_or(0)
     }
@@ -275,21 +287,17 @@ impl IdentificationProblem {
         let measured = &self.trajectories[j];
         let measurement = &measurement_model(&self.simulator, measured)?;
         let mut sim = self.simulator_at(s)?;
-        let steps = *measured
-            .steps
-            .last()
-            .expect("invariant: trajectories are not empty");
+        let steps = measured.last_step();
         let params: Vec<Parameter> = self.parameters.iter().map(|p| p.parameter).collect();
+        let x0 = measured
+            .initial_state
+            .as_ref()
+            .unwrap_or(&self.initial_state);
         let rollout = match need {
-            Need::Residuals => Rollout::States(simulate(&mut sim, &self.initial_state, steps)?),
+            Need::Residuals => Rollout::States(simulate(&mut sim, x0, steps)?),
             Need::Jacobian | Need::Gradient => {
                 let u = DVector::zeros(sim.model.nu());
-                Rollout::Jacobians(rollout_jacobians(
-                    &mut sim,
-                    &self.initial_state,
-                    &vec![u; steps],
-                    &params,
-                )?)
+                Rollout::Jacobians(rollout_jacobians(&mut sim, x0, &vec![u; steps], &params)?)
             }
         };
         let states = match &rollout {
@@ -307,18 +315,30 @@ impl IdentificationProblem {
             .map(|(p, &s)| p.transform.derivative(s))
             .collect();
 
+        let ns = measured.num_samples();
+        // The samples each state contributes to, with their weights: sample k at
+        // t_k = (n_k + α_k) δt is (1 − α_k) h(x_{n_k}) + α_k h(x_{n_k + 1}).
+        let mut weights: Vec<Vec<(usize, f64)>> = vec![Vec::new(); states.len()];
+        for (k, (&n, &alpha)) in measured.steps.iter().zip(&measured.fractions).enumerate() {
+            weights[n].push((k, 1.0 - alpha));
+            if alpha > 0.0 {
+                weights[n + 1].push((k, alpha));
+            }
+        }
         let mut data = MultibodyData::new(model);
         let mut signs = QuaternionSigns::new(model.bodies.len());
-        let mut simulated = DMatrix::zeros(measured.num_samples(), nc);
-        let mut residuals = DVector::zeros(measured.num_samples() * nc);
-        let mut jacobian = (need == Need::Jacobian).then(|| DMatrix::zeros(residuals.len(), np));
-        let mut dl_dx = vec![DVector::zeros(2 * nv); states.len()];
+        let mut simulated = DMatrix::zeros(ns, nc);
+        // ∂ŷ_k/∂θ (nc × np per sample) with the Jacobian; the contributions (t, w, ∂h/∂x)
+        // of each sample with the gradient.
+        let mut dy_dtheta =
+            vec![DMatrix::zeros(nc, np); if need == Need::Jacobian { ns } else { 0 }];
+        let mut parts: Vec<Vec<(usize, f64, DMatrix<f64>)>> =
+            vec![Vec::new(); if need == Need::Gradient { ns } else { 0 }];
         // S_t = ∂x_t/∂θ (2nv × np); the initial state does not depend on θ.
         let mut S = DMatrix::zeros(2 * nv, np);
-        let mut k = 0;
         for (t, state) in states.iter().enumerate() {
             if t > 0 {
-                if let (Some(_), Rollout::Jacobians(r)) = (&jacobian, &rollout) {
+                if let (Need::Jacobian, Rollout::Jacobians(r)) = (need, &rollout) {
                     let StepJacobians {
                         state: A,
                         parameters: P,
@@ -329,7 +349,7 @@ impl IdentificationProblem {
             }
             forward_kinematics(model, &mut data, &state.q, &state.v);
             signs.update(&data);
-            if measured.steps.get(k) != Some(&t) {
+            if weights[t].is_empty() {
                 continue;
             }
             let (y, H) = match need {
@@ -339,27 +359,38 @@ impl IdentificationProblem {
                     (y, Some(H))
                 }
             };
-            let mut dl = DVector::zeros(2 * nv);
-            for c in 0..nc {
-                simulated[(k, c)] = y[c];
-                let (r, dr) = self
-                    .loss
-                    .robustify((y[c] - measured.values[(k, c)]) / sigma);
-                let row = k * nc + c;
-                residuals[row] = r;
-                match (&H, jacobian.as_mut()) {
-                    (None, _) => {}
-                    (Some(H), Some(J)) => {
-                        let jr = H.row(c) * &S * (dr / sigma);
-                        for p in 0..np {
-                            J[(row, p)] = jr[p] * dtheta_ds[p];
-                        }
-                    }
-                    (Some(H), None) => dl += H.row(c).transpose() * (r * dr / sigma),
+            for &(k, w) in &weights[t] {
+                for c in 0..nc {
+                    simulated[(k, c)] += w * y[c];
+                }
+                match (&H, need) {
+                    (Some(H), Need::Jacobian) => dy_dtheta[k] += H * &S * w,
+                    (Some(H), Need::Gradient) => parts[k].push((t, w, H.clone())),
+                    _ => {}
                 }
             }
-            dl_dx[t] = dl;
-            k += 1;
+        }
+        let mut residuals = DVector::zeros(ns * nc);
+        let mut jacobian = (need == Need::Jacobian).then(|| DMatrix::zeros(residuals.len(), np));
+        let mut dl_dx = vec![DVector::zeros(2 * nv); states.len()];
+        for k in 0..ns {
+            for c in 0..nc {
+                let (r, dr) = self
+                    .loss
+                    .robustify((simulated[(k, c)] - measured.values[(k, c)]) / sigma);
+                let row = k * nc + c;
+                residuals[row] = r;
+                if let Some(J) = jacobian.as_mut() {
+                    for p in 0..np {
+                        J[(row, p)] = dy_dtheta[k][(c, p)] * (dr / sigma) * dtheta_ds[p];
+                    }
+                }
+                if need == Need::Gradient {
+                    for (t, w, H) in &parts[k] {
+                        dl_dx[*t] += H.row(c).transpose() * (w * r * dr / sigma);
+                    }
+                }
+            }
         }
         let gradient = match (&rollout, need) {
             (Rollout::Jacobians(r), Need::Gradient) => {
@@ -394,10 +425,12 @@ fn measurement_model(sim: &Simulator, m: &MeasuredTrajectory) -> Result<Measurem
         path: m.source.clone(),
         message,
     };
-    for (k, (&t, &n)) in m.times.iter().zip(&m.steps).enumerate() {
-        if (t / dt).round() as usize != n {
+    let t0 = m.initial_state.as_ref().map_or(0.0, |x| x.t);
+    for (k, ((&t, &n), &alpha)) in m.times.iter().zip(&m.steps).zip(&m.fractions).enumerate() {
+        let (n_here, alpha_here) = grid_position(t, t0, dt);
+        if n_here != n || (alpha_here - alpha).abs() > 1e-6 {
             return Err(bad(format!(
-                "sample {k} at t = {t} is not step {n} of δt = {dt} s: the data was placed on another time grid"
+                "sample {k} at t = {t} is not at step {n} + {alpha} of δt = {dt} s: the data was placed on another time grid"
             )));
         }
     }

@@ -15,7 +15,7 @@ use crate::identify::data::read_trajectory_csv;
 use crate::identify::loss::Loss;
 use crate::identify::observe::is_tree_body_column;
 use crate::identify::params::{ParamSpec, Transform};
-use crate::identify::report::{IdentifySettings, Method};
+use crate::identify::report::{IdentifySettings, Intervals, Method, Shooting};
 use crate::identify::residuals::IdentificationProblem;
 use crate::problem::locate::locate;
 use crate::problem::{load_problem, TextLocation};
@@ -36,6 +36,15 @@ pub struct IdentificationSpec {
     pub max_iterations: Option<usize>,
     /// Horizon continuation stages (default 3, see [`IdentifySettings::stages`]).
     pub stages: Option<usize>,
+    /// Number of starts (default 4, see [`IdentifySettings::starts`]).
+    pub starts: Option<usize>,
+    /// Seed of the start points (default 0).
+    pub seed: Option<u64>,
+    /// Samples per multiple-shooting segment; 0 turns multiple shooting off (default: on for
+    /// records of at least 1000 steps, about 20 segments per record).
+    pub segment_samples: Option<usize>,
+    /// `profile` (default) or `wald`.
+    pub intervals: Option<String>,
     /// `squared` (default) or `huber`.
     pub loss: Option<String>,
     /// Huber threshold δ in units of σ (default 1.345).
@@ -62,9 +71,9 @@ pub struct ParameterSpec {
     pub initial: Option<f64>,
     /// `log` (default), `identity` or `logistic` (with `lower` and `upper`).
     pub transform: Option<String>,
-    /// Lower bound of `logistic`.
+    /// Lower bound: of `logistic`, or the search bound of `log` and `identity`.
     pub lower: Option<f64>,
-    /// Upper bound of `logistic`.
+    /// Upper bound: of `logistic`, or the search bound of `log` and `identity`.
     pub upper: Option<f64>,
 }
 
@@ -151,19 +160,21 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
             .enumerate()
             .map(|(i, p)| {
                 let field = |f: &str| format!("parameter[{i}].{f}");
-                let transform = match (p.transform.as_deref().unwrap_or("log"), p.lower, p.upper) {
-                    ("log", None, None) => Transform::Log,
-                    ("identity", None, None) => Transform::Identity,
-                    ("logistic", Some(lower), Some(upper)) => Transform::Logistic { lower, upper },
+                let (transform, search) = match (p.transform.as_deref().unwrap_or("log"), p.lower, p.upper) {
+                    ("log", None, None) => (Transform::Log, None),
+                    ("log", Some(lower), Some(upper)) => (Transform::Log, Some((lower, upper))),
+                    ("identity", None, None) => (Transform::Identity, None),
+                    ("identity", Some(lower), Some(upper)) => (Transform::Identity, Some((lower, upper))),
+                    ("logistic", Some(lower), Some(upper)) => (Transform::Logistic { lower, upper }, None),
                     (t, ..) => return Err(err(
                         path,
                         &text,
                         &field("transform"),
-                        "`log` or `identity` (no bounds), or `logistic` with `lower` and `upper`",
+                        "`log` or `identity` with both or neither of `lower` and `upper`, or `logistic` with both",
                         format!("`{t}` with lower = {:?}, upper = {:?}", p.lower, p.upper),
                     )),
                 };
-                ParamSpec::new(sim, &p.name, p.initial)
+                let spec = ParamSpec::new(sim, &p.name, p.initial)
                     .and_then(|s| s.with_transform(transform))
                     .map_err(|e| {
                         err(
@@ -173,7 +184,19 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
                             "a valid parameter and start value",
                             e,
                         )
-                    })
+                    })?;
+                match search {
+                    Some((lower, upper)) => spec.with_bounds(lower, upper).map_err(|e| {
+                        err(
+                            path,
+                            &text,
+                            &field("lower"),
+                            "finite bounds lower < upper that include the initial value",
+                            e,
+                        )
+                    }),
+                    None => Ok(spec),
+                }
             })
             .collect::<Result<Vec<_>>>()?;
     // One parameter listed twice would get two contradictory estimates of one value.
@@ -293,6 +316,42 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
         }
         settings.stages = n;
     }
+    if let Some(n) = spec.starts {
+        if n == 0 {
+            return Err(err(path, &text, "starts", "a number of starts ≥ 1", n));
+        }
+        settings.starts = n;
+    }
+    if let Some(seed) = spec.seed {
+        settings.seed = seed;
+    }
+    match spec.segment_samples {
+        None => {}
+        Some(0) => settings.shooting = Shooting::Off,
+        Some(1) => {
+            return Err(err(
+                path,
+                &text,
+                "segment_samples",
+                "0 (off) or at least 2 samples per segment",
+                1,
+            ))
+        }
+        Some(n) => settings.shooting = Shooting::Segments(n),
+    }
+    settings.intervals = match spec.intervals.as_deref() {
+        None | Some("profile") => Intervals::Profile,
+        Some("wald") => Intervals::Wald,
+        Some(other) => {
+            return Err(err(
+                path,
+                &text,
+                "intervals",
+                "`profile` or `wald`",
+                format!("`{other}`"),
+            ))
+        }
+    };
     if let Some(n) = spec.max_iterations {
         settings.lm.max_iterations = n;
         settings.lbfgs.max_iterations = n as u64;

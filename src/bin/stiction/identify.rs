@@ -39,7 +39,13 @@ pub struct IdentifyArgs {
     /// scripts/viewer/setup.sh or $STICTION_THREE_JS).
     #[arg(long)]
     replay: bool,
-    /// Print one JSON object instead of a table.
+    /// Print one JSON object instead of a table: "problem", "status" (converged, stalled,
+    /// max-iterations or failed), "iterations", "wall_s", "parameters" (each "name",
+    /// "initial", "estimate" (null if not identifiable), "ci95" [lo, hi] (an end null where
+    /// the data do not bound it), "identifiable", "final"), "reduced_chi2", "gradient_norm",
+    /// "starts" (count), "best_basin" (starts that reached the best loss), "status_reason",
+    /// "chi2_flagged", "chi2_range", "noise_known", "variance_factor", "start_costs",
+    /// "shooting", "unidentifiable_directions" (docs/identification.md).
     #[arg(long)]
     json: bool,
     /// No progress display, no table (the JSON object of --json is still printed).
@@ -192,8 +198,13 @@ fn identification_run<'a>(
 }
 
 /// `{"problem", "status", "iterations", "wall_s", "parameters": [{"name", "initial",
-/// "estimate", "ci95"}]}`, in that order; `estimate` and `ci95` are `null` for a parameter
-/// the data do not identify.
+/// "estimate", "ci95", "identifiable", "final"}], "reduced_chi2", "gradient_norm", "starts",
+/// "best_basin", "status_reason", "chi2_flagged", "chi2_range", "noise_known",
+/// "variance_factor", "start_costs", "shooting", "unidentifiable_directions"}`, in that
+/// order (keys after `parameters` and after `ci95` were added later, at the end);
+/// `estimate` is `null` for a parameter the data do not identify, and either end of `ci95`
+/// is `null` where the data do not bound the parameter on that side. Non-finite numbers
+/// (none is expected: a non-finite loss is an error) would print as `null`.
 fn to_json(report: &IdentificationReport) -> serde_json::Value {
     let parameters: Vec<_> = report
         .estimates
@@ -201,41 +212,137 @@ fn to_json(report: &IdentificationReport) -> serde_json::Value {
         .map(|e| {
             serde_json::json!({
                 "name": e.name, "initial": e.initial, "estimate": e.estimate,
-                "ci95": e.ci95.map(|(lo, hi)| [lo, hi]),
+                "ci95": [e.ci95.0, e.ci95.1], "identifiable": e.identifiable,
+                "final": e.final_value,
             })
+        })
+        .collect();
+    let g = &report.goodness;
+    let names: Vec<&str> = report.estimates.iter().map(|e| e.name.as_str()).collect();
+    let directions: Vec<_> = report
+        .covariance
+        .null_directions
+        .iter()
+        .map(|(eigenvalue, v)| {
+            let components: serde_json::Map<String, serde_json::Value> = names
+                .iter()
+                .zip(v)
+                .map(|(n, x)| ((*n).to_string(), serde_json::json!(x)))
+                .collect();
+            serde_json::json!({"eigenvalue": eigenvalue, "direction": components})
         })
         .collect();
     serde_json::json!({
         "problem": report.problem, "status": report.status.name(),
         "iterations": report.iterations, "wall_s": report.wall_s, "parameters": parameters,
+        "reduced_chi2": g.reduced_chi2, "gradient_norm": report.gradient_norm,
+        "starts": report.starts.len(), "best_basin": report.best_basin,
+        "status_reason": report.status_reason, "chi2_flagged": g.flagged,
+        "chi2_range": [g.range.0, g.range.1], "noise_known": g.noise_known,
+        "variance_factor": g.variance_factor,
+        "start_costs": report.starts.iter().map(|s| s.cost).collect::<Vec<_>>(),
+        "shooting": report.shooting.1,
+        "unidentifiable_directions": directions,
     })
 }
 
 /// The estimates with their intervals, the fit per trajectory and the files written.
 fn print_table(report: &IdentificationReport, out: &Path, written: &[PathBuf]) {
     println!(
-        "{} ({}): {} after {} iterations in {:.3} s wall time",
+        "{} ({}): {} after {} iterations in {:.3} s wall time ({})",
         report.problem,
         report.method.name(),
         report.status.name(),
         report.iterations,
-        report.wall_s
+        report.wall_s,
+        report.status_reason
     );
+    let g = &report.goodness;
+    if g.noise_known {
+        println!(
+            "reduced chi-square {:.4} over {} degrees of freedom (99.9 % range for a right model [{:.4}, {:.4}]){}",
+            g.reduced_chi2,
+            g.dof,
+            g.range.0,
+            g.range.1,
+            match (g.flagged, g.reduced_chi2 > g.range.1) {
+                (true, true) => format!(
+                    ": MODEL MISMATCH, the residuals exceed the noise; intervals widened by {:.3}",
+                    g.variance_factor.sqrt()
+                ),
+                (true, false) => ": the residuals are smaller than the given noise level".into(),
+                _ => String::new(),
+            }
+        );
+    } else {
+        println!(
+            "noise level estimated from the residuals (sigma-hat^2 = {:.4e} in the data's units): give `noise` for a goodness-of-fit test",
+            g.variance_factor
+        );
+    }
+    println!(
+        "{} starts, {} reached the best loss (start {}); multiple shooting: {}",
+        report.starts.len(),
+        report.best_basin,
+        report.best_start,
+        report.shooting.1
+    );
+    for (k, s) in report.starts.iter().enumerate() {
+        let show = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{x:.4e}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match (&s.cost, &s.error) {
+            (Some(c), _) => println!(
+                "  start {k}: from [{}]{} to [{}], loss {c:.6e}",
+                show(&s.initial),
+                s.shooting_estimate
+                    .as_ref()
+                    .map_or(String::new(), |m| format!(
+                        " by multiple shooting to [{}], then",
+                        show(m)
+                    )),
+                show(&s.estimate)
+            ),
+            (None, e) => println!(
+                "  start {k}: from [{}] failed: {}",
+                show(&s.initial),
+                e.as_deref().unwrap_or("non-finite loss")
+            ),
+        }
+    }
     println!(
         "{:<24}{:>14}{:>14}{:>32}",
         "parameter", "initial", "estimate", "95 % interval"
     );
+    let end = |x: Option<f64>, open: &str| x.map_or(open.to_string(), |x| format!("{x:.6e}"));
     for e in &report.estimates {
-        match (e.estimate, e.ci95) {
-            (Some(x), Some((lo, hi))) => println!(
-                "{:<24}{:>14.6e}{:>14.6e}    [{lo:.6e}, {hi:.6e}]",
+        let interval = format!("[{}, {}]", end(e.ci95.0, "-inf"), end(e.ci95.1, "+inf"));
+        match e.estimate {
+            Some(x) => println!(
+                "{:<24}{:>14.6e}{:>14.6e}    {interval}",
                 e.name, e.initial, x
             ),
-            _ => println!(
-                "{:<24}{:>14.6e}  not identifiable from this data (near-singular Gauss-Newton matrix; last iterate {:.6e})",
+            None => println!(
+                "{:<24}{:>14.6e}  not identifiable from this data: 95 % region {interval} within the search bounds (last iterate {:.6e})",
                 e.name, e.initial, e.final_value
             ),
         }
+    }
+    for (eigenvalue, v) in &report.covariance.null_directions {
+        let direction: Vec<String> = report
+            .estimates
+            .iter()
+            .zip(v)
+            .filter(|(_, x)| x.abs() >= 1e-3)
+            .map(|(e, x)| format!("{x:+.3} {}", e.name))
+            .collect();
+        println!(
+            "the data do not see the direction {} (eigenvalue {eigenvalue:.1e} of the scaled Gauss-Newton matrix)",
+            direction.join(" ")
+        );
     }
     for fit in &report.fits {
         let rms: Vec<String> = fit
