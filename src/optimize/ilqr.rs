@@ -31,6 +31,7 @@
 //! errors ([`Error::TrajectoryOptimization`]) carrying the iteration and cost.
 #![allow(non_snake_case)]
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use nalgebra::{DMatrix, DVector};
@@ -152,6 +153,8 @@ pub enum Status {
     MaxIterations,
     /// No step lowered the cost even at the largest regularization.
     NoFurtherDecrease,
+    /// The observer asked to stop (Ctrl-C): the best trajectory so far is returned.
+    Interrupted,
 }
 
 impl Status {
@@ -162,6 +165,7 @@ impl Status {
             Status::ConvergedGradient => "converged-gradient",
             Status::MaxIterations => "max-iterations",
             Status::NoFurtherDecrease => "no-further-decrease",
+            Status::Interrupted => "interrupted",
         }
     }
 
@@ -362,11 +366,12 @@ pub fn solve(
     initial: &[DVector<f64>],
     params: &IlqrParams,
 ) -> Result<IlqrReport> {
-    solve_observed(sim, problem, initial, params, &mut |_| {})
+    solve_observed(sim, problem, initial, params, &mut |_| ControlFlow::Continue(()))
 }
 
 /// [`solve`], calling `observe` with the statistics of each iteration as it ends (for progress
-/// displays and logs).
+/// displays and logs); `observe` returning [`ControlFlow::Break`] stops the iterations with
+/// [`Status::Interrupted`] and the best trajectory so far.
 ///
 /// # Errors
 /// As [`solve`].
@@ -375,7 +380,7 @@ pub fn solve_observed(
     problem: &TrajectoryProblem,
     initial: &[DVector<f64>],
     params: &IlqrParams,
-    observe: &mut dyn FnMut(&IterationStats),
+    observe: &mut dyn FnMut(&IterationStats) -> ControlFlow<()>,
 ) -> Result<IlqrReport> {
     let start = Instant::now();
     let fail = |reason: String, iteration: usize, cost: f64| Error::TrajectoryOptimization {
@@ -457,7 +462,8 @@ pub fn solve_observed(
             backward_s,
         };
         if gradient_small || model_flat {
-            observe(&stats);
+            // Converged: this iteration ends the run whatever the observer says.
+            let _ = observe(&stats);
             iterations.push(stats);
             status = if gradient_small {
                 Status::ConvergedGradient
@@ -492,8 +498,12 @@ pub fn solve_observed(
                 stats.alpha = alpha;
                 stats.expected_change = expected;
                 stats.accepted = true;
-                observe(&stats);
+                let flow = observe(&stats);
                 iterations.push(stats);
+                if flow.is_break() {
+                    status = Status::Interrupted;
+                    break;
+                }
                 mu /= params.mu_factor;
                 if mu < params.mu_min {
                     mu = 0.0;
@@ -512,8 +522,12 @@ pub fn solve_observed(
                 }
             }
             None => {
-                observe(&stats);
+                let flow = observe(&stats);
                 iterations.push(stats);
+                if flow.is_break() {
+                    status = Status::Interrupted;
+                    break;
+                }
                 if mu >= params.mu_max {
                     status = Status::NoFurtherDecrease;
                     break;

@@ -8,6 +8,7 @@
 //! end of the loop (`min(H, steps − k)` steps), so a task with a fixed final time keeps its
 //! terminal cost at that time (shrinking-horizon MPC).
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use nalgebra::DVector;
@@ -84,10 +85,14 @@ pub fn run_mpc(
     settings: &MpcSettings,
     params: &IlqrParams,
 ) -> Result<MpcReport> {
-    run_mpc_observed(sim, problem, guess, settings, params, &mut |_| {})
+    run_mpc_observed(sim, problem, guess, settings, params, &mut |_| {
+        ControlFlow::Continue(())
+    })
 }
 
-/// [`run_mpc`], calling `observe` with each re-solve's record after its closed-loop step.
+/// [`run_mpc`], calling `observe` with each re-solve's record after its closed-loop step;
+/// `observe` returning [`ControlFlow::Break`] ends the closed loop there (Ctrl-C), with the
+/// steps taken so far in the report.
 ///
 /// # Errors
 /// As [`run_mpc`].
@@ -97,7 +102,7 @@ pub fn run_mpc_observed(
     guess: &[DVector<f64>],
     settings: &MpcSettings,
     params: &IlqrParams,
-    observe: &mut dyn FnMut(&MpcSolve),
+    observe: &mut dyn FnMut(&MpcSolve) -> ControlFlow<()>,
 ) -> Result<MpcReport> {
     let start = Instant::now();
     let (x0, num_steps) = (problem.x0.clone(), problem.num_steps);
@@ -145,7 +150,9 @@ pub fn run_mpc_observed(
             states.push(next);
             controls.push(u);
             reports.push(step_report);
-            observe(solves.last().expect("invariant: pushed above"));
+            if observe(solves.last().expect("invariant: pushed above")).is_break() {
+                break;
+            }
         }
         Ok(())
     })();

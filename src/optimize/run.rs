@@ -1,6 +1,7 @@
 //! Optimizing a problem file end to end: load, resolve `[optimize]`, solve with iLQR, evaluate
 //! the task. Shared by the CLI, the examples and the tests.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use crate::error::Result;
@@ -28,17 +29,18 @@ pub struct OptimizeRun {
 /// # Errors
 /// Problem-file errors, and iLQR failures.
 pub fn optimize_file(path: &Path, adjust: impl FnOnce(&mut Optimization)) -> Result<OptimizeRun> {
-    optimize_problem(load_problem(path)?, adjust, &mut |_| {})
+    optimize_problem(load_problem(path)?, adjust, &mut |_| ControlFlow::Continue(()))
 }
 
-/// [`optimize_file`] on a loaded problem, calling `observe` after each iLQR iteration.
+/// [`optimize_file`] on a loaded problem, calling `observe` after each iLQR iteration
+/// ([`ControlFlow::Break`] stops it, [`crate::optimize::Status::Interrupted`]).
 ///
 /// # Errors
 /// An invalid `[optimize]` table, and iLQR failures.
 pub fn optimize_problem(
     mut problem: Problem,
     adjust: impl FnOnce(&mut Optimization),
-    observe: &mut dyn FnMut(&IterationStats),
+    observe: &mut dyn FnMut(&IterationStats) -> ControlFlow<()>,
 ) -> Result<OptimizeRun> {
     let mut optimization = optimization(&problem)?;
     adjust(&mut optimization);

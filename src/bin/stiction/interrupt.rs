@@ -1,7 +1,9 @@
 //! SIGINT (Ctrl-C) as a request to stop: the commands that poll [`requested`] between steps
-//! (`simulate`, `sweep`) install the handler ([`install`]), finish the step under way, write
-//! what exists and exit with code 130 (128 + SIGINT, as a shell reports a process the signal
-//! killed). Commands that do not poll keep the default: Ctrl-C ends them at once.
+//! or iterations (`simulate`, `sweep`, `optimize`, `mpc`) install the handler ([`install`]),
+//! finish the step or iLQR iteration under way, write what exists (for `optimize` the best
+//! trajectory so far, for `mpc` the closed loop so far) and exit with code 130 (128 + SIGINT,
+//! as a shell reports a process the signal killed). Commands that do not poll keep the
+//! default: Ctrl-C ends them at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -2,6 +2,7 @@
 //! `[optimize]` task (see `problems/README.md`).
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -11,7 +12,7 @@ use stiction::optimize::output::{
     actuator_names, recording, write_controls, write_iterations, write_states, Summary,
 };
 use stiction::optimize::{
-    optimization, optimize_problem, run_mpc_observed, DerivativeMethod, Task,
+    optimization, optimize_problem, run_mpc_observed, DerivativeMethod, Status as IlqrStatus, Task,
 };
 use stiction::problem::Problem;
 use stiction::report::animate::{AnimationSettings, Projection};
@@ -20,6 +21,7 @@ use stiction::report::replay::ReplayRecording;
 use stiction::report::{csv, plot};
 use stiction::step::{State, StepReport};
 
+use crate::interrupt;
 use crate::output;
 use crate::progress::Progress;
 use crate::replay;
@@ -156,6 +158,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
     // Made once the iteration limit is known; `adjust` runs before the first iteration.
     let progress: RefCell<Option<Progress>> = RefCell::new(None);
     let planned = std::cell::Cell::new(0);
+    interrupt::install();
     let run = optimize_problem(
         problem,
         |o| {
@@ -172,6 +175,11 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
         &mut |s| {
             if let Some(p) = progress.borrow_mut().as_mut() {
                 p.iteration(|| format!("cost {:.6e}", s.cost));
+            }
+            if interrupt::requested() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
         },
     );
@@ -206,6 +214,10 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
             progress: !args.quiet && !args.json,
         },
     )?);
+    let interrupted = (report.status == IlqrStatus::Interrupted).then_some(Error::Interrupted {
+        steps_completed: report.iterations.len(),
+        t: traj.states.last().map_or(0.0, |s| s.t),
+    });
     RunRecord {
         steps_planned: planned.get(),
         steps_completed: report.iterations.len(),
@@ -216,9 +228,26 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
                 .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
             None,
         ),
-        ..RunRecord::new(Status::Complete, None)
+        ..RunRecord::new(
+            if interrupted.is_some() {
+                Status::Interrupted
+            } else {
+                Status::Complete
+            },
+            None,
+        )
     }
     .write(&out)?;
+    if let Some(e) = interrupted {
+        if !args.quiet {
+            eprintln!(
+                "interrupted: the best trajectory after {} iterations is in {}",
+                report.iterations.len(),
+                out.display()
+            );
+        }
+        return Err(e);
+    }
     let summary = Summary {
         problem: run.problem.name.clone(),
         status: report.status.name().into(),
@@ -294,6 +323,7 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         &format!("{}-mpc", problem.name),
     )?;
     let mut progress = Progress::new(opt.mpc.steps, f64::NAN, args.quiet);
+    interrupt::install();
     let report = run_mpc_observed(
         &mut problem.simulator,
         &mut opt.problem,
@@ -306,7 +336,12 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
                     "t = {:.3} s, {} iterations, plan cost {:.6e}",
                     s.t, s.iterations, s.cost
                 )
-            })
+            });
+            if interrupt::requested() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         },
     );
     progress.finish();
@@ -346,6 +381,10 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         &report.states,
         &report.controls,
     );
+    let interrupted = (report.controls.len() < opt.mpc.steps).then_some(Error::Interrupted {
+        steps_completed: report.controls.len(),
+        t: report.states.last().map_or(0.0, |s| s.t),
+    });
     RunRecord {
         steps_planned: opt.mpc.steps,
         steps_completed: report.controls.len(),
@@ -357,9 +396,19 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
                 .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
             None,
         ),
-        ..RunRecord::new(Status::Complete, None)
+        ..RunRecord::new(
+            if interrupted.is_some() {
+                Status::Interrupted
+            } else {
+                Status::Complete
+            },
+            None,
+        )
     }
     .write(&out)?;
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
     let summary = Summary {
         problem: problem.name.clone(),
         status: "closed-loop".into(),
