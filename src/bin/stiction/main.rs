@@ -93,7 +93,7 @@ enum Command {
         contact_velocity, contact_force, positions, velocities, solver; with --animate: animation.gif; with --replay:\n\
         replay/ (a 3-D replay in the browser: stiction view DIR; docs/viewer.md); run.json last\n\
         (status complete, interrupted or failed). Ctrl-C stops the run, keeping what was computed (exit code 130).\n\
-        Columns and run.json fields are in README.md.")]
+        Columns and run.json fields are in docs/outputs.md.")]
     Simulate(SimulateArgs),
     /// Compare step Jacobians by the implicit function theorem, by the whole step in dual
     /// numbers and by central differences, at each of the first N steps of a problem.
@@ -123,7 +123,7 @@ enum Command {
         stiction optimize box-pivot --animate --projection xz\n\n\
         Files written: trajectory.csv, controls.csv, states.csv, iterations.csv, contacts.csv, stats.csv, and PNG figures\n\
         (cost per iteration, states, controls, contact forces, solver); with --animate: animation.gif; with --replay:\n\
-        replay/, the optimal trajectory in 3-D with the task's targets (stiction view DIR). Columns are in README.md.")]
+        replay/, the optimal trajectory in 3-D with the task's targets (stiction view DIR). Columns are in docs/outputs.md.")]
     Optimize(optimize::OptimizeArgs),
     /// Run a problem file's [optimize] task in closed loop: re-solve iLQR from the simulated
     /// state at every step (receding horizon, warm started); write the closed-loop trajectory.
