@@ -137,6 +137,17 @@ pub enum Error {
         /// The step's error.
         source: Box<Error>,
     },
+    /// A solve failed furthest from optimality at the velocities of `body`, which was in
+    /// contact with `contacts` (geometry names) during the step.
+    #[error("near body `{body}`{}: {source}", if contacts.is_empty() { String::new() } else { format!(" (in contact with {})", contacts.join(", ")) })]
+    Near {
+        /// The body whose velocities carry the largest scaled gradient component.
+        body: String,
+        /// The other geometries of its contacts in the step, by name.
+        contacts: Vec<String>,
+        /// The solver's error, with its statistics.
+        source: Box<Error>,
+    },
     /// A request would allocate more memory than [`crate::budget::MEMORY_CAP`], or more items
     /// than a documented count cap allows: refused before anything is allocated.
     #[error("`{field}`: {request} {}; the cap is {limit}: {advice}", if *bytes > 0.0 { format!("would need {}", format_bytes(*bytes)) } else { "are too many".into() })]
@@ -221,10 +232,11 @@ impl Error {
         }
     }
 
-    /// The error of the step itself when this is an [`Error::Step`], else this error.
+    /// The error of the step itself when this is an [`Error::Step`] or an [`Error::Near`], else
+    /// this error.
     pub fn root(&self) -> &Error {
         match self {
-            Error::Step { source, .. } => source.root(),
+            Error::Step { source, .. } | Error::Near { source, .. } => source.root(),
             other => other,
         }
     }

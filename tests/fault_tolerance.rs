@@ -176,10 +176,25 @@ fn scene_run_for_refuses_a_duration_that_would_not_fit() {
         Err(Error::Step { step, t, source }) => {
             assert_eq!(step, 35);
             assert!((t - 0.07).abs() < 1e-12, "t = {t}");
-            assert!(
-                matches!(*source, Error::NonFinite { ref stats, .. } if stats.contacts == 1),
-                "{source:?}"
-            );
+            // Issue 25 item 3: the error names the body where the solve is furthest from
+            // optimality and what it touched, around the solver's error and statistics.
+            match *source {
+                Error::Near {
+                    ref body,
+                    ref contacts,
+                    ref source,
+                } => {
+                    assert_eq!(
+                        (body.as_str(), contacts.as_slice()),
+                        ("sphere", &["ground".to_string()][..])
+                    );
+                    assert!(
+                        matches!(**source, Error::NonFinite { ref stats, .. } if stats.contacts == 1 && stats.worst_velocity.is_some()),
+                        "{source:?}"
+                    );
+                }
+                ref other => panic!("expected the error near the sphere, got {other:?}"),
+            }
         }
         other => panic!("expected a step error, got {other:?}"),
     }

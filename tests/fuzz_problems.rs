@@ -20,9 +20,26 @@ const STEPS: usize = 3;
 
 /// Values a number is replaced with: extremes, signs, non-numbers and malformed text.
 const VALUES: &[&str] = &[
-    "0", "-0.0", "-1", "1e308", "-1e308", "1e-308", "1e-300", "5e-324", "nan", "inf", "-inf",
-    "1e30", "\"junk\"", "[]", "[1e308, 1e308, 1e308]", "true", "18446744073709551616",
-    "-9223372036854775809", "0.5", "1e9",
+    "0",
+    "-0.0",
+    "-1",
+    "1e308",
+    "-1e308",
+    "1e-308",
+    "1e-300",
+    "5e-324",
+    "nan",
+    "inf",
+    "-inf",
+    "1e30",
+    "\"junk\"",
+    "[]",
+    "[1e308, 1e308, 1e308]",
+    "true",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "0.5",
+    "1e9",
 ];
 
 /// The shipped problems that load without installed robot packages.
@@ -56,7 +73,8 @@ fn mutate(text: &str, rng: &mut StdRng) -> String {
                 .map(|(k, _)| k)
                 .collect();
             if let Some(&k) = candidates.get(rng.random_range(0..candidates.len().max(1))) {
-                lines[k] = replace_a_number(&lines[k], VALUES[rng.random_range(0..VALUES.len())], rng);
+                lines[k] =
+                    replace_a_number(&lines[k], VALUES[rng.random_range(0..VALUES.len())], rng);
             }
         }
         3 => {
@@ -71,7 +89,10 @@ fn mutate(text: &str, rng: &mut StdRng) -> String {
                 lines[i].insert_str(open + 1, "7.0, ");
             } else {
                 let cut = rng.random_range(0..=lines[i].len());
-                let cut = (0..=cut).rev().find(|&c| lines[i].is_char_boundary(c)).unwrap_or(0);
+                let cut = (0..=cut)
+                    .rev()
+                    .find(|&c| lines[i].is_char_boundary(c))
+                    .unwrap_or(0);
                 lines[i].truncate(cut);
             }
         }
@@ -100,7 +121,9 @@ fn token_spans(s: &str) -> Vec<(usize, usize)> {
     let mut k = 0;
     while k < bytes.len() {
         let numeric = |c: u8| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+');
-        if bytes[k].is_ascii_digit() || (bytes[k] == b'-' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit)) {
+        if bytes[k].is_ascii_digit()
+            || (bytes[k] == b'-' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit))
+        {
             let start = k;
             while k < bytes.len() && numeric(bytes[k]) {
                 k += 1;
@@ -171,5 +194,8 @@ fn mutated_problem_files_never_panic() {
     }
     println!("{total} mutants, {stepped} loaded and stepped");
     assert!(total >= 1000, "{total}");
-    assert!(stepped > total / 4, "most mutants should still load: {stepped} of {total}");
+    assert!(
+        stepped > total / 4,
+        "most mutants should still load: {stepped} of {total}"
+    );
 }

@@ -75,7 +75,13 @@ pub fn to_py_at(py: Python<'_>, error: &Error, at: Position) -> PyErr {
         exc.setattr("step", at.step)?;
         exc.setattr("item", at.item)
     };
-    match error {
+    // A solver error located near a body keeps the solver error's class; the message names
+    // the body.
+    let inner = match error {
+        Error::Near { source, .. } => source.as_ref(),
+        other => other,
+    };
+    match inner {
         Error::ProblemFile {
             path,
             location,

@@ -366,7 +366,9 @@ pub fn solve(
     initial: &[DVector<f64>],
     params: &IlqrParams,
 ) -> Result<IlqrReport> {
-    solve_observed(sim, problem, initial, params, &mut |_| ControlFlow::Continue(()))
+    solve_observed(sim, problem, initial, params, &mut |_| {
+        ControlFlow::Continue(())
+    })
 }
 
 /// [`solve`], calling `observe` with the statistics of each iteration as it ends (for progress

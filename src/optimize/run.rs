@@ -29,7 +29,9 @@ pub struct OptimizeRun {
 /// # Errors
 /// Problem-file errors, and iLQR failures.
 pub fn optimize_file(path: &Path, adjust: impl FnOnce(&mut Optimization)) -> Result<OptimizeRun> {
-    optimize_problem(load_problem(path)?, adjust, &mut |_| ControlFlow::Continue(()))
+    optimize_problem(load_problem(path)?, adjust, &mut |_| {
+        ControlFlow::Continue(())
+    })
 }
 
 /// [`optimize_file`] on a loaded problem, calling `observe` after each iLQR iteration

@@ -53,6 +53,10 @@ pub struct SolverStats {
     /// succeeded unshifted. A shifted factor at the solution makes the implicit-function
     /// gradients approximate to about δ relative.
     pub hessian_shift: f64,
+    /// For a failed solve: the velocity index with the largest scaled gradient component
+    /// `|D_i ∇ℓ_i|`, where the iterate is furthest from optimality (the step names its body
+    /// in the error, [`crate::error::Error::Near`]); `None` for a solve that succeeded.
+    pub worst_velocity: Option<usize>,
     /// Whether the solve stopped because the line search found no decrease of ℓ along the
     /// Newton direction (in errors only; otherwise the iteration limit stopped it).
     pub line_search_failed: bool,

@@ -769,6 +769,7 @@ impl IterationData {
                 continue;
             }
             if !(stats.residual.is_finite() && cost.is_finite()) {
+                stats.worst_velocity = worst_velocity(&self.gradient, &layout.D);
                 return Err(Error::NonFinite {
                     stage: "Newton iteration (cost or gradient)".into(),
                     stats,
@@ -790,7 +791,7 @@ impl IterationData {
                     layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
                     let shift = self
                         .factor_hessian(params)
-                        .map_err(|e| with_stats(e, &stats))?;
+                        .map_err(|e| with_stats(e, &stats, &self.gradient, &layout.D))?;
                     stats.hessian_shift = stats.hessian_shift.max(shift);
                 }
                 if self.generation.is_some() && params.condition_estimate {
@@ -803,13 +804,14 @@ impl IterationData {
                 return Ok(stats);
             }
             if stats.iterations >= params.max_iterations {
+                stats.worst_velocity = worst_velocity(&self.gradient, &layout.D);
                 return Err(Error::NotConverged { stats });
             }
             previous_cost = cost;
             layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
             let shift = self
                 .factor_hessian(params)
-                .map_err(|e| with_stats(e, &stats))?;
+                .map_err(|e| with_stats(e, &stats, &self.gradient, &layout.D))?;
             stats.hessian_shift = stats.hessian_shift.max(shift);
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
@@ -844,6 +846,7 @@ impl IterationData {
             );
             let Some((alpha, ls_iterations)) = search else {
                 stats.line_search_failed = true;
+                stats.worst_velocity = worst_velocity(&self.gradient, &layout.D);
                 return Err(Error::NotConverged { stats });
             };
             stats.line_search_iterations += ls_iterations;
@@ -860,13 +863,41 @@ impl IterationData {
 /// direction would no longer be Newton's.
 pub const HESSIAN_SHIFTS: &[f64] = &[1e-14, 1e-12, 1e-10, 1e-8, 1e-6];
 
+/// The velocity with the largest scaled gradient component `|D_i ∇ℓ_i|` (a non-finite one
+/// first): where a failed solve is furthest from optimality, for its error message.
+fn worst_velocity(gradient: &DVector<f64>, D: &DVector<f64>) -> Option<usize> {
+    let score = |(g, d): (&f64, &f64)| {
+        let x = (g * d).abs();
+        if x.is_finite() {
+            x
+        } else {
+            f64::INFINITY
+        }
+    };
+    gradient
+        .iter()
+        .zip(D.iter())
+        .map(score)
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
 /// A failed factorization of the Newton Hessian as [`Error::HessianNotPositiveDefinite`],
 /// carrying the statistics of the solve so far; other errors unchanged.
-fn with_stats(error: Error, stats: &SolverStats) -> Error {
+fn with_stats(
+    error: Error,
+    stats: &SolverStats,
+    gradient: &DVector<f64>,
+    D: &DVector<f64>,
+) -> Error {
     match error {
         Error::NotPositiveDefinite { index } => Error::HessianNotPositiveDefinite {
             pivot: index,
-            stats: stats.clone(),
+            stats: SolverStats {
+                worst_velocity: worst_velocity(gradient, D),
+                ..stats.clone()
+            },
         },
         other => other,
     }

@@ -383,7 +383,9 @@ impl Simulator {
         let dt = self.settings.dt;
         let assembled = self.assemble_contacts(state, u)?;
         let params = self.settings.solver;
-        let stats = self.solve(&assembled.problem, &state.v, &params)?;
+        let stats = self
+            .solve(&assembled.problem, &state.v, &params)
+            .map_err(|e| self.locate(e, &assembled))?;
         let v = self.newton.v();
         let q = integrate_positions(&self.model, &state.q, v, dt);
         if !q.iter().all(|x| x.is_finite()) {
@@ -421,6 +423,40 @@ impl Simulator {
             v: v.clone(),
         };
         Ok((next, report))
+    }
+
+    /// `error` of a solve on `assembled` as [`Error::Near`] the body of its worst velocity
+    /// ([`SolverStats::worst_velocity`]) with the geometries that body touched in the step;
+    /// unchanged when it names no velocity.
+    fn locate(&self, error: Error, assembled: &Assembled<f64>) -> Error {
+        let Some(k) = error.solver_stats().and_then(|s| s.worst_velocity) else {
+            return error;
+        };
+        let Some(b) = self
+            .model
+            .joints
+            .iter()
+            .position(|j| j.v_start <= k && k < j.v_start + j.kind.nv())
+        else {
+            return error;
+        };
+        let (body, geometries) = (BodyId::Body(b), self.collision.geometries());
+        let mut contacts: Vec<String> = assembled
+            .frames
+            .iter()
+            .filter_map(|f| match f.bodies {
+                (a, _) if a == body => Some(geometries[f.geometries.1].name.clone()),
+                (_, b) if b == body => Some(geometries[f.geometries.0].name.clone()),
+                _ => None,
+            })
+            .collect();
+        contacts.sort();
+        contacts.dedup();
+        Error::Near {
+            body: self.model.bodies[b].name.clone(),
+            contacts,
+            source: Box::new(error),
+        }
     }
 
     /// The vertices (world, m, in cyclic order) of the polygon of each pressure-field contact
