@@ -71,15 +71,16 @@ pub fn to_py_at(py: Python<'_>, error: &Error, at: Position) -> PyErr {
         message.push_str(&format!("step {step}: "));
     }
     message.push_str(&error.to_string());
+    // A solver error located near a body keeps the solver error's class; the message and the
+    // `body` attribute name the body.
+    let (inner, body) = match error {
+        Error::Near { source, body, .. } => (source.as_ref(), Some(body.as_str())),
+        other => (other, None),
+    };
     let position = |exc: &Bound<'_, PyAny>| -> PyResult<()> {
         exc.setattr("step", at.step)?;
-        exc.setattr("item", at.item)
-    };
-    // A solver error located near a body keeps the solver error's class; the message names
-    // the body.
-    let inner = match error {
-        Error::Near { source, .. } => source.as_ref(),
-        other => other,
+        exc.setattr("item", at.item)?;
+        exc.setattr("body", body)
     };
     match inner {
         Error::ProblemFile {

@@ -60,6 +60,8 @@ class SolverError(StictionError, RuntimeError):
             ``"CostStagnation"``).
         condition: estimate of the 1-norm condition number of the last Newton Hessian.
         stage: where a non-finite value appeared.
+        body: the body whose velocities were furthest from optimality when the solve
+            stopped (the message says which geometries it touched), or None.
         step: index of the failing step within a rollout (from 0).
         item: index of the failing rollout within a batch (from 0).
     """
@@ -73,6 +75,7 @@ class SolverError(StictionError, RuntimeError):
     criterion: Optional[str] = None
     condition: Optional[float] = None
     stage: Optional[str] = None
+    body: Optional[str] = None
     step: Optional[int] = None
     item: Optional[int] = None
 

@@ -133,7 +133,10 @@ def test_solver_failures_raise_solver_error_with_statistics():
         sim.step(x)
     assert isinstance(e.value, RuntimeError)
     assert e.value.contacts == 1 and e.value.iterations == 0 and np.isnan(e.value.cost)
-    assert e.value.stage is not None and str(e.value).startswith("non-finite value in")
+    assert e.value.stage is not None and e.value.body == "sphere"
+    assert str(e.value).startswith(
+        "near body `sphere` (in contact with ground): non-finite value in"
+    )
     X0 = np.tile(sim.initial_state(), (3, 1))
     X0[1, 2] = -1e300
     with pytest.raises(stiction.SolverError) as e:

@@ -18,11 +18,14 @@ use crate::output;
 use crate::progress::Spinner;
 use crate::replay;
 use crate::run_record::{RunRecord, Status};
+use crate::shipped;
 
 /// Arguments of `stiction identify`.
 #[derive(Args)]
 pub struct IdentifyArgs {
-    /// Identification problem file (TOML, see problems/README.md and problems/identify/).
+    /// Identification problem file (TOML, see problems/README.md and problems/identify/), or
+    /// the name of a shipped one (identify-all, identify-friction, identify-stiffness-damping;
+    /// found in the source checkout the binary was built from).
     #[arg(value_name = "FILE")]
     file: PathBuf,
     /// Trajectory CSVs (as written by `stiction simulate` for the problem's scene), replacing
@@ -55,7 +58,8 @@ pub struct IdentifyArgs {
 
 /// `stiction identify FILE [--data CSV...] --out DIR`.
 pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
-    let file = load_identification(&args.file, args.data.as_deref())?;
+    let path = shipped::identification(&args.file)?;
+    let file = load_identification(&path, args.data.as_deref())?;
     let mut settings = file.settings;
     match args.method.as_deref() {
         Some("lbfgs") => settings.method = Method::Lbfgs,

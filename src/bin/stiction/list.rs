@@ -72,8 +72,8 @@ pub fn list(dir: Option<&Path>) -> Result<()> {
         println!(
             "Run one with `stiction simulate NAME --plot --animate` (the files are in problems/);"
         );
-        println!("`stiction optimize NAME` solves the tasks; in a source checkout, `stiction list --dir problems/identify`");
-        println!("lists the identification problems (`stiction identify FILE` fits them).");
+        println!("`stiction optimize NAME` solves the tasks; `stiction identify identify-all` fits friction, stiffness and");
+        println!("dissipation to measured data (in a source checkout, `stiction list --dir problems/identify` lists those problems).");
     }
     first_error.map_or(Ok(()), Err)
 }

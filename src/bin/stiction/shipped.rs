@@ -112,16 +112,71 @@ pub fn load(path: &Path) -> Result<Problem> {
     }
 }
 
+/// The folder of the shipped identification problems, in the source checkout this binary was
+/// built from (their measured data are CSV files beside them, so they are not compiled in).
+fn identification_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/identify")
+}
+
+/// The names of the shipped identification problems (`identify-all`, …), alphabetically;
+/// none when the checkout is gone.
+fn identification_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(identification_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let path = e.path();
+            (path.extension()? == "toml").then(|| path.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The identification file `path`; if there is no such file and `path` is the name of a
+/// shipped identification problem (`identify-all`), that problem's file in the checkout.
+///
+/// # Errors
+/// A missing file that is no shipped name either, with the closest shipped identification
+/// name when there is a close one.
+pub fn identification(path: &Path) -> Result<PathBuf> {
+    if path.exists() {
+        return Ok(path.to_path_buf());
+    }
+    if let Some(name) = path.to_str() {
+        let shipped = identification_dir().join(format!("{name}.toml"));
+        if !name.contains(['/', '\\']) && shipped.exists() {
+            return Ok(shipped);
+        }
+    }
+    let names = identification_names();
+    Err(missing(
+        path,
+        names.iter().map(String::as_str),
+        "`stiction list --dir problems/identify` in the source checkout lists them",
+    ))
+}
+
 /// The error for `path`, neither a file nor a shipped problem: the closest shipped name (by
 /// the file stem's edit distance, when it is close) and where the names are listed.
 pub fn not_found(path: &Path) -> Error {
+    missing(
+        path,
+        SHIPPED.iter().map(|(name, _)| *name),
+        "`stiction list` shows the shipped problems",
+    )
+}
+
+/// `path` is missing: the closest of `names` to its stem when it is close, and `listed`, where
+/// the names are listed.
+fn missing<'a>(path: &Path, names: impl Iterator<Item = &'a str>, listed: &str) -> Error {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let closest = SHIPPED
-        .iter()
-        .map(|(name, _)| (strsim::damerau_levenshtein(&stem, name), *name))
+    let closest = names
+        .map(|name| (strsim::damerau_levenshtein(&stem, name), name))
         .min();
     let suggestion = match closest {
         Some((distance, name)) if distance <= name.len() / 3 + 1 => {
@@ -133,9 +188,7 @@ pub fn not_found(path: &Path) -> Error {
         path: path.to_path_buf(),
         source: std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            format!(
-                "no such file, nor a shipped problem of that name; {suggestion}(`stiction list` shows the shipped problems)"
-            ),
+            format!("no such file, nor a shipped problem of that name; {suggestion}({listed})"),
         ),
     }
 }
@@ -159,5 +212,18 @@ mod tests {
         assert!(e.contains("did you mean `clutter`?"), "{e}");
         let e = load(Path::new("quadruped-on-ice")).unwrap_err().to_string();
         assert!(!e.contains("did you mean"), "{e}");
+    }
+
+    /// `stiction identify identify-all` finds the shipped file in the checkout; a misspelt
+    /// identification name suggests the right one.
+    #[test]
+    fn identification_problems_are_found_by_name() {
+        let path = identification(Path::new("identify-all")).unwrap();
+        assert_eq!(path, identification_dir().join("identify-all.toml"));
+        assert!(identification_names().contains(&"identify-friction".to_string()));
+        let e = identification(Path::new("identify-frction"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean `identify-friction`?"), "{e}");
     }
 }
