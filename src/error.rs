@@ -84,13 +84,13 @@ pub enum Error {
         pivot: usize,
         /// Statistics of the solve when the factorization failed (`iterations`: the Newton
         /// iterations completed before it).
-        stats: SolverStats,
+        stats: Box<SolverStats>,
     },
     /// The convex solver did not reach its tolerance.
     #[error("contact solver did not converge: {stats}")]
     NotConverged {
         /// Statistics of the failed solve.
-        stats: SolverStats,
+        stats: Box<SolverStats>,
     },
     /// The geometrically implicit (MNCP) step did not reach its tolerance.
     #[error("complementarity (ncp) solver did not converge: {stats}")]
@@ -104,7 +104,7 @@ pub enum Error {
         /// Where it was detected.
         stage: String,
         /// Statistics of the solve at that point.
-        stats: SolverStats,
+        stats: Box<SolverStats>,
     },
     /// The factor of the Newton Hessian handed to the implicit-function-theorem derivatives
     /// is not the one of the step they differentiate: a factor of another factorization (its

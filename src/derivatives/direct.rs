@@ -50,11 +50,11 @@ fn newton_dual<T: Scalar>(problem: &ConvexProblem<T>, v_guess: &DVector<T>) -> R
         }
     }
     Err(Error::NotConverged {
-        stats: SolverStats {
+        stats: Box::new(SolverStats {
             iterations: MAX_ITERATIONS,
             contacts: problem.nc(),
             ..Default::default()
-        },
+        }),
     })
 }
 

@@ -772,7 +772,7 @@ impl IterationData {
                 stats.worst_velocity = worst_velocity(&self.gradient, &layout.D);
                 return Err(Error::NonFinite {
                     stage: "Newton iteration (cost or gradient)".into(),
-                    stats,
+                    stats: Box::new(stats),
                 });
             }
             let converged = if optimal {
@@ -805,7 +805,9 @@ impl IterationData {
             }
             if stats.iterations >= params.max_iterations {
                 stats.worst_velocity = worst_velocity(&self.gradient, &layout.D);
-                return Err(Error::NotConverged { stats });
+                return Err(Error::NotConverged {
+                    stats: Box::new(stats),
+                });
             }
             previous_cost = cost;
             layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
@@ -847,7 +849,9 @@ impl IterationData {
             let Some((alpha, ls_iterations)) = search else {
                 stats.line_search_failed = true;
                 stats.worst_velocity = worst_velocity(&self.gradient, &layout.D);
-                return Err(Error::NotConverged { stats });
+                return Err(Error::NotConverged {
+                    stats: Box::new(stats),
+                });
             };
             stats.line_search_iterations += ls_iterations;
             stats.last_step_length = Some(alpha);
@@ -894,10 +898,10 @@ fn with_stats(
     match error {
         Error::NotPositiveDefinite { index } => Error::HessianNotPositiveDefinite {
             pivot: index,
-            stats: SolverStats {
+            stats: Box::new(SolverStats {
                 worst_velocity: worst_velocity(gradient, D),
                 ..stats.clone()
-            },
+            }),
         },
         other => other,
     }

@@ -391,7 +391,7 @@ impl Simulator {
         if !q.iter().all(|x| x.is_finite()) {
             return Err(Error::NonFinite {
                 stage: "position update".into(),
-                stats,
+                stats: Box::new(stats),
             });
         }
         let mut report = step_report(
