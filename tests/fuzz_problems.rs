@@ -150,10 +150,7 @@ fn load_and_step(text: &str) -> bool {
                 let u = p.controller.effort(&state, sim.model.nu());
                 match sim.step(&state, &u) {
                     Ok((next, _)) => state = next,
-                    Err(e) => {
-                        assert!(!e.to_string().is_empty());
-                        return false;
-                    }
+                    Err(_) => return false,
                 }
             }
             assert!(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()));

@@ -373,7 +373,7 @@ fn draw_frames(
     let view = view(frames, area_w / area_h);
     let ((x0, x1), (y0, y1)) = view;
     let span = (x1 - x0).min(y1 - y0);
-    let f_ref = reference_force(recording);
+    let f_ref = super::reference_force(recording);
     let canvas = Canvas {
         view,
         arrow_scale: if f_ref > 0.0 {
@@ -542,28 +542,6 @@ fn draw_frame<DB: DrawingBackend>(
         (10, canvas.height as i32 - 16),
         ("sans-serif", 13),
     ))
-}
-
-/// The 90th percentile of the norms of all drawn forces of the rollout (point contacts and
-/// patch totals, N); 0 without contacts.
-fn reference_force(recording: &Recording) -> f64 {
-    let mut forces: Vec<f64> = recording
-        .reports
-        .iter()
-        .flat_map(|r| {
-            r.contacts
-                .iter()
-                .filter(|c| c.polygon.is_none())
-                .map(|c| c.force.norm())
-                .chain(r.patches.iter().map(|p| p.force.norm()))
-        })
-        .filter(|f| *f > 0.0)
-        .collect();
-    if forces.is_empty() {
-        return 0.0;
-    }
-    forces.sort_by(f64::total_cmp);
-    forces[(forces.len() - 1) * 9 / 10]
 }
 
 /// An arrow from `from` to `tip` as three segments: the shaft and two barbs at ±25°, a quarter

@@ -135,3 +135,26 @@ impl BodyStateTracker {
             .collect()
     }
 }
+
+/// The 90th percentile of the norms of all contact forces of the rollout (point contacts and
+/// patch totals, N); 0 without contacts: the force drawn one reference length long, in the
+/// GIF (`animate`) and the 3-D replay (`replay`) alike.
+pub(crate) fn reference_force(recording: &Recording) -> f64 {
+    let mut forces: Vec<f64> = recording
+        .reports
+        .iter()
+        .flat_map(|r| {
+            r.contacts
+                .iter()
+                .filter(|c| c.polygon.is_none())
+                .map(|c| c.force.norm())
+                .chain(r.patches.iter().map(|p| p.force.norm()))
+        })
+        .filter(|f| *f > 0.0)
+        .collect();
+    if forces.is_empty() {
+        return 0.0;
+    }
+    forces.sort_by(f64::total_cmp);
+    forces[(forces.len() - 1) * 9 / 10]
+}

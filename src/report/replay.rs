@@ -289,28 +289,6 @@ impl Sections {
     }
 }
 
-/// The 90th percentile of the norms of all contact forces of the rollout (point contacts and
-/// patch totals, N); 0 without contacts. Matches the GIF's arrow scale.
-fn reference_force(recording: &Recording) -> f64 {
-    let mut forces: Vec<f64> = recording
-        .reports
-        .iter()
-        .flat_map(|r| {
-            r.contacts
-                .iter()
-                .filter(|c| c.polygon.is_none())
-                .map(|c| c.force.norm())
-                .chain(r.patches.iter().map(|p| p.force.norm()))
-        })
-        .filter(|f| *f > 0.0)
-        .collect();
-    if forces.is_empty() {
-        return 0.0;
-    }
-    forces.sort_by(f64::total_cmp);
-    forces[(forces.len() - 1) * 9 / 10]
-}
-
 /// Writes `dir/NAME.json` and `dir/NAME.bin` (format in the module docs) into the existing
 /// folder `dir`; returns their paths.
 ///
@@ -432,7 +410,7 @@ pub fn write_recording(
     );
 
     let pressure_max = polygons.iter().map(|p| p.1).fold(0.0, f64::max);
-    let force_reference = reference_force(recording);
+    let force_reference = super::reference_force(recording);
     let header = json!({
         "format": "stiction-replay",
         "version": FORMAT_VERSION,

@@ -5,6 +5,7 @@
 //! as a shell reports a process the signal killed). Commands that do not poll keep the
 //! default: Ctrl-C ends them at once.
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
@@ -23,4 +24,14 @@ pub fn install() {
 /// Whether SIGINT arrived since [`install`].
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
+}
+
+/// [`ControlFlow::Break`] once SIGINT arrived, else [`ControlFlow::Continue`]: the answer of a
+/// step or iteration observer.
+pub fn flow() -> ControlFlow<()> {
+    if requested() {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
+    }
 }

@@ -2,7 +2,6 @@
 //! `[optimize]` task (see `problems/README.md`).
 
 use std::cell::RefCell;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -27,6 +26,7 @@ use crate::progress::Progress;
 use crate::replay;
 use crate::run_record::{solver_stats, RunRecord, Status};
 use crate::shipped;
+use crate::simulate::status_of;
 
 /// Arguments of `stiction optimize`.
 #[derive(Args)]
@@ -176,11 +176,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
             if let Some(p) = progress.borrow_mut().as_mut() {
                 p.iteration(|| format!("cost {:.6e}", s.cost));
             }
-            if interrupt::requested() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+            interrupt::flow()
         },
     );
     if let Some(p) = progress.into_inner() {
@@ -214,10 +210,14 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
             progress: !args.quiet && !args.json,
         },
     )?);
-    let interrupted = (report.status == IlqrStatus::Interrupted).then_some(Error::Interrupted {
-        steps_completed: report.iterations.len(),
-        t: traj.states.last().map_or(0.0, |s| s.t),
-    });
+    let end = if report.status == IlqrStatus::Interrupted {
+        Err(Error::Interrupted {
+            steps_completed: report.iterations.len(),
+            t: traj.states.last().map_or(0.0, |s| s.t),
+        })
+    } else {
+        Ok(())
+    };
     RunRecord {
         steps_planned: planned.get(),
         steps_completed: report.iterations.len(),
@@ -228,26 +228,17 @@ pub fn optimize(args: &OptimizeArgs) -> Result<()> {
                 .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
             None,
         ),
-        ..RunRecord::new(
-            if interrupted.is_some() {
-                Status::Interrupted
-            } else {
-                Status::Complete
-            },
-            None,
-        )
+        ..RunRecord::new(status_of(&end), None)
     }
     .write(&out)?;
-    if let Some(e) = interrupted {
-        if !args.quiet {
-            eprintln!(
-                "interrupted: the best trajectory after {} iterations is in {}",
-                report.iterations.len(),
-                out.display()
-            );
-        }
-        return Err(e);
+    if end.is_err() && !args.quiet {
+        eprintln!(
+            "interrupted: the best trajectory after {} iterations is in {}",
+            report.iterations.len(),
+            out.display()
+        );
     }
+    end?;
     let summary = Summary {
         problem: run.problem.name.clone(),
         status: report.status.name().into(),
@@ -337,11 +328,7 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
                     s.t, s.iterations, s.cost
                 )
             });
-            if interrupt::requested() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+            interrupt::flow()
         },
     );
     progress.finish();
@@ -381,10 +368,14 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
         &report.states,
         &report.controls,
     );
-    let interrupted = (report.controls.len() < opt.mpc.steps).then_some(Error::Interrupted {
-        steps_completed: report.controls.len(),
-        t: report.states.last().map_or(0.0, |s| s.t),
-    });
+    let end = if report.controls.len() < opt.mpc.steps {
+        Err(Error::Interrupted {
+            steps_completed: report.controls.len(),
+            t: report.states.last().map_or(0.0, |s| s.t),
+        })
+    } else {
+        Ok(())
+    };
     RunRecord {
         steps_planned: opt.mpc.steps,
         steps_completed: report.controls.len(),
@@ -396,19 +387,10 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
                 .map(|r| (r.stats.iterations, r.stats.line_search_iterations)),
             None,
         ),
-        ..RunRecord::new(
-            if interrupted.is_some() {
-                Status::Interrupted
-            } else {
-                Status::Complete
-            },
-            None,
-        )
+        ..RunRecord::new(status_of(&end), None)
     }
     .write(&out)?;
-    if let Some(e) = interrupted {
-        return Err(e);
-    }
+    end?;
     let summary = Summary {
         problem: problem.name.clone(),
         status: "closed-loop".into(),

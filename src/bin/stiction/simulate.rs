@@ -189,11 +189,7 @@ pub fn run_into(
                 write_error = Some(e);
                 return ControlFlow::Break(());
             }
-            if interrupt::requested() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+            interrupt::flow()
         },
     );
     let recording = run.recording;
@@ -414,11 +410,7 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
             write_error = Some(e);
             return ControlFlow::Break(());
         }
-        if interrupt::requested() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
+        interrupt::flow()
     });
     let wall = progress.finish();
     let recording = run.recording;

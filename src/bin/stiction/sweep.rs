@@ -4,7 +4,6 @@
 //! same (and the command fails); `run.json` counts rollouts.
 
 use std::io::Write;
-use std::ops::ControlFlow;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -183,13 +182,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
                 &r.controller,
                 &r.initial,
                 steps,
-                |_, _, _| {
-                    if interrupt::requested() {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    }
-                },
+                |_, _, _| interrupt::flow(),
             );
             progress.done(|| format!("k = {k:e} N/m"));
             match run.end {
