@@ -488,3 +488,62 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_the_run() {
         );
     }
 }
+
+#[test]
+fn ctrl_c_stops_an_identification_keeping_the_best_iterate() {
+    let dir = scratch("sigint-identify");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems");
+    // The shipped μ, k, d fit with 400 starts: minutes of work, far more than the test waits.
+    let text = std::fs::read_to_string(shipped.join("identify/identify-all.toml"))
+        .unwrap()
+        .replace(
+            "scene = \"../tumbling-box.toml\"",
+            &format!(
+                "scene = \"{}\"\nstarts = 400",
+                shipped.join("tumbling-box.toml").display()
+            ),
+        )
+        .replace(
+            "file = \"data/tumbling-box.csv\"",
+            &format!(
+                "file = \"{}\"",
+                shipped.join("identify/data/tumbling-box.csv").display()
+            ),
+        );
+    std::fs::write(dir.join("many-starts.toml"), text).unwrap();
+    let mut child = command(
+        &dir,
+        &["identify", "many-starts.toml", "--out", "fit", "--quiet"],
+    )
+    .spawn()
+    .expect("the binary starts");
+    // The output folder exists just before the handler is installed and the fit starts.
+    let start = Instant::now();
+    while !dir.join("fit").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no output folder"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: sends SIGINT to the child this test started and still owns.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let status = child.wait().expect("the binary ends");
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(run_json(&dir.join("fit"))["status"], "interrupted");
+    let estimates: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("fit/estimates.json")).unwrap())
+            .unwrap();
+    assert_eq!(estimates["status"], "interrupted");
+    assert_eq!(estimates["starts"], 400);
+    // The starts that never ran say so; the best iterate so far is written with its fit.
+    let costs = estimates["start_costs"].as_array().unwrap();
+    assert!(costs.iter().any(|c| c.is_null()), "every start ran");
+    for p in estimates["parameters"].as_array().unwrap() {
+        assert!(p["final"].as_f64().unwrap().is_finite(), "{p}");
+    }
+    assert!(lines(&dir.join("fit/fit-tumbling-box.csv")) > 2);
+    assert!(lines(&dir.join("fit/history.csv")) >= 2);
+}

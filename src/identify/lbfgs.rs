@@ -7,6 +7,7 @@
 //! log-parameterized value. A point where a rollout fails costs `+∞` for the line search.
 //! This is the only file besides `optimize/` that implements argmin's traits.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use argmin::core::observers::{Observe, ObserverMode};
@@ -57,12 +58,25 @@ pub struct LbfgsOutcome {
 struct ScaledLoss<'a> {
     problem: &'a IdentificationProblem,
     scale: f64,
+    /// The caller's stop flag: once raised, every evaluation fails, which ends argmin's run.
+    stop: &'a AtomicBool,
+}
+
+impl ScaledLoss<'_> {
+    fn check_stop(&self) -> std::result::Result<(), argmin::core::Error> {
+        if self.stop.load(Ordering::Relaxed) {
+            Err(argmin::core::Error::msg("interrupted"))
+        } else {
+            Ok(())
+        }
+    }
 }
 
 impl CostFunction for ScaledLoss<'_> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, s: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
+        self.check_stop()?;
         Ok(self
             .problem
             .evaluate(s, Need::Residuals)
@@ -74,6 +88,7 @@ impl Gradient for ScaledLoss<'_> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, s: &Vec<f64>) -> std::result::Result<Vec<f64>, argmin::core::Error> {
+        self.check_stop()?;
         let g = self
             .problem
             .evaluate(s, Need::Gradient)
@@ -120,7 +135,8 @@ impl Observe<LbfgsState> for Recorder {
     }
 }
 
-/// Minimizes `½ ‖r̃(s)‖²` of `problem` by L-BFGS from `s0` (np).
+/// Minimizes `½ ‖r̃(s)‖²` of `problem` by L-BFGS from `s0` (np). Once `stop` is raised the
+/// run ends at the last recorded iterate with [`Termination::Interrupted`].
 ///
 /// # Errors
 /// A failed evaluation at the initial point, a failed gradient, or an argmin failure (a line
@@ -129,6 +145,7 @@ pub fn lbfgs(
     problem: &IdentificationProblem,
     s0: &[f64],
     settings: &LbfgsSettings,
+    stop: &AtomicBool,
 ) -> Result<LbfgsOutcome> {
     let s0 = s0.to_vec();
     let first = problem.evaluate(&s0, Need::Gradient)?;
@@ -153,24 +170,42 @@ pub fn lbfgs(
         history: Arc::clone(&history),
         scale,
     };
-    let result = Executor::new(ScaledLoss { problem, scale }, solver)
-        .configure(|state| state.param(s0).max_iters(settings.max_iterations))
-        .add_observer(recorder, ObserverMode::Always)
-        .run()
-        .map_err(argmin_error)?;
-    let state = result.state();
-    let s = state
-        .get_best_param()
-        .cloned()
-        .ok_or_else(|| Error::invalid("L-BFGS", "", "no iterate returned"))?;
-    let termination = match state.get_termination_reason() {
-        Some(TerminationReason::MaxItersReached) | None => Termination::MaxIterations,
-        _ => Termination::Converged,
-    };
+    let run = Executor::new(
+        ScaledLoss {
+            problem,
+            scale,
+            stop,
+        },
+        solver,
+    )
+    .configure(|state| state.param(s0).max_iters(settings.max_iterations))
+    .add_observer(recorder, ObserverMode::Always)
+    .run();
     let history = history
         .lock()
         .map_err(|_| Error::invalid("L-BFGS", "", "iteration history lock poisoned"))?
         .clone();
+    let (s, termination) = match run {
+        Err(_) if stop.load(Ordering::Relaxed) => {
+            let last = history
+                .last()
+                .ok_or_else(|| Error::invalid("L-BFGS", "", "no iterate recorded"))?;
+            (last.s.clone(), Termination::Interrupted)
+        }
+        Err(e) => return Err(argmin_error(e)),
+        Ok(result) => {
+            let state = result.state();
+            let s = state
+                .get_best_param()
+                .cloned()
+                .ok_or_else(|| Error::invalid("L-BFGS", "", "no iterate returned"))?;
+            let termination = match state.get_termination_reason() {
+                Some(TerminationReason::MaxItersReached) | None => Termination::MaxIterations,
+                _ => Termination::Converged,
+            };
+            (s, termination)
+        }
+    };
     Ok(LbfgsOutcome {
         s,
         termination,

@@ -24,6 +24,8 @@
 //! (`super::report`).
 #![allow(non_snake_case)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use nalgebra::{DMatrix, DVector};
 
 use crate::error::{Error, Result};
@@ -85,6 +87,8 @@ pub enum Termination {
     /// No step could be taken: every trial point's rollout failed or overflowed, up to the
     /// largest representable damping.
     Failed,
+    /// The caller's stop flag was raised (an interrupt); the last accepted iterate stands.
+    Interrupted,
 }
 
 /// One iteration of an optimizer.
@@ -118,6 +122,9 @@ pub struct LmOutcome {
 /// Minimizes `½ ‖r(s)‖²` from `s0` within the box `bounds` (one `(lower, upper)` per
 /// coordinate, `±∞` where unbounded; see the module docs).
 ///
+/// `stop` is polled before every iteration: once raised, the fit ends at the last accepted
+/// iterate with [`Termination::Interrupted`].
+///
 /// # Errors
 /// Whatever `problem` returns at the initial point, and a non-finite cost there; failures at
 /// trial points only reject the step.
@@ -126,6 +133,7 @@ pub fn levenberg_marquardt(
     s0: &[f64],
     bounds: &[(f64, f64)],
     settings: &LmSettings,
+    stop: &AtomicBool,
 ) -> Result<LmOutcome> {
     let mut s = DVector::from_column_slice(s0);
     let (mut r, mut J) = problem.residuals_and_jacobian(s.as_slice())?;
@@ -159,6 +167,10 @@ pub fn levenberg_marquardt(
     let mut nu = 2.0;
     let mut termination = Termination::MaxIterations;
     'outer: for iteration in 1..=settings.max_iterations {
+        if stop.load(Ordering::Relaxed) {
+            termination = Termination::Interrupted;
+            break;
+        }
         let pg = projected_gradient(&g, s.as_slice(), bounds);
         if pg.amax() <= settings.gradient_tolerance {
             termination = Termination::Gradient;
@@ -312,6 +324,7 @@ mod tests {
             &[10.0, 1.0],
             &[(f64::NEG_INFINITY, f64::INFINITY); 2],
             &LmSettings::default(),
+            &AtomicBool::new(false),
         )
         .unwrap();
         assert!(
@@ -320,6 +333,21 @@ mod tests {
             out.s
         );
         assert_ne!(out.termination, Termination::MaxIterations);
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_the_fit_at_the_start() {
+        let out = levenberg_marquardt(
+            &Exponential,
+            &[10.0, 1.0],
+            &[(f64::NEG_INFINITY, f64::INFINITY); 2],
+            &LmSettings::default(),
+            &AtomicBool::new(true),
+        )
+        .unwrap();
+        assert_eq!(out.termination, Termination::Interrupted);
+        assert_eq!(out.s, [10.0, 1.0]);
+        assert_eq!(out.history.len(), 1);
         let costs: Vec<f64> = out.history.iter().map(|h| h.cost).collect();
         assert!(
             costs.windows(2).all(|w| w[1] < w[0]),

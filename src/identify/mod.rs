@@ -57,7 +57,8 @@ pub use data::{read_trajectory_csv, MeasuredTrajectory};
 pub use loss::Loss;
 pub use params::{ParamSpec, Transform};
 pub use report::{
-    identify, IdentificationReport, IdentifySettings, Intervals, Method, Shooting, Status,
+    identify, identify_until, IdentificationReport, IdentifySettings, Intervals, Method, Shooting,
+    Status,
 };
 pub use residuals::IdentificationProblem;
 pub use schema::{load_identification, IdentificationFile};

@@ -24,6 +24,8 @@
 //! Levenberg–Marquardt fit of the others, started from the previous point's.
 #![allow(non_snake_case)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use nalgebra::{DMatrix, DVector};
 
 use crate::error::Result;
@@ -73,6 +75,7 @@ struct Point {
 
 /// The profile (1) at `c` minus `cost_hat`, starting the other coordinates at `others`;
 /// `+∞` where the rollout fails.
+#[allow(clippy::too_many_arguments)]
 fn profile_at<P: LeastSquares>(
     problem: &P,
     i: usize,
@@ -81,6 +84,7 @@ fn profile_at<P: LeastSquares>(
     bounds: &[(f64, f64)],
     cost_hat: f64,
     lm: &LmSettings,
+    stop: &AtomicBool,
 ) -> Point {
     let fixed = Fixed {
         problem,
@@ -95,7 +99,7 @@ fn profile_at<P: LeastSquares>(
     } else {
         let mut free_bounds = bounds.to_vec();
         free_bounds.remove(i);
-        match levenberg_marquardt(&fixed, others, &free_bounds, lm) {
+        match levenberg_marquardt(&fixed, others, &free_bounds, lm, stop) {
             Ok(out) => {
                 let cost = out.history.last().map_or(f64::INFINITY, |h| h.cost);
                 (cost, out.s)
@@ -114,7 +118,8 @@ fn profile_at<P: LeastSquares>(
 /// The 95 % profile interval of coordinate `i` in `s` at the estimate `s_hat` with loss
 /// `cost_hat`: `(lower, upper)`, `None` for an end the profile does not cross within
 /// `bounds[i]`. `threshold` is `Δ`; `first_step` the initial distance from `ŝ_i` (the Wald
-/// half-width, or a default).
+/// half-width, or a default). Once `stop` is raised the profile fits end early and the
+/// interval is meaningless: the caller discards it.
 #[allow(clippy::too_many_arguments)]
 pub fn profile_interval<P: LeastSquares>(
     problem: &P,
@@ -125,6 +130,7 @@ pub fn profile_interval<P: LeastSquares>(
     threshold: f64,
     first_step: f64,
     lm: &LmSettings,
+    stop: &AtomicBool,
 ) -> (Option<f64>, Option<f64>) {
     let mut others = s_hat.to_vec();
     others.remove(i);
@@ -143,13 +149,13 @@ pub fn profile_interval<P: LeastSquares>(
         let mut points = 0;
         // Walk out until the profile exceeds Δ or the bound is reached.
         let mut outside = loop {
-            if points >= MAX_POINTS {
+            if points >= MAX_POINTS || stop.load(Ordering::Relaxed) {
                 return None;
             }
             let c = s_hat[i] + direction * step;
             let at_bound = (direction < 0.0 && c <= bound) || (direction > 0.0 && c >= bound);
             let c = if at_bound { bound } else { c };
-            let p = profile_at(problem, i, c, &inside.others, bounds, cost_hat, lm);
+            let p = profile_at(problem, i, c, &inside.others, bounds, cost_hat, lm, stop);
             points += 1;
             if p.excess > threshold {
                 break p;
@@ -164,13 +170,13 @@ pub fn profile_interval<P: LeastSquares>(
         // bisection while `outside` is a failed rollout.
         let mut side = 0;
         let (mut f_in, mut f_out) = (inside.excess - threshold, outside.excess - threshold);
-        while points < MAX_POINTS {
+        while points < MAX_POINTS && !stop.load(Ordering::Relaxed) {
             let c = if f_out.is_finite() {
                 inside.c + (outside.c - inside.c) * f_in / (f_in - f_out)
             } else {
                 0.5 * (inside.c + outside.c)
             };
-            let p = profile_at(problem, i, c, &inside.others, bounds, cost_hat, lm);
+            let p = profile_at(problem, i, c, &inside.others, bounds, cost_hat, lm, stop);
             points += 1;
             let f = p.excess - threshold;
             if f.abs() <= THRESHOLD_PRECISION * threshold
@@ -233,6 +239,7 @@ mod tests {
             HALF_CHI2_1_95,
             0.1,
             &LmSettings::default(),
+            &AtomicBool::new(false),
         );
         let half = (2.0 * HALF_CHI2_1_95).sqrt();
         // |PL − Δ| ≤ 0.02 Δ at an end where PL = ½ (c − 1)²: |c − c*| ≤ 0.01 c*.
@@ -265,6 +272,7 @@ mod tests {
             HALF_CHI2_1_95,
             0.1,
             &LmSettings::default(),
+            &AtomicBool::new(false),
         );
         let half = (2.0 * HALF_CHI2_1_95).sqrt();
         assert!((lo.unwrap() + half).abs() < 0.01 * half, "{lo:?}");

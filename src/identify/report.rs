@@ -5,6 +5,7 @@
 #![allow(non_snake_case)]
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use nalgebra::{DMatrix, DVector};
@@ -114,16 +115,20 @@ pub enum Status {
     MaxIterations,
     /// No step could be taken from some iterate: every trial rollout failed.
     Failed,
+    /// The caller's stop flag (Ctrl-C on the command line) ended the fit early: the estimates
+    /// are the best start's last iterate and the intervals are Gauss–Newton (Wald) ones.
+    Interrupted,
 }
 
 impl Status {
-    /// `converged`, `stalled`, `max-iterations` or `failed`.
+    /// `converged`, `stalled`, `max-iterations`, `failed` or `interrupted`.
     pub fn name(&self) -> &'static str {
         match self {
             Status::Converged => "converged",
             Status::Stalled => "stalled",
             Status::MaxIterations => "max-iterations",
             Status::Failed => "failed",
+            Status::Interrupted => "interrupted",
         }
     }
 }
@@ -344,6 +349,7 @@ fn local_fit(
     s0: &[f64],
     stages: usize,
     settings: &IdentifySettings,
+    stop: &AtomicBool,
 ) -> Result<LocalFit> {
     let bounds = coordinate_bounds(problem);
     let mut s = s0.to_vec();
@@ -363,11 +369,11 @@ fn local_fit(
         };
         let (s_stage, t, h) = match settings.method {
             Method::LevenbergMarquardt => {
-                let out = levenberg_marquardt(on, &s, &bounds, &settings.lm)?;
+                let out = levenberg_marquardt(on, &s, &bounds, &settings.lm, stop)?;
                 (out.s, out.termination, out.history)
             }
             Method::Lbfgs => {
-                let out = lbfgs(on, &s, &settings.lbfgs)?;
+                let out = lbfgs(on, &s, &settings.lbfgs, stop)?;
                 (out.s, out.termination, out.history)
             }
         };
@@ -383,6 +389,9 @@ fn local_fit(
         iterations += accepted;
         s = s_stage;
         termination = t;
+        if t == Termination::Interrupted {
+            break;
+        }
     }
     Ok(LocalFit {
         s,
@@ -449,6 +458,21 @@ pub fn identify(
     problem: &IdentificationProblem,
     settings: &IdentifySettings,
 ) -> Result<IdentificationReport> {
+    identify_until(problem, settings, &AtomicBool::new(false))
+}
+
+/// [`identify`], polling `stop` between optimizer iterations and profile points: once it is
+/// raised (e.g. by a Ctrl-C handler) every start ends at its last accepted iterate, the
+/// profiles are abandoned, and the report of what exists comes back with
+/// [`Status::Interrupted`] and Gauss–Newton (Wald) intervals.
+///
+/// # Errors
+/// As [`identify`].
+pub fn identify_until(
+    problem: &IdentificationProblem,
+    settings: &IdentifySettings,
+    stop: &AtomicBool,
+) -> Result<IdentificationReport> {
     let start = Instant::now();
     let steps = problem.num_steps();
     let (nq, nv) = (problem.simulator.model.nq(), problem.simulator.model.nv());
@@ -467,14 +491,20 @@ pub fn identify(
     let fits: Vec<Result<LocalFit>> = points
         .par_iter()
         .map(|s0| {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted {
+                    steps_completed: 0,
+                    t: 0.0,
+                });
+            }
             let (s1, shot) = match &multiple {
                 Some(ms) => {
-                    let f = local_fit(ms, s0, 1, settings)?;
+                    let f = local_fit(ms, s0, 1, settings, stop)?;
                     (f.s.clone(), Some(f))
                 }
                 None => (s0.clone(), None),
             };
-            let mut fit = local_fit(problem, &s1, settings.stages, settings)?;
+            let mut fit = local_fit(problem, &s1, settings.stages, settings, stop)?;
             if let Some(shot) = shot {
                 fit.iterations += shot.iterations;
                 fit.shooting_estimate = Some(shot.s);
@@ -603,7 +633,11 @@ pub fn identify(
         offered / covariance.noise_variance,
         covariance.noise_variance
     );
-    let (status, stop) = match fit.termination {
+    let (mut status, stop_reason) = match fit.termination {
+        _ if stop.load(Ordering::Relaxed) => (
+            Status::Interrupted,
+            "interrupted before every start finished",
+        ),
         Termination::Failed => (Status::Failed, "every trial step's rollout failed"),
         Termination::MaxIterations => (Status::MaxIterations, "iteration limit reached"),
         t if optimal => (
@@ -620,7 +654,7 @@ pub fn identify(
             "the optimizer stopped short of first-order optimality",
         ),
     };
-    let status_reason = format!("{stop}; {reason_optimality}");
+    let mut status_reason = format!("{stop_reason}; {reason_optimality}");
 
     // Best basin: starts whose final loss matches the best one, or whose estimate does (a
     // loss near zero, from noise-free data, leaves no loss scale to compare with).
@@ -644,8 +678,8 @@ pub fn identify(
         .count();
 
     let threshold = HALF_CHI2_1_95 * covariance.noise_variance;
-    let intervals: Vec<(Option<f64>, Option<f64>)> = match settings.intervals {
-        Intervals::Wald => (0..np)
+    let wald = || -> Vec<(Option<f64>, Option<f64>)> {
+        (0..np)
             .map(|i| {
                 covariance.std_dev(i).map_or((None, None), |sd| {
                     (
@@ -654,8 +688,10 @@ pub fn identify(
                     )
                 })
             })
-            .collect(),
-        Intervals::Profile => {
+            .collect()
+    };
+    let mut intervals = match settings.intervals {
+        Intervals::Profile if status != Status::Interrupted => {
             let profile_lm = LmSettings {
                 max_iterations: 20,
                 ..settings.lm
@@ -666,11 +702,28 @@ pub fn identify(
                     let first = covariance
                         .std_dev(i)
                         .map_or(0.1, |sd| (Z95 * sd).clamp(1e-6, 0.5));
-                    profile_interval(problem, i, &s, cost, &bounds, threshold, first, &profile_lm)
+                    profile_interval(
+                        problem,
+                        i,
+                        &s,
+                        cost,
+                        &bounds,
+                        threshold,
+                        first,
+                        &profile_lm,
+                        stop,
+                    )
                 })
                 .collect()
         }
+        _ => wald(),
     };
+    if status != Status::Interrupted && stop.load(Ordering::Relaxed) {
+        // The profiles were cut short: their ends mean nothing.
+        intervals = wald();
+        status = Status::Interrupted;
+        status_reason = format!("interrupted while profiling the intervals; {status_reason}");
+    }
     let estimates = problem
         .parameters
         .iter()

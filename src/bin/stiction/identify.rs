@@ -6,18 +6,19 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use nalgebra::Vector3;
 
-use stiction::error::Result;
+use stiction::error::{Error, Result};
 use stiction::identify::{
-    identify, load_identification, IdentificationProblem, IdentificationReport, MeasuredTrajectory,
-    Method,
+    identify_until, load_identification, IdentificationProblem, IdentificationReport,
+    MeasuredTrajectory, Method, Status as FitStatus,
 };
 use stiction::report::fit::{write_identification, FitTable, HistoryRow, IdentificationRun};
 use stiction::report::replay::{Marker, ReplayRecording};
 
+use crate::interrupt;
 use crate::output;
 use crate::progress::Spinner;
 use crate::replay;
-use crate::run_record::{RunRecord, Status};
+use crate::run_record::RunRecord;
 use crate::shipped;
 
 /// Arguments of `stiction identify`.
@@ -42,8 +43,8 @@ pub struct IdentifyArgs {
     /// scripts/viewer/setup.sh or $STICTION_THREE_JS).
     #[arg(long)]
     replay: bool,
-    /// Print one JSON object instead of a table: "problem", "status" (converged, stalled,
-    /// max-iterations or failed), "iterations", "wall_s", "parameters" (each "name",
+    /// Print one JSON object instead of a table (the object `estimates.json` holds): "problem",
+    /// "status" (converged, stalled, max-iterations, failed, or interrupted by Ctrl-C), "iterations", "wall_s", "parameters" (each "name",
     /// "initial", "estimate" (null if not identifiable), "ci95" [lo, hi] (an end null where
     /// the data do not bound it), "identifiable", "final"), "reduced_chi2", "gradient_norm",
     /// "starts" (count), "best_basin" (starts that reached the best loss), "status_reason",
@@ -72,25 +73,42 @@ pub fn identify_command(args: &IdentifyArgs) -> Result<()> {
         &format!("identifying {}", file.problem.name),
         args.quiet || args.json,
     );
-    let report = identify(&file.problem, &settings);
+    interrupt::install();
+    let report = identify_until(&file.problem, &settings, interrupt::flag());
     spinner.finish();
     let report = report.map_err(|e| crate::optimize::failed(&out, 0, e))?;
     let mut written = write_identification(&identification_run(&report, &file.problem), &out)?;
+    let json = to_json(&report);
+    let estimates = out.join("estimates.json");
+    let text = serde_json::to_string_pretty(&json).expect("invariant: plain JSON values");
+    std::fs::write(&estimates, text + "\n").map_err(|source| Error::Io {
+        path: estimates.clone(),
+        source,
+    })?;
+    written.push(estimates);
     if args.replay {
         written.push(write_replay(&report, &file.problem, &out)?);
     }
+    let end = if report.status == FitStatus::Interrupted {
+        Err(Error::Interrupted {
+            steps_completed: report.iterations,
+            t: 0.0,
+        })
+    } else {
+        Ok(())
+    };
     RunRecord {
         steps_planned: report.iterations,
         steps_completed: report.iterations,
-        ..RunRecord::new(Status::Complete, None)
+        ..RunRecord::new(crate::simulate::status_of(&end), None)
     }
     .write(&out)?;
     if args.json {
-        println!("{}", to_json(&report));
+        println!("{json}");
     } else if !args.quiet {
         print_table(&report, &out, &written);
     }
-    Ok(())
+    end
 }
 
 /// Writes `out/replay/`: one recording per measured trajectory, simulated at the estimate

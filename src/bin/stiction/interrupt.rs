@@ -1,7 +1,8 @@
 //! SIGINT (Ctrl-C) as a request to stop: the commands that poll [`requested`] between steps
-//! or iterations (`simulate`, `sweep`, `optimize`, `mpc`) install the handler ([`install`]),
-//! finish the step or iLQR iteration under way, write what exists (for `optimize` the best
-//! trajectory so far, for `mpc` the closed loop so far) and exit with code 130 (128 + SIGINT,
+//! or iterations (`simulate`, `sweep`, `optimize`, `mpc`, `identify`) install the handler
+//! ([`install`]), finish the step or iteration under way, write what exists (for `optimize`
+//! the best trajectory so far, for `mpc` the closed loop so far, for `identify` the best
+//! start's last iterate with Wald intervals) and exit with code 130 (128 + SIGINT,
 //! as a shell reports a process the signal killed). Commands that do not poll keep the
 //! default: Ctrl-C ends them at once.
 
@@ -24,6 +25,12 @@ pub fn install() {
 /// Whether SIGINT arrived since [`install`].
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
+}
+
+/// The flag itself, for library calls that poll an [`AtomicBool`]
+/// (`stiction::identify::identify_until`).
+pub fn flag() -> &'static AtomicBool {
+    &REQUESTED
 }
 
 /// [`ControlFlow::Break`] once SIGINT arrived, else [`ControlFlow::Continue`]: the answer of a

@@ -436,7 +436,14 @@ pub fn mpc(args: &MpcArgs) -> Result<()> {
 pub fn failed(dir: &Path, planned: usize, e: Error) -> Error {
     let record = RunRecord {
         steps_planned: planned,
-        ..RunRecord::new(Status::Failed, Some(&e))
+        ..RunRecord::new(
+            if matches!(e, Error::Interrupted { .. }) {
+                Status::Interrupted
+            } else {
+                Status::Failed
+            },
+            Some(&e),
+        )
     };
     if let Err(write) = record.write(dir) {
         eprintln!("error (while recording the failure): {write}");
