@@ -137,8 +137,9 @@ pub enum Error {
         /// The step's error.
         source: Box<Error>,
     },
-    /// A solve failed furthest from optimality at the velocities of `body`, which was in
-    /// contact with `contacts` (geometry names) during the step.
+    /// A solve failed furthest from optimality at the velocities of `body` (the convex step)
+    /// or furthest from a solution in its momentum balance or one of its contacts (the ncp
+    /// step), which was in contact with `contacts` (geometry names) during the step.
     #[error("near body `{body}`{}: {source}", if contacts.is_empty() { String::new() } else { format!(" (in contact with {})", contacts.join(", ")) })]
     Near {
         /// The body whose velocities carry the largest scaled gradient component.

@@ -511,3 +511,40 @@ fn stacked_cubes_carry_their_weights() {
     assert_eq!(checked, 2);
     assert!(body(s, 1).3.norm() < 1e-9, "top cube stopped by friction");
 }
+
+/// A solve that fails (here: one Newton iteration allowed on an impact) names the body it
+/// failed near and the geometry it touches, around the solver's own error and statistics.
+#[test]
+fn a_failed_solve_names_the_body_and_its_contact() {
+    let p = load("cube-topple");
+    let mut sim = p.ncp_simulator().expect("scene fits the ncp stepper");
+    sim.settings.solver.max_iterations = 1;
+    let mut state = p.initial_state.clone();
+    let error = loop {
+        match sim.step(&state) {
+            Ok((next, _)) => state = next,
+            Err(e) => break e,
+        }
+        assert!(state.t < p.duration, "one Newton iteration solved every step");
+    };
+    match &error {
+        stiction::error::Error::Near {
+            body,
+            contacts,
+            source,
+        } => {
+            assert_eq!(body, "cube");
+            assert_eq!(contacts, &["ground".to_string()]);
+            assert!(
+                matches!(**source, stiction::error::Error::NcpNotConverged { .. }),
+                "{source}"
+            );
+        }
+        e => panic!("not located: {e}"),
+    }
+    let message = error.to_string();
+    assert!(
+        message.starts_with("near body `cube` (in contact with ground): complementarity"),
+        "{message}"
+    );
+}

@@ -132,6 +132,15 @@ impl NcpPair {
     }
 }
 
+/// Where a failed solve is furthest from a solution ([`MixedComplementarityProblem::worst_residual`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorstResidual {
+    /// The momentum balance of body `b`.
+    Body(usize),
+    /// The contact conditions of pair `c`.
+    Pair(usize),
+}
+
 /// The MNCP of one step.
 #[derive(Clone, Debug)]
 pub struct MixedComplementarityProblem {
@@ -331,6 +340,39 @@ impl MixedComplementarityProblem {
         }
         equations.extend(contact_equations);
         (equations, pairs)
+    }
+
+    /// Where `|Φ(z)|` is largest: one body's momentum balance (its six rows) or one pair's
+    /// contact conditions (its closest-point, friction and complementarity rows). Names where
+    /// a failed solve is furthest from a solution; `None` when `z` leaves nothing finite.
+    pub fn worst_residual(&self, z: &[f64]) -> Option<WorstResidual> {
+        let (equations, complementarity) = self.residual(z);
+        let nb = self.bodies.len();
+        let np = self.pairs.len();
+        let contact_rows = (equations.len() - 6 * nb).checked_div(np).unwrap_or(0);
+        let amax = |rows: &[f64]| rows.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let mut candidates: Vec<(f64, WorstResidual)> = (0..nb)
+            .map(|b| (amax(&equations[6 * b..6 * b + 6]), WorstResidual::Body(b)))
+            .collect();
+        let mut first = 0;
+        for (c, pair) in self.pairs.iter().enumerate() {
+            let o = 6 * nb + contact_rows * c;
+            let count = pair.f.shape.len() + pair.g.shape.len() + 2;
+            let fb = complementarity[first..first + count]
+                .iter()
+                .fold(0.0_f64, |m, (a, b)| m.max(fischer_burmeister(*a, *b).abs()));
+            first += count;
+            candidates.push((
+                amax(&equations[o..o + contact_rows]).max(fb),
+                WorstResidual::Pair(c),
+            ));
+        }
+        debug_assert_eq!(first, complementarity.len(), "invariant: m + n + 2 per pair");
+        candidates
+            .into_iter()
+            .filter(|(r, _)| r.is_finite())
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, w)| w)
     }
 
     /// The square semismooth system `Φ(z) = [equations; φ_FB(a_k, b_k)]` and an element of its

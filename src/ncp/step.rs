@@ -17,7 +17,7 @@ use crate::ncp::friction::FrictionEllipsoid;
 use crate::ncp::inequalities::ConvexInequalities;
 use crate::ncp::newton::{semismooth_newton, NcpSolverParams, NcpStats};
 use crate::ncp::problem::{
-    Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales,
+    Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales, WorstResidual,
 };
 use crate::simulate::RunEnd;
 use crate::step::{PairParameters, State};
@@ -160,6 +160,9 @@ pub struct NcpSimulator {
     pairs: Vec<PairTemplate>,
     warm: Vec<Option<Vec<f64>>>,
     helpers: Vec<Vector3<f64>>,
+    /// Body and geometry names, for errors that say where a solve failed.
+    body_names: Vec<String>,
+    geometry_names: Vec<String>,
 }
 
 impl NcpSimulator {
@@ -301,6 +304,8 @@ impl NcpSimulator {
             helpers: vec![Vector3::x(); pairs.len()],
             pairs,
             warm,
+            body_names: model.bodies.iter().map(|b| b.name.clone()).collect(),
+            geometry_names: geometries.iter().map(|g| g.name.clone()).collect(),
         })
     }
 
@@ -463,10 +468,10 @@ impl NcpSimulator {
                         z = cold;
                         stats
                     }
-                    Err(_) => return Err(warm_error),
+                    Err(_) => return Err(self.locate(warm_error, &problem, z.as_slice())),
                 }
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(self.locate(e, &problem, z.as_slice())),
         };
         let zs = z.as_slice();
         let mut q = state.q.clone();
@@ -493,6 +498,48 @@ impl NcpSimulator {
             v,
         };
         Ok((next, NcpStepReport { stats, contacts }))
+    }
+}
+
+impl NcpSimulator {
+    /// `error` as [`Error::Near`], naming the body whose momentum balance or contact is
+    /// furthest from solved at the failed iterate `z` ([`MixedComplementarityProblem::worst_residual`])
+    /// and the geometries it touches there (pairs with a gap below a tenth of its size).
+    fn locate(&self, error: Error, problem: &MixedComplementarityProblem, z: &[f64]) -> Error {
+        let touching = |b: usize| -> Vec<String> {
+            let mut names: Vec<String> = (0..problem.pairs.len())
+                .filter(|&c| problem.pair_solution(z, c).gap <= 0.1 * self.sizes[b])
+                .filter_map(|c| match self.pairs[c].bodies {
+                    (BodyId::Body(g), _) if g == b => {
+                        Some(self.geometry_names[self.pairs[c].geometries.1].clone())
+                    }
+                    (_, BodyId::Body(f)) if f == b => {
+                        Some(self.geometry_names[self.pairs[c].geometries.0].clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        let (body, contacts) = match problem.worst_residual(z) {
+            Some(WorstResidual::Body(b)) => (b, touching(b)),
+            Some(WorstResidual::Pair(c)) => match self.pairs[c].bodies {
+                // F is always on a body; G is the world or another body.
+                (_, BodyId::Body(f)) => (
+                    f,
+                    vec![self.geometry_names[self.pairs[c].geometries.0].clone()],
+                ),
+                _ => return error,
+            },
+            None => return error,
+        };
+        Error::Near {
+            body: self.body_names[body].clone(),
+            contacts,
+            source: Box::new(error),
+        }
     }
 }
 
