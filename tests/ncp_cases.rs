@@ -525,7 +525,10 @@ fn a_failed_solve_names_the_body_and_its_contact() {
             Ok((next, _)) => state = next,
             Err(e) => break e,
         }
-        assert!(state.t < p.duration, "one Newton iteration solved every step");
+        assert!(
+            state.t < p.duration,
+            "one Newton iteration solved every step"
+        );
     };
     match &error {
         stiction::error::Error::Near {

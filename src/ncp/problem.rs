@@ -367,7 +367,11 @@ impl MixedComplementarityProblem {
                 WorstResidual::Pair(c),
             ));
         }
-        debug_assert_eq!(first, complementarity.len(), "invariant: m + n + 2 per pair");
+        debug_assert_eq!(
+            first,
+            complementarity.len(),
+            "invariant: m + n + 2 per pair"
+        );
         candidates
             .into_iter()
             .filter(|(r, _)| r.is_finite())

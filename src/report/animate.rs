@@ -5,7 +5,12 @@
 //! - every geometry at its world pose `X_WG = X_WB X_BG`, as the convex outline of its
 //!   projection (spheres as discs with a radius line that turns as the sphere rolls; boxes,
 //!   capsules, cylinders and convex meshes as the 2-D convex hull of their projected points);
-//!   bodies in their own colours, world and prescribed geometry in grey;
+//!   bodies in their own colours, world and prescribed geometry in grey. Outlines are painted
+//!   far to near ([`Projection::depth`] of their centres); fixed geometry nearer the viewer
+//!   than the bodies' mean depth (a container's near wall) is painted last, see-through;
+//! - the kinematic tree of articulated bodies: a dark line through the joint origins of each
+//!   chain (to the body origin of a leaf) with a dot at every joint, so links without
+//!   collision geometry are drawn too;
 //! - half-spaces as the shaded region `n·(x − p) ≤ 0` they occupy, when their boundary is not
 //!   parallel to the view plane;
 //! - the polygons of the pressure-field contact patches of that step, filled with their
@@ -20,10 +25,11 @@
 //! At most [`AnimationSettings::max_frames`] states are shown, evenly spaced in time, at a fixed
 //! frame delay, so a short rollout plays in slow motion.
 //!
-//! Frames are drawn and colour-quantized (the GIF's 256-colour palette per frame, NeuQuant at
-//! speed 10, as plotters' GIF backend does) in parallel with rayon, a batch of 24 frames
-//! (`BATCH`) at a time so that memory stays bounded, then written in order by the `gif`
-//! encoder;
+//! One 256-colour palette serves every frame: NeuQuant (`color_quant`, as plotters' GIF
+//! backend uses per frame) learns it from the first, middle and last frames, and a
+//! 32 × 32 × 32 table maps each pixel to its nearest entry. Frames are drawn and indexed in
+//! parallel with rayon, a batch of 24 frames (`BATCH`) at a time so that memory stays
+//! bounded, then written in order by the `gif` encoder;
 //! [`write_animation_observed`] reports each frame written.
 
 use std::path::{Path, PathBuf};
@@ -37,7 +43,7 @@ use crate::error::{Error, Result};
 use crate::geometry::Shape;
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
-use crate::multibody::{forward_kinematics, MultibodyData};
+use crate::multibody::{forward_kinematics, JointKind, MultibodyData};
 use crate::simulate::Recording;
 use crate::step::{geometry_poses, Simulator};
 
@@ -118,13 +124,26 @@ type Point2 = (f64, f64);
 /// Colour of a drawing: the body index for tree bodies, `None` (grey) for the rest.
 type Colour = Option<usize>;
 
+/// A geometry's projected outline.
+struct Outline {
+    points: Vec<Point2>,
+    colour: Colour,
+    /// Depth of the geometry's origin behind the view plane (m), for the painting order.
+    depth: f64,
+    /// The radius line of a sphere: (centre, rim point).
+    marker: Option<(Point2, Point2)>,
+}
+
 /// What one frame shows, in view-plane coordinates (m).
 struct Frame {
     t: f64,
-    /// Filled outlines with the index of their colour (`None`: grey).
-    outlines: Vec<(Vec<Point2>, Colour)>,
-    /// Radius lines of spheres: (centre, rim point, colour).
-    markers: Vec<(Point2, Point2, Colour)>,
+    /// Outlines of fixed geometry behind the bodies, then of the bodies, far to near.
+    outlines: Vec<Outline>,
+    /// Outlines of fixed geometry in front of the bodies, drawn last and see-through.
+    near: Vec<Outline>,
+    /// Kinematic-tree segments through the joint origins, and the joint origins.
+    links: Vec<(Point2, Point2)>,
+    joints: Vec<Point2>,
     /// Half-spaces: a point on the boundary and the outward normal.
     half_spaces: Vec<((f64, f64), (f64, f64))>,
     /// Contact forces on B: (point, force in N).
@@ -146,6 +165,7 @@ fn frames(
     let n_states = recording.states.len();
     let n_frames = settings.max_frames.clamp(1, n_states.max(1));
     let mut data = MultibodyData::new(&sim.model);
+    let body_depth = mean_body_depth(recording, sim, projection);
     (0..n_frames.min(n_states))
         .map(|i| {
             let k = if n_frames > 1 {
@@ -157,10 +177,13 @@ fn frames(
             forward_kinematics(&sim.model, &mut data, &state.q, &state.v);
             let poses = geometry_poses(&sim.model, &data, sim.geometries(), state.t);
             let project = |p: &Vector3<f64>| projection.project(p);
+            let (links, joints) = skeleton(sim, &data, projection);
             let mut frame = Frame {
                 t: state.t,
                 outlines: Vec::new(),
-                markers: Vec::new(),
+                near: Vec::new(),
+                links,
+                joints,
                 half_spaces: Vec::new(),
                 forces: Vec::new(),
                 patches: Vec::new(),
@@ -179,14 +202,31 @@ fn frames(
                     .iter()
                     .map(project)
                     .collect();
-                frame.outlines.push((convex_hull(points), colour));
-                if let Shape::Sphere { radius } = g.shape {
-                    let rim = X_WG.transform_point(&Vector3::new(radius, 0.0, 0.0));
-                    frame
-                        .markers
-                        .push((project(&X_WG.p), project(&rim), colour));
+                let marker = match g.shape {
+                    Shape::Sphere { radius } => {
+                        let rim = X_WG.transform_point(&Vector3::new(radius, 0.0, 0.0));
+                        Some((project(&X_WG.p), project(&rim)))
+                    }
+                    _ => None,
+                };
+                let outline = Outline {
+                    points: convex_hull(points),
+                    colour,
+                    depth: projection.depth(&X_WG.p),
+                    marker,
+                };
+                if colour.is_none() && body_depth.is_some_and(|d| outline.depth < d) {
+                    frame.near.push(outline);
+                } else {
+                    frame.outlines.push(outline);
                 }
             }
+            // Painter's order: far first; fixed geometry behind bodies at the same depth.
+            frame.outlines.sort_by(|a, b| {
+                b.depth
+                    .total_cmp(&a.depth)
+                    .then(a.colour.is_some().cmp(&b.colour.is_some()))
+            });
             if k > 0 {
                 // The polygons of the step that ends here, clipped at its start.
                 let report = &recording.reports[k - 1];
@@ -207,6 +247,64 @@ fn frames(
             Ok(frame)
         })
         .collect()
+}
+
+/// The mean depth of the origins of the geometries on bodies in the first state: fixed
+/// geometry in front of it is drawn see-through. `None` without such geometry.
+fn mean_body_depth(recording: &Recording, sim: &Simulator, projection: Projection) -> Option<f64> {
+    let state = recording.states.first()?;
+    let mut data = MultibodyData::new(&sim.model);
+    forward_kinematics(&sim.model, &mut data, &state.q, &state.v);
+    let poses = geometry_poses(&sim.model, &data, sim.geometries(), state.t);
+    let depths: Vec<f64> = sim
+        .geometries()
+        .iter()
+        .zip(&poses)
+        .filter(|(g, _)| matches!(g.body, BodyId::Body(_)))
+        .map(|(_, X_WG)| projection.depth(&X_WG.p))
+        .collect();
+    (!depths.is_empty()).then(|| depths.iter().sum::<f64>() / depths.len() as f64)
+}
+
+/// The kinematic tree in the view plane: a segment from each articulated body's joint origin
+/// to each child's joint origin (to its own origin for a leaf), and the joint origins. Free
+/// joints have no link to draw.
+fn skeleton(
+    sim: &Simulator,
+    data: &MultibodyData<f64>,
+    projection: Projection,
+) -> (Vec<(Point2, Point2)>, Vec<Point2>) {
+    let model = &sim.model;
+    let joint_origin = |b: usize| {
+        let joint = &model.joints[b];
+        match joint.parent {
+            Some(p) => data.X_WB[p].transform_point(&joint.X_PJ.p),
+            None => joint.X_PJ.p,
+        }
+    };
+    let articulated = |b: usize| model.joints[b].kind != JointKind::Free;
+    let mut links = Vec::new();
+    let mut joints = Vec::new();
+    for b in (0..model.bodies.len()).filter(|&b| articulated(b)) {
+        let from = joint_origin(b);
+        joints.push(projection.project(&from));
+        let children: Vec<usize> = (0..model.bodies.len())
+            .filter(|&c| model.joints[c].parent == Some(b) && articulated(c))
+            .collect();
+        if children.is_empty() {
+            let to = data.X_WB[b].p;
+            if (to - from).norm() > 0.0 {
+                links.push((projection.project(&from), projection.project(&to)));
+            }
+        }
+        for c in children {
+            links.push((
+                projection.project(&from),
+                projection.project(&joint_origin(c)),
+            ));
+        }
+    }
+    (links, joints)
 }
 
 /// World points whose projected convex hull is the shape's outline in the view plane.
@@ -312,10 +410,13 @@ fn view(frames: &[Frame], aspect: f64) -> ((f64, f64), (f64, f64)) {
         (f64::INFINITY, f64::INFINITY),
         (f64::NEG_INFINITY, f64::NEG_INFINITY),
     );
-    for p in frames
-        .iter()
-        .flat_map(|f| f.outlines.iter().flat_map(|o| o.0.iter()))
-    {
+    for p in frames.iter().flat_map(|f| {
+        f.outlines
+            .iter()
+            .chain(&f.near)
+            .flat_map(|o| o.points.iter())
+            .chain(f.links.iter().flat_map(|(a, b)| [a, b]))
+    }) {
         lo = (lo.0.min(p.0), lo.1.min(p.1));
         hi = (hi.0.max(p.0), hi.1.max(p.1));
     }
@@ -398,9 +499,26 @@ fn draw_frames(
         u16::try_from(width).map_err(|_| format!("width {width} > 65535 pixels"))?,
         u16::try_from(height).map_err(|_| format!("height {height} > 65535 pixels"))?,
     );
+    let pixels = 3 * usize::from(w) * usize::from(h);
+    let render = |frame: &Frame| -> std::result::Result<Vec<u8>, String> {
+        let mut rgb = vec![0u8; pixels];
+        {
+            let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+            draw_frame(&root, frame, &canvas).map_err(|e| e.to_string())?;
+            root.present().map_err(|e| e.to_string())?;
+        }
+        Ok(rgb)
+    };
+    let samples = [0, frames.len() / 2, frames.len().saturating_sub(1)];
+    let sample: Vec<Vec<u8>> = samples
+        .par_iter()
+        .filter_map(|&k| frames.get(k))
+        .map(render)
+        .collect::<std::result::Result<_, String>>()?;
+    let palette = GifPalette::learn(&sample);
     let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut encoder =
-        gif::Encoder::new(std::io::BufWriter::new(file), w, h, &[]).map_err(|e| e.to_string())?;
+    let mut encoder = gif::Encoder::new(std::io::BufWriter::new(file), w, h, &palette.rgb)
+        .map_err(|e| e.to_string())?;
     encoder
         .set_repeat(gif::Repeat::Infinite)
         .map_err(|e| e.to_string())?;
@@ -411,21 +529,17 @@ fn draw_frames(
         let encoded: Vec<gif::Frame<'static>> = batch
             .par_iter()
             .map(|frame| {
-                let mut rgb = vec![0u8; 3 * usize::from(w) * usize::from(h)];
-                {
-                    let root =
-                        BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
-                    draw_frame(&root, frame, &canvas).map_err(|e| e.to_string())?;
-                    root.present().map_err(|e| e.to_string())?;
-                }
-                // plotters' GIF backend quantizes at speed 10 too.
-                let mut frame = gif::Frame::from_rgb_speed(w, h, &rgb, 10);
+                let indices = palette.index(&render(frame)?);
+                let mut frame = gif::Frame::from_indexed_pixels(w, h, &indices, None);
                 frame.delay = delay;
+                frame.make_lzw_pre_encoded();
                 Ok(frame)
             })
             .collect::<std::result::Result<_, String>>()?;
         for frame in &encoded {
-            encoder.write_frame(frame).map_err(|e| e.to_string())?;
+            encoder
+                .write_lzw_pre_encoded_frame(frame)
+                .map_err(|e| e.to_string())?;
             written += 1;
             on_frame(written, frames.len());
         }
@@ -435,6 +549,47 @@ fn draw_frames(
         .and_then(|mut w| std::io::Write::flush(&mut w))
         .map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// The animation's one palette and a table from 15-bit colours to its entries.
+struct GifPalette {
+    /// 256 RGB entries, for the GIF's global colour table.
+    rgb: Vec<u8>,
+    /// Palette index of each colour `(r >> 3, g >> 3, b >> 3)`.
+    table: Vec<u8>,
+}
+
+impl GifPalette {
+    /// NeuQuant (speed 10, as plotters' GIF backend) over the pixels of `frames` (RGB).
+    fn learn(frames: &[Vec<u8>]) -> GifPalette {
+        let rgba: Vec<u8> = frames
+            .iter()
+            .flat_map(|f| f.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]))
+            .collect();
+        let quant = color_quant::NeuQuant::new(10, 256, &rgba);
+        let table = (0..1usize << 15)
+            .map(|c| {
+                let channel = |shift: usize| (((c >> shift) & 31) << 3 | 4) as u8;
+                quant.index_of(&[channel(10), channel(5), channel(0), 255]) as u8
+            })
+            .collect();
+        GifPalette {
+            rgb: quant.color_map_rgb(),
+            table,
+        }
+    }
+
+    /// The palette index of every pixel of `rgb`.
+    fn index(&self, rgb: &[u8]) -> Vec<u8> {
+        rgb.chunks_exact(3)
+            .map(|p| {
+                let c = (usize::from(p[0]) >> 3) << 10
+                    | (usize::from(p[1]) >> 3) << 5
+                    | usize::from(p[2]) >> 3;
+                self.table[c]
+            })
+            .collect()
+    }
 }
 
 /// Draws one frame on `root` (any plotters backend).
@@ -478,24 +633,48 @@ fn draw_frame<DB: DrawingBackend>(
         Some(i) => Palette99::pick(i).to_rgba(),
         None => grey.to_rgba(),
     };
-    for (outline, c) in &frame.outlines {
-        let mut closed = outline.clone();
-        closed.extend(outline.first());
-        chart.draw_series(std::iter::once(Polygon::new(
-            outline.clone(),
-            colour(*c).mix(0.45).filled(),
-        )))?;
+    // Opaque fills (the colour over white) so that nearer outlines hide farther ones.
+    let opaque = |c: RGBAColor, alpha: f64| {
+        let mix = |x: u8| (255.0 - alpha * (255.0 - f64::from(x))).round() as u8;
+        RGBColor(mix(c.0), mix(c.1), mix(c.2))
+    };
+    let mut draw_outline = |o: &Outline,
+                            fill: ShapeStyle|
+     -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let mut closed = o.points.clone();
+        closed.extend(o.points.first());
+        chart.draw_series(std::iter::once(Polygon::new(o.points.clone(), fill)))?;
         chart.draw_series(std::iter::once(PathElement::new(
             closed,
-            colour(*c).stroke_width(2),
+            colour(o.colour).stroke_width(2),
         )))?;
+        if let Some((centre, rim)) = o.marker {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![centre, rim],
+                colour(o.colour).stroke_width(2),
+            )))?;
+        }
+        Ok(())
+    };
+    for o in &frame.outlines {
+        draw_outline(o, opaque(colour(o.colour), 0.45).filled())?;
     }
-    for &(centre, rim, c) in &frame.markers {
+    for o in &frame.near {
+        draw_outline(o, colour(o.colour).mix(0.08).filled())?;
+    }
+    let link = RGBColor(60, 60, 60);
+    for &(a, b) in &frame.links {
         chart.draw_series(std::iter::once(PathElement::new(
-            vec![centre, rim],
-            colour(c).stroke_width(2),
+            vec![a, b],
+            link.stroke_width(3),
         )))?;
     }
+    chart.draw_series(
+        frame
+            .joints
+            .iter()
+            .map(|&p| Circle::new(p, 4, link.filled())),
+    )?;
     for (outline, pressure) in &frame.patches {
         let s = if canvas.p_max > 0.0 {
             (pressure / canvas.p_max).clamp(0.0, 1.0)

@@ -49,6 +49,17 @@ impl Projection {
         let (h, v) = self.axes();
         (p[h], p[v])
     }
+
+    /// Distance of a world point (m) behind the view plane, away from the viewer: the viewer
+    /// looks along `horizontal × vertical` reversed (right-handed: from −y in the side view,
+    /// from +z in the top view, from +x in the front view).
+    pub fn depth(self, p: &Vector3<f64>) -> f64 {
+        match self {
+            Projection::Xz => p.y,
+            Projection::Xy => -p.z,
+            Projection::Yz => -p.x,
+        }
+    }
 }
 
 impl fmt::Display for Projection {
@@ -78,5 +89,16 @@ mod tests {
             assert_eq!(p.name().parse::<Projection>().unwrap(), p);
         }
         assert!("zx".parse::<Projection>().is_err());
+    }
+
+    /// Depth grows away from the viewer, who sees the horizontal axis to the right and the
+    /// vertical one up: `h × v` points at the viewer.
+    #[test]
+    fn depth_grows_away_from_the_viewer() {
+        for p in Projection::ALL {
+            let (h, v) = p.axes();
+            let toward_viewer = Vector3::ith(h, 1.0).cross(&Vector3::ith(v, 1.0));
+            assert_eq!(p.depth(&toward_viewer), -1.0, "{p}");
+        }
     }
 }
