@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::Vector3;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -108,8 +109,44 @@ pub fn write_animation_observed(
     settings: &AnimationSettings,
     on_frame: &dyn Fn(usize, usize),
 ) -> Result<PathBuf> {
-    let frames = frames(recording, sim, settings)?;
-    draw_frames(&frames, recording, sim, name, path, settings, on_frame).map_err(|message| {
+    let frames = frames(recording, sim, settings, None)?;
+    let f_ref = super::reference_force(recording);
+    let title = format!(
+        "{name} ({}, δt = {} s)",
+        sim.settings.approximation, sim.settings.dt
+    );
+    draw_frames(&frames, f_ref, title, path, settings, on_frame).map_err(|message| {
+        Error::Plot {
+            path: path.to_path_buf(),
+            message,
+        }
+    })?;
+    Ok(path.to_path_buf())
+}
+
+/// The animation of a rollout of the geometrically implicit (ncp) stepper: `states` of
+/// `sim`'s model (the ncp stepper steps the same scene), and per step the contact forces on
+/// body B of each pair as (point, force) in the world (m, N). Returns `path`.
+///
+/// # Errors
+/// [`Error::Plot`] if the GIF cannot be drawn or written.
+pub fn write_ncp_animation(
+    states: &[crate::step::State],
+    forces: &[Vec<(Vector3<f64>, Vector3<f64>)>],
+    sim: &Simulator,
+    (name, dt): (&str, f64),
+    path: &Path,
+    settings: &AnimationSettings,
+    on_frame: &dyn Fn(usize, usize),
+) -> Result<PathBuf> {
+    let recording = Recording {
+        states: states.to_vec(),
+        reports: Vec::new(),
+    };
+    let frames = frames(&recording, sim, settings, Some(forces))?;
+    let f_ref = super::reference_force_of(forces.iter().flatten().map(|(_, f)| f.norm()));
+    let title = format!("{name} (ncp, δt = {dt} s)");
+    draw_frames(&frames, f_ref, title, path, settings, on_frame).map_err(|message| {
         Error::Plot {
             path: path.to_path_buf(),
             message,
@@ -156,10 +193,13 @@ struct Frame {
 ///
 /// # Errors
 /// As [`Simulator::polygon_vertices`].
+/// `step_forces`, when given, replaces the forces of `recording.reports` (one list per step
+/// of (point, force on B), world).
 fn frames(
     recording: &Recording,
     sim: &Simulator,
     settings: &AnimationSettings,
+    step_forces: Option<&[Vec<(Vector3<f64>, Vector3<f64>)>]>,
 ) -> Result<Vec<Frame>> {
     let projection = settings.projection;
     let n_states = recording.states.len();
@@ -227,7 +267,12 @@ fn frames(
                     .total_cmp(&a.depth)
                     .then(a.colour.is_some().cmp(&b.colour.is_some()))
             });
-            if k > 0 {
+            if let Some(forces) = step_forces.and_then(|f| f.get(k.wrapping_sub(1))) {
+                frame.forces = forces
+                    .iter()
+                    .map(|(p, f)| (project(p), project(f)))
+                    .collect();
+            } else if k > 0 && k <= recording.reports.len() {
                 // The polygons of the step that ends here, clipped at its start.
                 let report = &recording.reports[k - 1];
                 let vertices = sim.polygon_vertices(&recording.states[k - 1], &report.contacts)?;
@@ -461,9 +506,8 @@ struct Canvas {
 /// Draws every frame into the GIF at `path`, calling `on_frame` after each is written.
 fn draw_frames(
     frames: &[Frame],
-    recording: &Recording,
-    sim: &Simulator,
-    name: &str,
+    f_ref: f64,
+    title: String,
     path: &Path,
     settings: &AnimationSettings,
     on_frame: &dyn Fn(usize, usize),
@@ -474,7 +518,6 @@ fn draw_frames(
     let view = view(frames, area_w / area_h);
     let ((x0, x1), (y0, y1)) = view;
     let span = (x1 - x0).min(y1 - y0);
-    let f_ref = super::reference_force(recording);
     let canvas = Canvas {
         view,
         arrow_scale: if f_ref > 0.0 {
@@ -488,10 +531,7 @@ fn draw_frames(
             .iter()
             .flat_map(|f| f.patches.iter().map(|p| p.1))
             .fold(0.0, f64::max),
-        title: format!(
-            "{name} ({}, δt = {} s)",
-            sim.settings.approximation, sim.settings.dt
-        ),
+        title,
         projection: settings.projection,
         height,
     };
@@ -705,10 +745,44 @@ fn draw_frame<DB: DrawingBackend>(
             )?;
         }
     }
+    if canvas.p_max > 0.0 {
+        // Colour bar of the patch pressure, in the plot's upper right corner.
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let (width, height) = (160, 12);
+        let (left, top) = (xs.end - width - 16, ys.start + 12);
+        for i in 0..width {
+            let s = f64::from(i) / f64::from(width - 1);
+            root.draw(&Rectangle::new(
+                [(left + i, top), (left + i + 1, top + height)],
+                RGBColor(255, (255.0 * (1.0 - s)) as u8, 0).filled(),
+            ))?;
+        }
+        root.draw(&Rectangle::new(
+            [(left, top), (left + width, top + height)],
+            BLACK.stroke_width(1),
+        ))?;
+        let label = |text: String, x: i32, h: HPos| {
+            Text::new(
+                text,
+                (x, top + height + 3),
+                ("sans-serif", 13)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(h, VPos::Top)),
+            )
+        };
+        root.draw(&label("0".into(), left, HPos::Left))?;
+        root.draw(&label(
+            format!("{:.2e} Pa", canvas.p_max),
+            left + width,
+            HPos::Right,
+        ))?;
+        root.draw(&label("pressure".into(), left + width / 2, HPos::Center))?;
+    }
     let patches = if canvas.p_max > 0.0 {
-        format!("; patches yellow (0) to red ({:.3e} Pa)", canvas.p_max)
+        "; patches coloured by pressure (bar)"
     } else {
-        String::new()
+        ""
     };
     root.draw(&Text::new(
         format!(

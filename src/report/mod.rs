@@ -140,18 +140,18 @@ impl BodyStateTracker {
 /// patch totals, N); 0 without contacts: the force drawn one reference length long, in the
 /// GIF (`animate`) and the 3-D replay (`replay`) alike.
 pub(crate) fn reference_force(recording: &Recording) -> f64 {
-    let mut forces: Vec<f64> = recording
-        .reports
-        .iter()
-        .flat_map(|r| {
-            r.contacts
-                .iter()
-                .filter(|c| c.polygon.is_none())
-                .map(|c| c.force.norm())
-                .chain(r.patches.iter().map(|p| p.force.norm()))
-        })
-        .filter(|f| *f > 0.0)
-        .collect();
+    reference_force_of(recording.reports.iter().flat_map(|r| {
+        r.contacts
+            .iter()
+            .filter(|c| c.polygon.is_none())
+            .map(|c| c.force.norm())
+            .chain(r.patches.iter().map(|p| p.force.norm()))
+    }))
+}
+
+/// The 90th percentile of the positive `norms` (N); 0 without any.
+pub(crate) fn reference_force_of(norms: impl Iterator<Item = f64>) -> f64 {
+    let mut forces: Vec<f64> = norms.filter(|f| *f > 0.0).collect();
     if forces.is_empty() {
         return 0.0;
     }

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::{Error, Result};
 use crate::multibody::model::BodyId;
@@ -52,9 +53,18 @@ impl ImageFormat {
     }
 }
 
-/// Smallest vertical span of a panel (in its unit): a series constant to round-off (Lagged's
-/// `v_n` while sliding) shows as a flat line rather than as magnified noise.
-const MIN_SPAN: f64 = 1e-9;
+/// A panel whose values span less than this fraction of their magnitude (or less than
+/// [`FLAT_FLOOR`] in its unit near zero) is drawn as a flat line in a window of ±10 % of the
+/// value (±[`FLAT_FLOOR`] at least): Lagged's `v_n` while sliding, a body at rest. Its ticks
+/// then read like the value, not like magnified round-off.
+const FLAT_RELATIVE: f64 = 1e-6;
+
+/// See [`FLAT_RELATIVE`] (in the panel's unit).
+const FLAT_FLOOR: f64 = 1e-3;
+
+/// Panels with more series than this get a note naming the count and the file with the data
+/// instead of a legend that would not fit.
+pub const MAX_LEGEND: usize = 10;
 
 /// Draws the five figures of `recording` into the existing folder `dir`, once per format in
 /// `formats`, replacing files of the same names; `name` (the problem's) heads every title.
@@ -91,6 +101,167 @@ pub fn write_plots(
     Ok(paths)
 }
 
+/// Draws the figures of a rollout of the geometrically implicit (ncp) stepper into `dir`:
+/// `positions` and `velocities` as for the convex stepper (`sim` is the same scene), and
+///
+/// - `contact_velocity`: per pair of bodies in contact (`p_n > 0`), the slip speed
+///   `‖(W_tᵀν, W_oᵀν)‖` (m/s, top) and the gap δ (m, bottom) at the end of each step;
+/// - `contact_force`: `Σ p_n/δt` and `Σ ‖(p_t, p_o)‖/δt` (N) over the pairs;
+/// - `solver`: semismooth Newton and line-search iterations, the pairs in contact and the
+///   final `log10 ‖Φ‖∞` per step.
+///
+/// Returns the paths written.
+///
+/// # Errors
+/// [`Error::Plot`] naming the figure that could not be drawn or written.
+pub fn write_ncp_plots(
+    recording: &crate::ncp::NcpRecording,
+    sim: &Simulator,
+    (name, dt): (&str, f64),
+    dir: &Path,
+    formats: &[ImageFormat],
+) -> Result<Vec<PathBuf>> {
+    let title = format!("{name}: ncp, δt = {dt} s");
+    let t_end = recording.states.last().map_or(0.0, |s| s.t);
+    let time = 0.0..t_end.max(dt);
+    let states = Recording {
+        states: recording.states.clone(),
+        reports: Vec::new(),
+    };
+    let figures = [
+        ncp_contacts(recording, sim),
+        ncp_forces(recording, dt),
+        positions(&states, sim),
+        velocities(&states, sim),
+        ncp_solver(recording),
+    ];
+    let mut paths = Vec::new();
+    for figure in &figures {
+        for &format in formats {
+            paths.push(save(figure, &title, &time, TIME_AXIS, dir, format)?);
+        }
+    }
+    Ok(paths)
+}
+
+/// Slip speed and gap per body pair in contact (ncp).
+fn ncp_contacts(recording: &crate::ncp::NcpRecording, sim: &Simulator) -> Figure {
+    let mut pairs: Vec<((BodyId, BodyId), Series, Series, usize)> = Vec::new();
+    for (k, (report, end)) in recording
+        .reports
+        .iter()
+        .zip(&recording.states[1..])
+        .enumerate()
+    {
+        for c in report.contacts.iter().filter(|c| c.impulse[0] > 0.0) {
+            let key = (c.body_a, c.body_b);
+            let index = match pairs.iter().position(|p| p.0 == key) {
+                Some(i) => i,
+                None => {
+                    let name = format!(
+                        "{} – {}",
+                        sim.model.name_of(c.body_a),
+                        sim.model.name_of(c.body_b)
+                    );
+                    pairs.push((
+                        key,
+                        Series::new(name.clone()),
+                        Series::new(name),
+                        usize::MAX,
+                    ));
+                    pairs.len() - 1
+                }
+            };
+            let (_, slip, gap, last) = &mut pairs[index];
+            let continues = last.wrapping_add(1) == k;
+            slip.push((end.t, c.velocity[0].hypot(c.velocity[1])), continues);
+            gap.push((end.t, c.gap), continues);
+            *last = k;
+        }
+    }
+    let (slip, gap) = pairs.into_iter().map(|(_, s, g, _)| (s, g)).unzip();
+    Figure {
+        stem: "contact_velocity",
+        series_are: "body pairs in contact, see contacts.csv",
+        panels: vec![
+            Panel {
+                y_label: "slip speed ‖v_t‖ (m/s)",
+                series: slip,
+            },
+            Panel {
+                y_label: "gap δ (m)",
+                series: gap,
+            },
+        ],
+    }
+}
+
+/// Total normal and tangential contact force per step (ncp impulses over δt).
+fn ncp_forces(recording: &crate::ncp::NcpRecording, dt: f64) -> Figure {
+    let mut normal = Series::new("Σ p_n / δt".into());
+    let mut tangential = Series::new("Σ ‖(p_t, p_o)‖ / δt".into());
+    for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+        let (n, t) = report.contacts.iter().fold((0.0, 0.0), |(n, t), c| {
+            (n + c.impulse[0], t + c.impulse[1].hypot(c.impulse[2]))
+        });
+        normal.push((end.t, n / dt), true);
+        tangential.push((end.t, t / dt), true);
+    }
+    Figure {
+        stem: "contact_force",
+        series_are: "series",
+        panels: vec![
+            Panel {
+                y_label: "normal force (N)",
+                series: vec![normal],
+            },
+            Panel {
+                y_label: "tangential force (N)",
+                series: vec![tangential],
+            },
+        ],
+    }
+}
+
+/// Iterations, contacts and residual per step (ncp).
+fn ncp_solver(recording: &crate::ncp::NcpRecording) -> Figure {
+    let mut newton = Series::new("semismooth Newton iterations".into());
+    let mut line_search = Series::new("line-search iterations".into());
+    let mut contacts = Series::new("pairs in contact".into());
+    let mut residual = Series::new("log10 ‖Φ‖∞".into());
+    for (report, end) in recording.reports.iter().zip(&recording.states[1..]) {
+        newton.push((end.t, report.stats.iterations as f64), true);
+        line_search.push((end.t, report.stats.line_search_iterations as f64), true);
+        let touching = report
+            .contacts
+            .iter()
+            .filter(|c| c.impulse[0] > 0.0)
+            .count();
+        contacts.push((end.t, touching as f64), true);
+        if report.stats.residual > 0.0 {
+            residual.push((end.t, report.stats.residual.log10()), true);
+        }
+    }
+    Figure {
+        stem: "solver",
+        series_are: "series, see stats.csv",
+        panels: vec![
+            Panel {
+                y_label: "iterations per step (count)",
+                series: vec![newton, line_search],
+            },
+            Panel {
+                y_label: "pairs in contact (count)",
+                series: vec![contacts],
+            },
+            Panel {
+                y_label: "log10 ‖Φ‖∞ (dimensionless)",
+                series: vec![residual],
+            },
+        ],
+    }
+}
+
 /// A named curve; a new segment starts wherever the data has a gap.
 struct Series {
     name: String,
@@ -124,6 +295,9 @@ struct Panel {
 struct Figure {
     stem: &'static str,
     panels: Vec<Panel>,
+    /// What each series is and where its data are, for the note that replaces a legend of
+    /// more than [`MAX_LEGEND`] entries (`bodies, see trajectory.csv`).
+    series_are: &'static str,
 }
 
 /// Label of the horizontal axis of the time-series figures.
@@ -156,6 +330,7 @@ pub fn write_sweep_plot(
     }
     let figure = Figure {
         stem: "sweep",
+        series_are: "series",
         panels: vec![
             Panel {
                 y_label: "log10 penetration (m)",
@@ -235,6 +410,7 @@ fn contact_velocity(recording: &Recording, sim: &Simulator) -> Figure {
     let (slip, normal) = pairs.into_iter().map(|(_, s, n, _)| (s, n)).unzip();
     Figure {
         stem: "contact_velocity",
+        series_are: "body pairs in contact, see contacts.csv",
         panels: vec![
             Panel {
                 y_label: "max slip speed ‖v_t‖ (m/s)",
@@ -260,6 +436,7 @@ fn contact_force(recording: &Recording) -> Figure {
     }
     Figure {
         stem: "contact_force",
+        series_are: "series",
         panels: vec![
             Panel {
                 y_label: "normal force (N)",
@@ -301,6 +478,7 @@ fn positions(recording: &Recording, sim: &Simulator) -> Figure {
     let states = body_states(recording, &sim.model);
     Figure {
         stem: "positions",
+        series_are: "bodies, see trajectory.csv",
         panels: vec![
             Panel {
                 y_label: "x (m)",
@@ -319,6 +497,7 @@ fn velocities(recording: &Recording, sim: &Simulator) -> Figure {
     let states = body_states(recording, &sim.model);
     Figure {
         stem: "velocities",
+        series_are: "bodies, see trajectory.csv",
         panels: vec![
             Panel {
                 y_label: "velocity v_x (m/s)",
@@ -386,6 +565,7 @@ fn solver(recording: &Recording) -> Figure {
     }
     Figure {
         stem: "solver",
+        series_are: "series, see stats.csv",
         panels: vec![
             Panel {
                 y_label: "iterations per step (count)",
@@ -485,7 +665,17 @@ fn draw<DB: DrawingBackend>(
                 .label(series.name.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
         }
-        if !panel.series.is_empty() {
+        if panel.series.len() > MAX_LEGEND {
+            let (w, _) = area.dim_in_pixel();
+            area.draw(&Text::new(
+                format!("{} {}", panel.series.len(), figure.series_are),
+                (w as i32 - 20, 20),
+                ("sans-serif", 16)
+                    .into_font()
+                    .into_text_style(area)
+                    .pos(Pos::new(HPos::Right, VPos::Top)),
+            ))?;
+        } else if !panel.series.is_empty() {
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperRight)
@@ -498,8 +688,8 @@ fn draw<DB: DrawingBackend>(
     root.present()
 }
 
-/// The vertical range of `panel`: its finite values padded by 5 %, at least [`MIN_SPAN`]
-/// wide; `[-1, 1]` when it has none.
+/// The vertical range of `panel`: its finite values padded by 5 %, or the window of a flat
+/// series ([`FLAT_RELATIVE`]); `[-1, 1]` when it has none.
 fn value_range(panel: &Panel) -> Range<f64> {
     let values = panel
         .series
@@ -514,6 +704,11 @@ fn value_range(panel: &Panel) -> Range<f64> {
         return -1.0..1.0;
     }
     let mid = 0.5 * (lo + hi);
-    let half = 0.5 * (hi - lo).max(MIN_SPAN) * 1.05;
+    let magnitude = lo.abs().max(hi.abs());
+    if hi - lo <= FLAT_RELATIVE * magnitude || hi - lo <= FLAT_RELATIVE * FLAT_FLOOR {
+        let half = (0.1 * mid.abs()).max(FLAT_FLOOR);
+        return mid - half..mid + half;
+    }
+    let half = 0.5 * (hi - lo) * 1.05;
     mid - half..mid + half
 }

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use stiction::error::{Error, Result};
 use stiction::problem::{Problem, Stepper};
-use stiction::report::animate::{write_animation_observed, AnimationSettings, Projection};
+use stiction::report::animate::{
+    write_animation_observed, write_ncp_animation, AnimationSettings, Projection,
+};
 use stiction::report::csv::{ExtraTables, NcpTableWriter, TableWriter};
 use stiction::report::plot;
 use stiction::report::replay::ReplayRecording;
@@ -387,11 +389,21 @@ fn output_folder(args: &SimulateArgs, problem: &Problem) -> Result<PathBuf> {
 /// written while the rollout runs, and `run.json` last.
 fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let refused = [
-        (args.plot || args.svg, "--plot/--svg", "figures are drawn for the convex stepper only; plot trajectory.csv and contacts.csv instead"),
-        (args.animation.animate, "--animate", "the animation is drawn for the convex stepper only"),
-        (args.animation.replay, "--replay", "the replay is written for the convex stepper only"),
-        (args.patch_geometry, "--patch-geometry", "pressure-field patches belong to the convex stepper"),
-        (args.approximation.is_some(), "--approximation", "contact approximations belong to the convex stepper"),
+        (
+            args.animation.replay,
+            "--replay",
+            "the replay is written for the convex stepper only",
+        ),
+        (
+            args.patch_geometry,
+            "--patch-geometry",
+            "pressure-field patches belong to the convex stepper",
+        ),
+        (
+            args.approximation.is_some(),
+            "--approximation",
+            "contact approximations belong to the convex stepper",
+        ),
     ];
     if let Some((_, flag, why)) = refused.iter().find(|(on, _, _)| *on) {
         return Err(Error::invalid(flag, "ncp", why));
@@ -416,13 +428,18 @@ fn simulate_ncp(args: &SimulateArgs, problem: &Problem) -> Result<()> {
     let recording = run.recording;
     let t = recording.states.last().map_or(0.0, |s| s.t);
     let mut end = ended(write_error, run.end, recording.reports.len(), t);
-    let written = match tables.finish() {
+    let mut written = match tables.finish() {
         Ok(paths) => paths.to_vec(),
         Err(e) => {
             keep_first(&mut end, e);
             Vec::new()
         }
     };
+    // Figures of what exists, whether the run completed or not.
+    match write_ncp_figures(&recording, problem, dt, &out, outputs(args, problem)) {
+        Ok(paths) => written.extend(paths),
+        Err(e) => keep_first(&mut end, e),
+    }
     let efforts = recording
         .reports
         .iter()
@@ -513,6 +530,71 @@ pub fn write_figures(
                 markers: Vec::new(),
             }],
         )?);
+    }
+    Ok(written)
+}
+
+/// The figures and the animation asked for, of a rollout of the ncp stepper.
+fn write_ncp_figures(
+    recording: &stiction::ncp::NcpRecording,
+    problem: &Problem,
+    dt: f64,
+    dir: &Path,
+    outputs: Outputs,
+) -> Result<Vec<PathBuf>> {
+    let sim = &problem.simulator;
+    let mut written = Vec::new();
+    let formats: Vec<_> = [
+        (outputs.png, plot::ImageFormat::Png),
+        (outputs.svg, plot::ImageFormat::Svg),
+    ]
+    .into_iter()
+    .filter_map(|(on, format)| on.then_some(format))
+    .collect();
+    if !formats.is_empty() && !recording.reports.is_empty() {
+        written.extend(plot::write_ncp_plots(
+            recording,
+            sim,
+            (&problem.name, dt),
+            dir,
+            &formats,
+        )?);
+    }
+    if let Some(projection) = outputs.animation {
+        let settings = AnimationSettings {
+            projection,
+            ..Default::default()
+        };
+        // The force on B of each pair: its impulses over δt, in the contact frame.
+        let forces: Vec<Vec<_>> = recording
+            .reports
+            .iter()
+            .map(|r| {
+                r.contacts
+                    .iter()
+                    .filter(|c| c.impulse[0] > 0.0)
+                    .map(|c| {
+                        let [p_n, p_t, p_o, _] = c.impulse;
+                        (
+                            c.ecp,
+                            (c.normal * p_n + c.tangent * p_t + c.bitangent * p_o) / dt,
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let frames = settings.max_frames.clamp(1, recording.states.len().max(1));
+        let bar = std::cell::RefCell::new(Progress::frames(frames, !outputs.progress));
+        written.push(write_ncp_animation(
+            &recording.states,
+            &forces,
+            sim,
+            (&problem.name, dt),
+            &dir.join("animation.gif"),
+            &settings,
+            &|_, _| bar.borrow_mut().frame(),
+        )?);
+        bar.into_inner().finish();
     }
     Ok(written)
 }
