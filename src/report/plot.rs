@@ -641,8 +641,10 @@ fn draw<DB: DrawingBackend>(
         let decimals = (-(0.1 * (values.end - values.start)).log10())
             .ceil()
             .max(0.0) as usize;
+        // The right margin holds the half of the last tick label past the axis end.
         let mut chart = ChartBuilder::on(area)
             .margin(12)
+            .margin_right(36)
             .x_label_area_size(45)
             .y_label_area_size(110)
             .build_cartesian_2d(time.clone(), values)?;
