@@ -151,6 +151,41 @@ fn a_robot_problem_without_its_package_says_how_to_install_it() {
 }
 
 #[test]
+fn the_ncp_stepper_draws_its_figures_and_animation() {
+    let dir = scratch("ncp-figures");
+    let out = stiction(
+        &dir,
+        &[
+            "simulate",
+            &problem("cube-topple"),
+            "--out",
+            "ct",
+            "--duration",
+            "0.3",
+            "--plot",
+            "--animate",
+        ],
+    );
+    assert_ok(&out);
+    let ct = dir.join("ct");
+    for figure in FIGURES {
+        assert_file(&ct, &format!("{figure}.png"), b"\x89PNG");
+    }
+    assert_file(&ct, "animation.gif", b"GIF89a");
+    // 0.3 s at δt = 0.01 s: 31 states, every one a frame.
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::Indexed);
+    let mut decoder = options
+        .read_info(std::fs::File::open(ct.join("animation.gif")).unwrap())
+        .unwrap();
+    let mut frames = 0;
+    while decoder.read_next_frame().unwrap().is_some() {
+        frames += 1;
+    }
+    assert_eq!(frames, 31);
+}
+
+#[test]
 fn simulate_writes_tables_figures_and_animation_and_never_overwrites() {
     let dir = scratch("simulate");
     let args = [
