@@ -463,3 +463,90 @@ fn a_measurement_that_overflows_the_loss_is_an_error() {
     assert!(output.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Orientation measured as roll, pitch and yaw instead of a quaternion: the tumbling box's
+/// record with its quaternion columns converted (by nalgebra, independently of the measurement
+/// model) and every other sample's angles moved by whole turns, as a tracker that wraps its
+/// angles differently would report them. μ comes back as from the quaternions.
+#[test]
+fn roll_pitch_yaw_columns_identify_like_quaternions() {
+    use nalgebra::{DMatrix, Quaternion, UnitQuaternion};
+    use stiction::identify::{IdentificationProblem, MeasuredTrajectory};
+
+    let file = load("identify-all");
+    let original = &file.problem.trajectories[0];
+    let column = |name: &str| original.columns.iter().position(|c| c == name).unwrap();
+    let [px, py, pz, qw, qx, qy, qz] =
+        ["px", "py", "pz", "qw", "qx", "qy", "qz"].map(|c| column(&format!("box.{c}")));
+    let ns = original.times.len();
+    let values = DMatrix::from_fn(ns, 6, |k, c| {
+        let v = &original.values;
+        match c {
+            0 => v[(k, px)],
+            1 => v[(k, py)],
+            2 => v[(k, pz)],
+            _ => {
+                let q = UnitQuaternion::from_quaternion(Quaternion::new(
+                    v[(k, qw)],
+                    v[(k, qx)],
+                    v[(k, qy)],
+                    v[(k, qz)],
+                ));
+                let (roll, pitch, yaw) = q.euler_angles();
+                let turns = if k % 2 == 0 {
+                    0.0
+                } else {
+                    [1.0, -1.0, 2.0][c - 3]
+                };
+                [roll, pitch, yaw][c - 3] + turns * std::f64::consts::TAU
+            }
+        }
+    });
+    let columns = ["px", "py", "pz", "roll", "pitch", "yaw"]
+        .map(|c| format!("box.{c}"))
+        .to_vec();
+    let sim = &file.problem.simulator;
+    let trajectory = MeasuredTrajectory::new(
+        "tumbling-box-rpy".into(),
+        columns,
+        original.times.clone(),
+        values,
+        sim.settings.dt,
+        None,
+    )
+    .unwrap();
+    let friction = |trajectory: MeasuredTrajectory| {
+        let problem = IdentificationProblem::new(
+            "rpy",
+            stiction::step::Simulator::new(
+                sim.model.clone(),
+                sim.geometries().to_vec(),
+                sim.settings,
+            )
+            .unwrap(),
+            file.problem.initial_state.clone(),
+            vec![stiction::identify::ParamSpec::new(sim, "friction", Some(0.6)).unwrap()],
+            vec![trajectory],
+        )
+        .unwrap();
+        let report = identify(&problem, &file.settings).unwrap();
+        assert_eq!(report.status, Status::Converged, "{}", report.status_reason);
+        report.estimates[0].estimate.unwrap()
+    };
+    let from_rpy = friction(trajectory);
+    let from_quaternions = friction(
+        original
+            .select(
+                &[
+                    "box.px", "box.py", "box.pz", "box.qw", "box.qx", "box.qy", "box.qz",
+                ]
+                .map(String::from),
+            )
+            .unwrap(),
+    );
+    assert!((from_rpy - 0.4).abs() < MU_TOL * 0.4, "μ = {from_rpy}");
+    assert!(
+        (from_rpy - from_quaternions).abs() < 1e-6,
+        "{from_rpy} against {from_quaternions}"
+    );
+}

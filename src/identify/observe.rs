@@ -4,7 +4,10 @@
 //! Column `BODY.c` is, for the body's frame B (as in `trajectory.csv`, world frame W):
 //! `px py pz` the origin `p_WBo` (m); `qw qx qy qz` the orientation `R_WB` as a unit
 //! quaternion; `vx vy vz` the origin's velocity `v_WBo` (m/s); `wx wy wz` the angular velocity
-//! `ω_WB` (rad/s). All follow from forward kinematics at `(q, v)`.
+//! `ω_WB` (rad/s); `roll pitch yaw` the orientation as angles (rad) with
+//! `R_WB = R_z(yaw) R_y(pitch) R_x(roll)` (URDF's and ROS's convention), pitch in
+//! `[−π/2, π/2]`. All follow from forward kinematics at `(q, v)`. Angle residuals are taken
+//! modulo 2π (`super::residuals`).
 //!
 //! `q` and `−q` are one rotation. As the CSV writer does, the sign is kept continuous along the
 //! simulated trajectory, starting with `w ≥ 0` ([`QuaternionSigns`]); it is decided on f64
@@ -36,7 +39,12 @@ pub enum Quantity {
     Velocity(usize),
     /// Angular velocity `ω_WB`, component 0..3 (rad/s).
     AngularVelocity(usize),
+    /// Roll, pitch or yaw (0..3, rad) of `R_WB = R_z(yaw) R_y(pitch) R_x(roll)`.
+    Rpy(usize),
 }
+
+/// The angle columns' suffixes, in the order of [`Quantity::Rpy`].
+pub const RPY_COLUMNS: [&str; 3] = ["roll", "pitch", "yaw"];
 
 /// One measured column: a tree body and a quantity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,14 +66,18 @@ impl Observation {
         let (body, c) = column
             .rsplit_once('.')
             .ok_or_else(|| bad("expected BODY.c, e.g. box.px"))?;
-        let index = BODY_COLUMNS.iter().position(|x| *x == c).ok_or_else(|| {
-            bad("the suffix must be one of px py pz qw qx qy qz vx vy vz wx wy wz")
-        })?;
-        let quantity = match index {
-            0..=2 => Quantity::Position(index),
-            3..=6 => Quantity::Orientation(index - 3),
-            7..=9 => Quantity::Velocity(index - 7),
-            _ => Quantity::AngularVelocity(index - 10),
+        let quantity = match (
+            BODY_COLUMNS.iter().position(|x| *x == c),
+            RPY_COLUMNS.iter().position(|x| *x == c),
+        ) {
+            (Some(i @ 0..=2), _) => Quantity::Position(i),
+            (Some(i @ 3..=6), _) => Quantity::Orientation(i - 3),
+            (Some(i @ 7..=9), _) => Quantity::Velocity(i - 7),
+            (Some(i), _) => Quantity::AngularVelocity(i - 10),
+            (None, Some(i)) => Quantity::Rpy(i),
+            (None, None) => return Err(bad(
+                "the suffix must be one of px py pz qw qx qy qz vx vy vz wx wy wz roll pitch yaw",
+            )),
         };
         match model.body_index(body) {
             Some(body) => Ok(Observation { body, quantity }),
@@ -75,6 +87,22 @@ impl Observation {
             None => Err(bad(&format!("the scene has no body named `{body}`"))),
         }
     }
+}
+
+impl Observation {
+    /// Whether the column is an angle, compared modulo 2π.
+    pub fn is_angle(&self) -> bool {
+        matches!(self.quantity, Quantity::Rpy(_))
+    }
+}
+
+/// Roll, pitch and yaw (rad) of `R = R_z(yaw) R_y(pitch) R_x(roll)`; at gimbal lock
+/// (`|pitch| = π/2`) the split between roll and yaw is arbitrary, as in any Euler convention.
+pub fn rpy_of<T: Scalar>(R: &Matrix3<T>) -> [T; 3] {
+    let roll = R[(2, 1)].atan2(R[(2, 2)]);
+    let pitch = (-R[(2, 0)]).atan2((R[(2, 1)] * R[(2, 1)] + R[(2, 2)] * R[(2, 2)]).sqrt());
+    let yaw = R[(1, 0)].atan2(R[(0, 0)]);
+    [roll, pitch, yaw]
 }
 
 /// Whether `column` names a quantity of a tree body of `model` (the default selection of
@@ -190,6 +218,7 @@ impl MeasurementModel {
                     }
                     Quantity::Velocity(i) => body_velocity_world(data, b).1[i],
                     Quantity::AngularVelocity(i) => body_velocity_world(data, b).0[i],
+                    Quantity::Rpy(i) => rpy_of(&data.X_WB[b].R)[i],
                 }
             }),
         )
@@ -279,7 +308,11 @@ mod tests {
         const TOL: f64 = 1e-7;
         let problem = parse_problem(TUMBLING, Path::new("tumbling.toml")).unwrap();
         let model = &problem.simulator.model;
-        let columns: Vec<String> = BODY_COLUMNS.iter().map(|c| format!("box.{c}")).collect();
+        let columns: Vec<String> = BODY_COLUMNS
+            .iter()
+            .chain(&RPY_COLUMNS)
+            .map(|c| format!("box.{c}"))
+            .collect();
         let m = MeasurementModel::new(model, &columns).unwrap();
         let state = &problem.initial_state;
         let signs = [1.0];
@@ -303,10 +336,32 @@ mod tests {
     }
 
     #[test]
+    fn roll_pitch_yaw_match_nalgebra() {
+        for (roll, pitch, yaw) in [
+            (0.3_f64, -0.2_f64, 2.9_f64),
+            (-3.0, 1.2, -0.4),
+            (1.0, -1.5, 3.1),
+            (0.0, 0.0, 0.0),
+        ] {
+            let r = UnitQuaternion::from_euler_angles(roll, pitch, yaw);
+            let got = rpy_of(&r.to_rotation_matrix().into_inner());
+            let (er, ep, ey) = r.euler_angles();
+            assert!(
+                (got[0] - er).abs() < 1e-12
+                    && (got[1] - ep).abs() < 1e-12
+                    && (got[2] - ey).abs() < 1e-12,
+                "{got:?} against ({er}, {ep}, {ey})"
+            );
+            assert!((got[0] - roll).abs() < 1e-12 && (got[2] - yaw).abs() < 1e-12);
+        }
+    }
+
+    #[test]
     fn columns_name_tree_bodies() {
         let problem = parse_problem(TUMBLING, Path::new("tumbling.toml")).unwrap();
         let model = &problem.simulator.model;
         assert!(Observation::parse(model, "box.qz").is_ok());
+        assert!(Observation::parse(model, "box.yaw").unwrap().is_angle());
         assert!(Observation::parse(model, "ball.px").is_err());
         assert!(Observation::parse(model, "box.ax").is_err());
         assert!(!is_tree_body_column(model, "box"));

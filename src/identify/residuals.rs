@@ -5,7 +5,7 @@
 //! sample between steps is the linear interpolation `ŷ_k = (1 − α_k) h(x_{n_k}) +
 //! α_k h(x_{n_k+1})` of the two states around it) and columns `c`, the whitened residual is
 //! `r_jkc = (ŷ_kc(θ) − y_jkc)/σ_j` (`super::observe` for `h`, σ_j the noise level, 1 when
-//! unknown), robustified to `r̃` by the [`Loss`]. Derivatives below interpolate alike. With `θ = g(s)`
+//! unknown; for angle columns the difference is taken modulo 2π, in `(−π, π]`), robustified to `r̃` by the [`Loss`]. Derivatives below interpolate alike. With `θ = g(s)`
 //! ([`super::params`]):
 //!
 //! 1. Jacobian (Gauss–Newton): forward sensitivities `S_{t+1} = A_t S_t + P_t`, `S_0 = 0`
@@ -20,6 +20,8 @@
 //! in trajectory order and reduced serially, so parallel and serial evaluations are
 //! bit-identical.
 #![allow(non_snake_case)]
+
+use std::f64::consts::TAU;
 
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
@@ -327,7 +329,13 @@ impl IdentificationProblem {
         }
         let mut data = MultibodyData::new(model);
         let mut signs = QuaternionSigns::new(model.bodies.len());
-        let mut simulated = DMatrix::zeros(ns, nc);
+        let mut simulated = DMatrix::<f64>::zeros(ns, nc);
+        let angles: Vec<bool> = measurement
+            .observations
+            .iter()
+            .map(|o| o.is_angle())
+            .collect();
+        let mut anchors = DMatrix::<Option<f64>>::from_element(ns, nc, None);
         // ∂ŷ_k/∂θ (nc × np per sample) with the Jacobian; the contributions (t, w, ∂h/∂x)
         // of each sample with the gradient.
         let mut dy_dtheta =
@@ -361,7 +369,14 @@ impl IdentificationProblem {
             };
             for &(k, w) in &weights[t] {
                 for c in 0..nc {
-                    simulated[(k, c)] += w * y[c];
+                    // An angle interpolated between two states is taken on the branch of the
+                    // first (they differ by far less than π within a step).
+                    let value = match anchors[(k, c)] {
+                        Some(a) if angles[c] => y[c] + TAU * ((a - y[c]) / TAU).round(),
+                        _ => y[c],
+                    };
+                    anchors[(k, c)].get_or_insert(value);
+                    simulated[(k, c)] += w * value;
                 }
                 match (&H, need) {
                     (Some(H), Need::Jacobian) => dy_dtheta[k] += H * &S * w,
@@ -375,9 +390,14 @@ impl IdentificationProblem {
         let mut dl_dx = vec![DVector::zeros(2 * nv); states.len()];
         for k in 0..ns {
             for c in 0..nc {
-                let (r, dr) = self
-                    .loss
-                    .robustify((simulated[(k, c)] - measured.values[(k, c)]) / sigma);
+                if angles[c] {
+                    // Angles are compared modulo 2π: the simulated one is reported on the
+                    // branch nearest the measured one.
+                    let turns = ((simulated[(k, c)] - measured.values[(k, c)]) / TAU).round();
+                    simulated[(k, c)] -= TAU * turns;
+                }
+                let difference = simulated[(k, c)] - measured.values[(k, c)];
+                let (r, dr) = self.loss.robustify(difference / sigma);
                 let row = k * nc + c;
                 residuals[row] = r;
                 if let Some(J) = jacobian.as_mut() {
