@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use stiction::multibody::JointKind;
 use stiction::problem::{load_problem, Problem, Stepper};
 use stiction::report::plot::{write_ncp_plots, write_plots, ImageFormat};
 use stiction::simulate::run_controlled;
@@ -147,7 +148,7 @@ fn load(path: &Path) -> Option<Problem> {
 #[test]
 fn every_figure_of_every_shipped_problem_stays_in_its_panels() {
     let root = std::env::temp_dir().join(format!("stiction-plots-{}", std::process::id()));
-    let mut checked = 0;
+    let (mut checked, mut joint_figures) = (0, 0);
     for path in shipped() {
         let Some(mut problem) = load(&path) else {
             continue;
@@ -198,9 +199,30 @@ fn every_figure_of_every_shipped_problem_stays_in_its_panels() {
             };
             check(&dir, figure, panels, &problem.name);
         }
+        // Articulated scenes add the joint coordinates: angles and positions, a panel each.
+        let kinds = |revolute: bool| {
+            problem.simulator.model.joints.iter().any(|j| match j.kind {
+                JointKind::Revolute { .. } => revolute,
+                JointKind::Prismatic { .. } => !revolute,
+                _ => false,
+            })
+        };
+        let joint_panels = usize::from(kinds(true)) + usize::from(kinds(false));
+        let convex = problem.stepper == Stepper::Convex;
+        assert_eq!(
+            dir.join("joints.png").exists(),
+            convex && joint_panels > 0,
+            "{}: joints.png",
+            problem.name
+        );
+        if convex && joint_panels > 0 {
+            check(&dir, "joints", joint_panels, &problem.name);
+            joint_figures += 1;
+        }
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} shipped problems rendered");
+    assert!(joint_figures >= 2, "{joint_figures} scenes with joints");
     std::fs::remove_dir_all(&root).unwrap();
 }
 

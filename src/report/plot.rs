@@ -1,6 +1,6 @@
 //! Figures of a rollout, after ICF Figs. 2, 5 and 14.
 //!
-//! Five figures, written as PNG and, on request, SVG:
+//! Five figures (six with joints), written as PNG and, on request, SVG:
 //!
 //! - `contact_velocity`: per pair of bodies in contact and per step, the largest slip speed
 //!   `max_i ‖v_t,i‖` (m/s) of the pair's contacts (top) and the normal velocity `v_n` (m/s,
@@ -10,6 +10,8 @@
 //! - `contact_force`: the total normal force `Σ f_n` and total tangential force `Σ ‖f_t‖` (N)
 //!   over all contacts, per step.
 //! - `positions`: the x (top) and z (bottom) coordinates (m) of the origin of every tree body.
+//! - `joints`, for scenes with revolute or prismatic joints: each joint's coordinate `q`, angles
+//!   (rad) and positions (m) in separate panels, named after the body the joint moves.
 //! - `velocities`: the velocity components `v_x`, `v_z` (m/s) of the origin of every tree body,
 //!   and its angular speed `‖ω‖` (rad/s), world frame.
 //! - `solver`: Newton and line-search iterations per step, the number of contacts, the log10
@@ -91,11 +93,13 @@ pub fn write_plots(
         positions(recording, sim),
         velocities(recording, sim),
         solver(recording),
-    ];
+    ]
+    .into_iter()
+    .chain(joints(recording, sim));
     let mut paths = Vec::new();
-    for figure in &figures {
+    for figure in figures {
         for &format in formats {
-            paths.push(save(figure, &title, &time, TIME_AXIS, dir, format)?);
+            paths.push(save(&figure, &title, &time, TIME_AXIS, dir, format)?);
         }
     }
     Ok(paths)
@@ -473,6 +477,46 @@ fn per_body(
         .collect()
 }
 
+/// The coordinate of every revolute joint (rad) and every prismatic joint (m), named after
+/// the body it moves; `None` for a scene without such joints (free bodies only).
+fn joints(recording: &Recording, sim: &Simulator) -> Option<Figure> {
+    use crate::multibody::JointKind;
+    let model = &sim.model;
+    let series = |revolute: bool| -> Vec<Series> {
+        model
+            .joints
+            .iter()
+            .zip(&model.bodies)
+            .filter(|(j, _)| match j.kind {
+                JointKind::Revolute { .. } => revolute,
+                JointKind::Prismatic { .. } => !revolute,
+                _ => false,
+            })
+            .map(|(j, body)| Series {
+                name: body.name.clone(),
+                segments: vec![recording
+                    .states
+                    .iter()
+                    .map(|s| (s.t, s.q[j.q_start]))
+                    .collect()],
+            })
+            .collect()
+    };
+    let panels: Vec<Panel> = [
+        ("joint angle q (rad)", series(true)),
+        ("joint position q (m)", series(false)),
+    ]
+    .into_iter()
+    .filter(|(_, series)| !series.is_empty())
+    .map(|(y_label, series)| Panel { y_label, series })
+    .collect();
+    (!panels.is_empty()).then_some(Figure {
+        stem: "joints",
+        series_are: "joints, see trajectory.csv",
+        panels,
+    })
+}
+
 /// x and z of every tree body's origin.
 fn positions(recording: &Recording, sim: &Simulator) -> Figure {
     let states = body_states(recording, &sim.model);
@@ -652,7 +696,11 @@ fn draw<DB: DrawingBackend>(
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(panel.y_label)
-            .y_label_formatter(&|y| format!("{y:.decimals$}"))
+            .y_label_formatter(&|y| {
+                // A tick at zero reached from below would print as "-0.00".
+                let zero = y.abs() < 0.5 * 10f64.powi(-(decimals as i32));
+                format!("{:.decimals$}", if zero { 0.0 } else { *y })
+            })
             .axis_desc_style(("sans-serif", 18))
             .draw()?;
         for (i, series) in panel.series.iter().enumerate() {
