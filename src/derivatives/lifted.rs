@@ -18,10 +18,10 @@ use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::solver::FactorGeneration;
-use crate::step::{ContactFeature, Speculative};
 use crate::step::{
     assemble_problem, geometry_poses, ContactWitness, Simulator, State, StepInput, StepProblem,
 };
+use crate::step::{ContactFeature, Speculative};
 
 /// The f64 step everything is differentiated around.
 pub struct NominalStep {
