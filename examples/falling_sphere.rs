@@ -1,8 +1,9 @@
 //! ICF Sec. IX-B: a steel sphere dropped with 2 m/s horizontal speed slides, then rolls.
 //!
 //! Once rolling (`v_x = ω_y r`), friction vanishes and the speed is 5/7 of the speed at
-//! touchdown (a solid sphere's `I = 2/5 m r²`). SAP and Similar touch down earlier than
-//! Lagged: they start pushing before the surfaces meet.
+//! touchdown (a solid sphere's `I = 2/5 m r²`). At the default settings SAP and Similar bounce
+//! while they slide; with `simulation.speculative = "all"` they touch down earlier than Lagged
+//! instead, pushing before the surfaces meet (docs/contact-models.md).
 //!
 //! `cargo run --release --example falling_sphere`
 

@@ -85,7 +85,7 @@
 //! [`math`], [`multibody`], [`geometry`] (shapes), [`hydroelastic`] (pressure fields), [`contact`] (laws and models), [`collision`]
 //! (geometries on bodies and the queries), [`solver`], [`step`], [`control`], [`simulate`],
 //! [`ncp`], [`derivatives`], [`report`], [`scene`], [`import`] (URDF and MJCF), [`problem`],
-//! [`optimize`], [`identify`].
+//! [`optimize`], [`identify`], `figures` (the papers' figures, with the `plot` feature).
 //! Two imports run back up, both from [`error`], whose errors carry the statistics of the
 //! solve that failed.
 #![warn(missing_docs)]
@@ -99,6 +99,8 @@ pub mod contact;
 pub mod control;
 pub mod derivatives;
 pub mod error;
+#[cfg(feature = "plot")]
+pub mod figures;
 pub mod geometry;
 pub mod hydroelastic;
 pub mod identify;

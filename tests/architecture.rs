@@ -32,6 +32,7 @@ const LAYERS: &[&str] = &[
     "problem",
     "optimize",
     "identify",
+    "figures",
 ];
 
 /// The imports that run back up, `(file, module it imports)`, each explained in the file's

@@ -7,19 +7,54 @@ mod common;
 
 use stiction::contact::Approximation;
 use stiction::simulate::{run, Recording, SweepRow};
+use stiction::step::Speculative;
 
 /// A 1 kg box landing at 1.7 m/s (dropped from 15 cm) on k = 1e7 N/m compresses by about
 /// `v √(m/k)` = 0.5 mm; three times that bounds every impact of the first layers.
 const IMPACT_PENETRATION: f64 = 1.5e-3;
+/// With only touching pairs in SAP's and Similar's problems (`Speculative::Touching`, the
+/// default) a landing body is caught only once it penetrates, up to one step's fall deeper:
+/// within the first 0.3 s nothing falls faster than g·0.3 s, so `g·0.3 s·δt` = 5.9 mm more.
+const LATE_CONTACT: f64 = 9.81 * 0.3 * 2e-3;
 /// CASES.md: "mean steady penetration tiny (tenths of µm at k = 1e7)": a 1 kg box on four
 /// corners sinks `m g / (4k)` = 0.25 µm, bodies under the pile a few times that.
 const STEADY_PENETRATION: f64 = 1e-6;
 
 fn clutter(approximation: Approximation, k: f64, duration: f64) -> Recording {
+    clutter_with(approximation, k, duration, Speculative::default())
+}
+
+fn clutter_with(
+    approximation: Approximation,
+    k: f64,
+    duration: f64,
+    speculative: Speculative,
+) -> Recording {
     let mut p = common::problem("clutter", approximation, 2e-3);
     p.simulator.settings.contact.stiffness = k;
+    p.simulator.settings.speculative = speculative;
     run(&mut p.simulator, &p.initial_state, duration, |_, _| ())
         .unwrap_or_else(|e| panic!("{approximation}, k = {k:e}: {e}"))
+}
+
+/// The deepest penetration (m) of any contact of `rec`.
+fn deepest(rec: &Recording) -> f64 {
+    rec.reports
+        .iter()
+        .flat_map(|r| &r.contacts)
+        .map(|c| c.penetration)
+        .fold(0.0, f64::max)
+}
+
+/// With every candidate in every problem (`speculative = all`), the impacts of the first
+/// layers stay within [`IMPACT_PENETRATION`] for SAP and Similar too.
+#[test]
+fn speculative_sap_and_similar_land_within_the_impact_bound() {
+    for approximation in [Approximation::Similar, Approximation::Sap] {
+        let rec = clutter_with(approximation, 1e7, 0.3, Speculative::All);
+        let d = deepest(&rec);
+        assert!(d < IMPACT_PENETRATION, "{approximation}: {d:e} m");
+    }
 }
 
 #[test]
@@ -32,16 +67,14 @@ fn the_first_layer_lands_with_every_model() {
             "{approximation}: {}",
             last.contacts.len()
         );
-        let deepest = rec
-            .reports
-            .iter()
-            .flat_map(|r| &r.contacts)
-            .map(|c| c.penetration)
-            .fold(0.0, f64::max);
-        assert!(
-            deepest < IMPACT_PENETRATION,
-            "{approximation}: {deepest:e} m"
-        );
+        // Lagged takes the margin's candidates (speculative); SAP and Similar, by default,
+        // touching pairs only (measured: Similar 5.2 mm, within 1.5 + 5.9 mm).
+        let bound = match approximation {
+            Approximation::Sap | Approximation::Similar => IMPACT_PENETRATION + LATE_CONTACT,
+            _ => IMPACT_PENETRATION,
+        };
+        let deepest = deepest(&rec);
+        assert!(deepest < bound, "{approximation}: {deepest:e} m");
         // Every step that factored reports its condition; contacts make it worse than A's.
         assert!(rec
             .reports

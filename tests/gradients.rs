@@ -335,12 +335,14 @@ fn ift_matches_central_differences_on_every_case() {
     // parameters)
     type Case<'a> = (&'a str, f64, f64, f64, usize, &'a [Regime], &'a [&'a str]);
     let cases: [Case; 7] = [
+        // Every step: at the default settings SAP and Similar bounce off the ground, sliding
+        // only during contacts a few steps long (docs/contact-models.md, "Contact margin").
         (
             "falling-sphere",
             2e-3,
             0.0,
             0.2,
-            5,
+            1,
             &[Separation, Slip, Stick],
             &["friction", "stiffness", "radius@sphere"],
         ),
@@ -371,12 +373,15 @@ fn ift_matches_central_differences_on_every_case() {
             &[Slip],
             &["stiffness"],
         ),
-        // The tip lands at 19 ms, slides, jams for about 0.2 ms and leaves the ground.
+        // The tip starts touching (ICF Sec. IX-C), slides, jams at 16.8-18.2 ms for about
+        // 0.2 ms and leaves the ground (SAP and Similar hop before: their start-up kick).
+        // Checked from 16.7 ms, after SAP's landing step at 16.65 ms (its contact enters the
+        // problem at φ0 ≈ 0, where IFT and central differences differ by 7.5e-6: not resolved).
         (
             "sliding-rod",
             1e-5,
-            0.019,
-            0.0207,
+            0.0167,
+            0.0195,
             5,
             &[Separation, Slip, Stick],
             &["radius@rod"],
@@ -393,12 +398,14 @@ fn ift_matches_central_differences_on_every_case() {
             &[],
             &["friction", "radius@cylinder", "half_length@cylinder"],
         ),
+        // Every step: SAP and Similar glide the pushed sphere off the ground, so it slides
+        // only during short contacts (docs/contact-models.md, "Contact margin").
         (
             "arm-push-sphere",
             1e-3,
             0.0,
             0.2,
-            10,
+            1,
             &[Stick, Slip],
             &["friction", "stiffness", "mass@sphere"],
         ),
@@ -416,8 +423,10 @@ fn ift_matches_central_differences_on_every_case() {
             let mut seen = Vec::new();
             let mut checked = 0;
             // The first step of the oscillating belt is not smooth: the box starts at exactly
-            // zero penetration, the kink of Lagged's `x0₊`.
-            let first = usize::from(name == "conveyor-oscillating");
+            // zero penetration, the kink of Lagged's `x0₊`. Nor is the arm's: its sphere starts
+            // at exactly zero penetration, where SAP's and Similar's problems take the contact
+            // in or leave it out (`Speculative::Touching`, the default), a jump of the step.
+            let first = usize::from(matches!(name, "conveyor-oscillating" | "arm-push-sphere"));
             let skip = first.max((from / dt).round() as usize);
             for (k, state) in states(&mut p, to, 1).iter().enumerate().skip(skip) {
                 if k % every != 0 {

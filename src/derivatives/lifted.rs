@@ -18,10 +18,10 @@ use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::multibody::MultibodyData;
 use crate::scalar::{lit, Scalar};
 use crate::solver::FactorGeneration;
-use crate::step::ContactFeature;
 use crate::step::{
     assemble_problem, geometry_poses, ContactWitness, Simulator, State, StepInput, StepProblem,
 };
+use crate::step::{ContactFeature, Speculative};
 
 /// The f64 step everything is differentiated around.
 pub struct NominalStep {
@@ -105,6 +105,8 @@ pub fn lifted_step<T: Scalar>(
         geometries: sim.geometries(),
         pairs: &scene.pairs,
         approximation: sim.settings.approximation,
+        // The nominal step's contacts, already admitted: replayed as they are.
+        speculative: Speculative::All,
         t: nominal.state.t,
         dt: sim.settings.dt,
         q: &q0,

@@ -25,7 +25,7 @@ use crate::report::Projection;
 use crate::scene::description::{BodyMotion, SceneDescription};
 use crate::scene::Scene;
 use crate::solver::SolverParams;
-use crate::step::{Simulator, State, StepSettings, DEFAULT_MARGIN};
+use crate::step::{Simulator, Speculative, State, StepSettings, DEFAULT_MARGIN};
 
 /// The files a problem asks `stiction simulate` to write besides the CSV tables (`[output]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -538,6 +538,16 @@ impl Builder<'_> {
             Some(m) if m >= 0.0 && m.is_finite() => m,
             Some(m) => return Err(self.err("simulation.margin", "a finite number ≥ 0 (m)", m)),
         };
+        let speculative = match &sim.speculative {
+            None => Speculative::default(),
+            Some(s) => s.parse().map_err(|_| {
+                self.err(
+                    "simulation.speculative",
+                    "one of touching, approaching, all",
+                    format!("`{s}`"),
+                )
+            })?,
+        };
         let gravity = self.vec3(
             "simulation.gravity",
             sim.gravity.unwrap_or([0.0, 0.0, -9.81]),
@@ -638,6 +648,7 @@ impl Builder<'_> {
                 dt,
                 approximation,
                 margin,
+                speculative,
                 solver,
                 contact: default_contact,
             },

@@ -113,9 +113,13 @@ pub struct SimulationSpec {
     /// `convex` (default) or `ncp`.
     #[serde(default)]
     pub stepper: Option<String>,
-    /// Contact margin (m), default 0.01.
+    /// Contact margin (m), default 0.01: pairs closer than this are candidate contacts.
     #[serde(default)]
     pub margin: Option<f64>,
+    /// Which candidates apart enter SAP's and Similar's problems: `touching` (default),
+    /// `approaching` or `all` ([`crate::step::Speculative`]).
+    #[serde(default)]
+    pub speculative: Option<String>,
     /// Gravity (m/s²), default [0, 0, −9.81].
     #[serde(default, deserialize_with = "exact::option")]
     pub gravity: Option<[f64; 3]>,

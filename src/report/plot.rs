@@ -370,6 +370,63 @@ pub fn write_sweep_plot(
         .collect()
 }
 
+/// One named curve of a [`write_line_figure`] panel: points `(x, y)` in order; a non-finite
+/// `y` breaks the line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    /// Legend entry.
+    pub name: String,
+    /// The points, in the panel's units.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One panel of a [`write_line_figure`]: the vertical axis's label (with its unit) and curves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinePanel {
+    /// Vertical-axis label with its unit.
+    pub y_label: &'static str,
+    /// The curves drawn in it.
+    pub curves: Vec<Curve>,
+}
+
+/// Draws `panels` stacked under `title` as `dir/stem.ext`, the horizontal axis `x_label` over
+/// `x_range` in every panel, with the routine of the rollout figures (for the papers' figures,
+/// `stiction figures`). Returns the path written.
+///
+/// # Errors
+/// [`Error::Plot`] naming the file that could not be drawn or written.
+pub fn write_line_figure(
+    (stem, title): (&'static str, &str),
+    (x_label, x_range): (&str, Range<f64>),
+    panels: &[LinePanel],
+    dir: &Path,
+    format: ImageFormat,
+) -> Result<PathBuf> {
+    let panels = panels
+        .iter()
+        .map(|p| Panel {
+            y_label: p.y_label,
+            series: p
+                .curves
+                .iter()
+                .map(|c| {
+                    let mut series = Series::new(c.name.clone());
+                    let mut continues = false;
+                    for &(x, y) in &c.points {
+                        if y.is_finite() {
+                            series.push((x, y), continues);
+                        }
+                        continues = y.is_finite();
+                    }
+                    series
+                })
+                .collect(),
+        })
+        .collect();
+    let figure = Figure { stem, panels };
+    save(&figure, title, &x_range, x_label, dir, format)
+}
+
 /// Slip and normal velocity per body pair (see the module docs).
 fn contact_velocity(recording: &Recording, sim: &Simulator) -> Figure {
     // Pairs in order of first contact, each with its two series and the last step it was seen.

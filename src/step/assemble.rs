@@ -16,7 +16,7 @@
 use nalgebra::{DVector, Matrix3, Matrix3xX, Vector3};
 
 use crate::collision::{FoundPolygon, GeometricContact, Geometry, PolygonContact};
-use crate::contact::{Approximation, ContactParams};
+use crate::contact::{Approximation, ContactParams, NormalLawKind};
 use crate::error::Result;
 use crate::hydroelastic::ContactPolygon;
 use crate::math::Pose;
@@ -32,6 +32,7 @@ use crate::step::constraints::constraint_rows;
 use crate::step::jacobian::{contact_point, FrameJacobian};
 use crate::step::point::{contact_frame, ContactFeature};
 use crate::step::pool::make_pool;
+use crate::step::Speculative;
 
 /// Witness data of one contact: which geometries, the signed distance, normal and witness
 /// points at the start of the step, and the active feature pair.
@@ -133,6 +134,8 @@ pub struct StepInput<'a, T: Scalar> {
     pub pairs: &'a PairParameters<T>,
     /// Contact approximation.
     pub approximation: Approximation,
+    /// Which candidates apart enter the problem ([`Speculative::admits`], on real parts).
+    pub speculative: Speculative,
     /// Time at the start of the step (s).
     pub t: f64,
     /// Step δt (s).
@@ -143,6 +146,45 @@ pub struct StepInput<'a, T: Scalar> {
     pub v: &'a DVector<T>,
     /// Actuation (nu).
     pub u: &'a DVector<T>,
+}
+
+/// Drops the candidates that `input.speculative` does not admit into the problem of
+/// `input.approximation` ([`Speculative::admits`], decided on real parts), with their biases
+/// `b` and their columns of `J_all` (`nv` each, side by side), keeping the order of the rest.
+/// Their frames stay, unreferenced. Pressure-field polygons (overlaps by construction) and
+/// barrier-law contacts (which push across their gap d̂ by design, ICF eq. (12)) always enter.
+fn admit<T: Scalar>(
+    input: &StepInput<'_, T>,
+    frames: &[AssembledFrame<T>],
+    contacts: &mut Vec<AssembledContact<T>>,
+    b: &mut Vec<Vector3<T>>,
+    J_all: &mut Matrix3xX<T>,
+) {
+    let admits = |c: &AssembledContact<T>| {
+        c.feature.polygon().is_some()
+            || frames[c.frame].params.law == NormalLawKind::Barrier
+            || input
+                .speculative
+                .admits(input.approximation, c.phi0.re(), c.v_n0.re(), input.dt)
+    };
+    if contacts.iter().all(admits) {
+        return;
+    }
+    let width = 3 * input.model.nv();
+    let mut kept = 0;
+    for i in 0..contacts.len() {
+        if admits(&contacts[i]) {
+            contacts.swap(kept, i);
+            b.swap(kept, i);
+            J_all
+                .as_mut_slice()
+                .copy_within(width * i..width * (i + 1), width * kept);
+            kept += 1;
+        }
+    }
+    contacts.truncate(kept);
+    b.truncate(kept);
+    *J_all = J_all.columns(0, input.model.nv() * kept).into_owned();
 }
 
 /// Assembles the convex problem of a step generically (DESIGN steps 1-2): free motion, then
@@ -233,6 +275,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
             ),
         }
     }));
+    admit(input, &frames, &mut contacts, &mut b, &mut J_all);
     let (cliques, body_clique) = model.clique_structure();
     let pool = make_pool(
         input.approximation,

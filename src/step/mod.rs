@@ -1,8 +1,9 @@
 //! The time step (ICF eqs. (1)-(4); DESIGN "The step"):
 //!
 //! 1. free motion `A (v* − v0) = δt k(q0, v0, u)`, `A = M(q0) + δt D`;
-//! 2. one geometric query at `q0`: every pair with `φ0 < δ_margin` becomes a contact with frame
-//!    C, `x0 = −φ0` and Jacobian `J_i` (`v_c,i = J_i v + b_i`);
+//! 2. one geometric query at `q0`: every pair with `φ0 < δ_margin` is a candidate, and the
+//!    candidates [`Speculative`] admits become contacts with frame C, `x0 = −φ0` and Jacobian
+//!    `J_i` (`v_c,i = J_i v + b_i`);
 //! 3. the convex solve `v = argmin ½‖v − v*‖²_A + Σ ℓ_i(J_i v + b_i) + Σ ℓ_j(c_j v)`, the
 //!    last sum over the constraint rows ([`constraints`]);
 //! 4. positions `q = q0 + δt N(q0) v`, quaternions renormalized.
@@ -62,8 +63,90 @@ use assemble::assemble_contacts;
 use assembled::{Assembled, AssemblyBuffers};
 use report::step_report;
 
-/// Default contact margin δ_margin (m): pairs closer than this become (speculative) contacts.
+/// Default contact margin δ_margin (m): pairs closer than this are candidate contacts, which
+/// [`Speculative`] admits into the step's problem or not.
 pub const DEFAULT_MARGIN: f64 = 0.01;
+
+/// Which candidate pairs apart at the start of the step (`φ0 > 0`, within the margin) enter
+/// the problems of SAP and Similar.
+///
+/// Lagged and regularized Lagged take every candidate: a pair apart pushes only if it would
+/// penetrate by the end of the step (`x0 − δt v_n > 0`, ICF eq. (13) discretized) and its
+/// friction lags the previous step's normal impulse, zero across a gap, so the margin only
+/// keeps bodies from tunnelling. SAP and Similar couple friction into the normal direction: a
+/// sliding contact in their problem pushes across a gap up to `μ (δt + τ_d) ‖v_t‖` (SAP) or
+/// `μ δt ‖v_t‖` (Similar) wide (gliding, ICF Sec. VII-A, eq. (41)). With the whole margin in
+/// their problems a falling, sliding sphere is caught millimetres above the ground and never
+/// bounces, and a box on an oscillating belt never lifts, where ICF Fig. 2 shows spurious
+/// normal-force peaks (docs/contact-models.md, "Contact margin", has the measurements).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Speculative {
+    /// Only touching pairs (`φ0 ≤ 0`) enter SAP's and Similar's problems: a margin of 0 for
+    /// them, as Drake's point contact (penetration queries only). Default.
+    #[default]
+    Touching,
+    /// A pair apart also enters SAP's and Similar's problems if, at its normal velocity at the
+    /// start of the step, it would penetrate within the step (`φ0 + δt v_n0 < 0`): gliding then
+    /// acts for the step before touchdown, and never holds a body above the ground.
+    Approaching,
+    /// Every pair within the margin enters every problem: SAP and Similar act across the gap
+    /// whenever the contact slides (ICF eq. (41)), touching down early (ICF Fig. 5's "action
+    /// at a distance") and gliding at a steady height.
+    All,
+}
+
+impl Speculative {
+    /// All modes, in documentation order.
+    pub const ALL: [Speculative; 3] = [
+        Speculative::Touching,
+        Speculative::Approaching,
+        Speculative::All,
+    ];
+
+    /// The problem-file name (`touching`, `approaching`, `all`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Speculative::Approaching => "approaching",
+            Speculative::Touching => "touching",
+            Speculative::All => "all",
+        }
+    }
+
+    /// Whether a candidate with signed distance `phi0` (m) and normal velocity `v_n0` (m/s,
+    /// positive when separating) at the start of a step of `dt` (s) enters the problem of
+    /// `approximation`.
+    pub fn admits(&self, approximation: Approximation, phi0: f64, v_n0: f64, dt: f64) -> bool {
+        let glides = matches!(approximation, Approximation::Sap | Approximation::Similar);
+        match self {
+            _ if !glides || phi0 <= 0.0 => true,
+            Speculative::Approaching => phi0 + dt * v_n0 < 0.0,
+            Speculative::Touching => false,
+            Speculative::All => true,
+        }
+    }
+}
+
+impl std::fmt::Display for Speculative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Speculative {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Speculative::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "speculative",
+                    s,
+                    "expected one of touching, approaching, all",
+                )
+            })
+    }
+}
 
 /// Settings of the time stepper.
 ///
@@ -87,8 +170,12 @@ pub struct StepSettings {
     pub dt: f64,
     /// Contact approximation (default Lagged).
     pub approximation: Approximation,
-    /// Contact margin δ_margin (m), default [`DEFAULT_MARGIN`].
+    /// Contact margin δ_margin (m), default [`DEFAULT_MARGIN`]: the distance within which pairs
+    /// are candidate contacts.
     pub margin: f64,
+    /// Which candidates apart enter SAP's and Similar's problems (default
+    /// [`Speculative::Touching`]).
+    pub speculative: Speculative,
     /// Newton solver parameters.
     pub solver: SolverParams,
     /// Contact parameters of pairs whose geometries have none of their own.
@@ -101,6 +188,7 @@ impl Default for StepSettings {
             dt: 1e-3,
             approximation: Approximation::Lagged,
             margin: DEFAULT_MARGIN,
+            speculative: Speculative::default(),
             solver: SolverParams::default(),
             contact: ContactParams::default(),
         }
@@ -123,6 +211,12 @@ impl StepSettings {
     /// These settings with contact margin δ_margin (m).
     pub fn with_margin(mut self, margin: f64) -> Self {
         self.margin = margin;
+        self
+    }
+
+    /// These settings with speculative mode `speculative`.
+    pub fn with_speculative(mut self, speculative: Speculative) -> Self {
+        self.speculative = speculative;
         self
     }
 
@@ -314,6 +408,7 @@ impl Simulator {
             geometries: self.collision.geometries(),
             pairs: &pairs,
             approximation: self.settings.approximation,
+            speculative: self.settings.speculative,
             t: state.t,
             dt: self.settings.dt,
             q: &state.q,

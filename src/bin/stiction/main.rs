@@ -22,11 +22,13 @@
 //! Files: `simulate.rs` (run and write), `sweep.rs` (stiffness sweeps), `gradcheck.rs`,
 //! `optimize.rs` (optimize and mpc), `identify.rs`, `list.rs`, `demo.rs`, `progress.rs`
 //! (the delayed progress bar), `output.rs` (output folders), `run_record.rs` (`run.json`),
-//! `interrupt.rs` (Ctrl-C as a request to stop), `shipped.rs` (problems compiled
-//! in), `robot.rs` (robot model files as problems), `inspect.rs` (a model's tree, `M` and
-//! bias forces), `replay.rs` (`--replay`), `view.rs` (`stiction view`).
+//! `interrupt.rs` (Ctrl-C as a request to stop), `figures.rs` (the papers' figures),
+//! `shipped.rs` (problems compiled in), `robot.rs` (robot model files as problems),
+//! `inspect.rs` (a model's tree, `M` and bias forces), `replay.rs` (`--replay`), `view.rs`
+//! (`stiction view`).
 
 mod demo;
+mod figures;
 mod gradcheck;
 mod identify;
 mod inspect;
@@ -151,6 +153,16 @@ enum Command {
         mean_penetration (m, over contacts that push in the steady window), mean_iterations, max_iterations,\n\
         mean_log10_condition, steps.")]
     Sweep(SweepArgs),
+    /// Recompute the seed papers' figures (ICF Sec. IX-X, Castro 2020) from the shipped
+    /// problems: per figure a PNG, its points as CSV and its numbers beside the paper's, and
+    /// an index.md listing them with the commands that made them.
+    #[command(after_help = "Examples:\n  \
+        stiction figures --list\n  \
+        stiction figures --quick --out out/figures-quick        every figure, coarse (seconds)\n  \
+        stiction figures falling-sphere sliding-rod --out out/figures\n\n\
+        Files written: NAME.png, NAME.csv (panel, curve, x, y), NAME-numbers.csv (key, what, paper, measured, unit)\n\
+        per figure, and index.md. What each figure shows: docs/figures.md.")]
+    Figures(figures::FiguresArgs),
     /// List the shipped problems, or the problem files (*.toml) of a folder, with their
     /// descriptions.
     #[command(after_help = "Examples:\n  \
@@ -326,6 +338,7 @@ fn main() -> ExitCode {
         Some(Command::Mpc(args)) => optimize::mpc(&args),
         Some(Command::Identify(args)) => identify::identify_command(&args),
         Some(Command::Sweep(args)) => sweep::sweep(&args),
+        Some(Command::Figures(args)) => figures::figures(&args),
         Some(Command::View(args)) => view::view(&args),
         Some(Command::List { dir }) => list::list(dir.as_deref()),
         Some(Command::Merge {

@@ -1,0 +1,271 @@
+//! The seed papers' figures, recomputed from the shipped problem files (`stiction figures`,
+//! docs/figures.md).
+//!
+//! Each [`FigureSpec`] names a figure of a paper, runs its scenes and returns a
+//! [`PaperFigure`]: the curves it plots (panels of `(x, y)` series, in the paper's axes) and
+//! the numbers a reader compares with the paper's ([`Number`]: what the paper reports, what we
+//! measure). The command draws the curves through [`crate::report::plot::write_line_figure`],
+//! writes them as CSV and lists every figure with its numbers in an `index.md`; the tests
+//! (`tests/figures.rs`) assert the numbers, never pixels.
+//!
+//! Files: `point_contact.rs` (ICF Sec. IX time histories: the oscillating conveyor, Fig. 2;
+//! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
+//! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
+//! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16).
+//!
+//! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
+//! references) that keeps what the figure shows, for CI; [`Quality::Full`] is the paper's
+//! set-up. The problems are read through a [`Loader`], so the command can use the problems
+//! compiled into it and the tests the files of the checkout.
+
+mod convergence;
+mod point_contact;
+
+use crate::contact::Approximation;
+use crate::error::{Error, Result};
+use crate::problem::Problem;
+use crate::simulate::{run, Recording};
+
+pub use crate::report::plot::{Curve, LinePanel};
+
+/// How much of a figure to compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quality {
+    /// Coarse: the same scenes with fewer or larger steps, for CI (all figures in minutes).
+    Quick,
+    /// The paper's set-up.
+    Full,
+}
+
+/// Loads a shipped problem by name (`falling-sphere`, …).
+pub type Loader<'a> = &'a (dyn Fn(&str) -> Result<Problem> + Sync);
+
+/// One number of a figure: what the paper (or the reference reproduction the issue cites)
+/// reports and what we measure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Number {
+    /// Stable key for tests and CSV (`sap.rebound`, `lagged.slope`, …).
+    pub key: String,
+    /// What it is, for a reader.
+    pub what: String,
+    /// What the paper reports (text: a value, a range, or a qualitative statement).
+    pub paper: String,
+    /// Our measurement, in `unit`; NaN when the event did not happen (a jam that never came).
+    pub measured: f64,
+    /// Unit of `measured` (`s`, `N`, `m/s`, `1` for a count or slope).
+    pub unit: &'static str,
+}
+
+/// A recomputed figure: its panels and its numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaperFigure {
+    /// The figure's name (its files' stem).
+    pub name: &'static str,
+    /// Title drawn above the panels.
+    pub title: String,
+    /// Horizontal axis label with its unit.
+    pub x_label: &'static str,
+    /// The panels, top to bottom.
+    pub panels: Vec<LinePanel>,
+    /// The numbers to compare with the paper's.
+    pub numbers: Vec<Number>,
+    /// What differs from the paper's set-up, if anything.
+    pub notes: Vec<String>,
+}
+
+impl PaperFigure {
+    /// The measured value of number `key`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if the figure has no such number.
+    pub fn number(&self, key: &str) -> Result<f64> {
+        self.numbers
+            .iter()
+            .find(|n| n.key == key)
+            .map(|n| n.measured)
+            .ok_or_else(|| Error::invalid("figure number", key, "no such number in this figure"))
+    }
+
+    /// The horizontal range of all curves (a unit range about 0 when there are none).
+    pub fn x_range(&self) -> std::ops::Range<f64> {
+        let xs = self
+            .panels
+            .iter()
+            .flat_map(|p| p.curves.iter().flat_map(|c| c.points.iter().map(|p| p.0)));
+        let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        if lo < hi {
+            lo..hi
+        } else if lo.is_finite() {
+            lo - 0.5..lo + 0.5
+        } else {
+            0.0..1.0
+        }
+    }
+}
+
+/// A figure the command can make.
+pub struct FigureSpec {
+    /// Its name (`falling-sphere`, …).
+    pub name: &'static str,
+    /// Where in the papers (`ICF Sec. IX-B, Fig. 5`).
+    pub source: &'static str,
+    /// What it shows, one line.
+    pub summary: &'static str,
+    /// Computes it.
+    pub compute: fn(Loader<'_>, Quality) -> Result<PaperFigure>,
+}
+
+/// Every figure, in the papers' order.
+pub const FIGURES: &[FigureSpec] = &[
+    FigureSpec {
+        name: "conveyor-oscillating",
+        source: "ICF Sec. IX-A, Fig. 2",
+        summary: "box on a belt oscillating at 1 Hz: contact velocities and normal force, δt = 0.01 s",
+        compute: point_contact::conveyor_oscillating,
+    },
+    FigureSpec {
+        name: "conveyor-convergence",
+        source: "ICF Sec. IX-A, Fig. 3",
+        summary: "error of the box trajectory against δt, fitted slopes",
+        compute: convergence::conveyor,
+    },
+    FigureSpec {
+        name: "falling-sphere",
+        source: "ICF Sec. IX-B, Fig. 5",
+        summary: "sphere landing with 2 m/s: slides, then rolls; contact velocities and force, δt = 2e-3 s",
+        compute: point_contact::falling_sphere,
+    },
+    FigureSpec {
+        name: "sphere-convergence",
+        source: "ICF Sec. IX-B, Fig. 6",
+        summary: "error of the sphere trajectory against δt, fitted slopes",
+        compute: convergence::sphere,
+    },
+    FigureSpec {
+        name: "sliding-rod",
+        source: "ICF Sec. IX-C, Figs. 8-9",
+        summary: "Painlevé rod without dissipation: normal force and contact velocities up to the jam",
+        compute: point_contact::sliding_rod,
+    },
+    FigureSpec {
+        name: "sliding-rod-damped",
+        source: "ICF Sec. IX-C, Figs. 10-11",
+        summary: "the rod with d = 0.2 s/m (Lagged, Similar) and τ_d = 4e-6 s (SAP): shifted jams",
+        compute: point_contact::sliding_rod_damped,
+    },
+    FigureSpec {
+        name: "rod-convergence",
+        source: "ICF Sec. IX-C, Fig. 12",
+        summary: "error of the rod trajectory against δt, without and with dissipation",
+        compute: convergence::rod,
+    },
+    FigureSpec {
+        name: "sliding-box",
+        source: "Castro 2020 note (DESIGN.md)",
+        summary: "box sliding at 1 m/s: stops at v0/(μg), normal force = weight",
+        compute: point_contact::sliding_box,
+    },
+    FigureSpec {
+        name: "clutter-iterations",
+        source: "ICF Sec. X-A, Fig. 16",
+        summary: "40 bodies dropped into a box: mean Newton iterations and condition estimate against δt",
+        compute: convergence::clutter_iterations,
+    },
+];
+
+/// The figure called `name`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming the figures there are.
+pub fn figure(name: &str) -> Result<&'static FigureSpec> {
+    FIGURES.iter().find(|f| f.name == name).ok_or_else(|| {
+        let names: Vec<&str> = FIGURES.iter().map(|f| f.name).collect();
+        Error::invalid(
+            "figure",
+            name,
+            &format!("expected one of {}", names.join(", ")),
+        )
+    })
+}
+
+/// The approximations of ICF Sec. IX's figures, in the paper's order.
+const MODELS: [Approximation; 3] = [
+    Approximation::Sap,
+    Approximation::Lagged,
+    Approximation::Similar,
+];
+
+/// Loads `case`, sets the approximation and δt (s), and runs it for `duration` (s; the
+/// problem's own when `None`).
+fn simulate(
+    load: Loader<'_>,
+    case: &str,
+    approximation: Approximation,
+    dt: f64,
+    duration: Option<f64>,
+    edit: impl FnOnce(&mut Problem),
+) -> Result<(Problem, Recording)> {
+    let mut problem = load(case)?;
+    problem.simulator.settings.approximation = approximation;
+    problem.simulator.settings.dt = dt;
+    edit(&mut problem);
+    let duration = duration.unwrap_or(problem.duration);
+    let rec = run(
+        &mut problem.simulator,
+        &problem.initial_state,
+        duration,
+        |_, _| {},
+    )?;
+    Ok((problem, rec))
+}
+
+/// Σ f_n (N) of each step, against the time at its end (s).
+fn normal_force(rec: &Recording) -> Vec<(f64, f64)> {
+    rec.reports
+        .iter()
+        .zip(&rec.states[1..])
+        .map(|(r, s)| (s.t, r.contacts.iter().map(|c| c.normal_force).sum()))
+        .collect()
+}
+
+/// Of the contact carrying the largest normal force at each step: slip speed ‖v_t‖ and normal
+/// velocity v_n (m/s), NaN for a step without a pushing contact, against the time at the step's
+/// end (s).
+fn contact_velocities(rec: &Recording) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+    rec.reports
+        .iter()
+        .zip(&rec.states[1..])
+        .map(|(r, s)| {
+            let c = r
+                .contacts
+                .iter()
+                .filter(|c| c.normal_force > 0.0)
+                .max_by(|a, b| a.normal_force.total_cmp(&b.normal_force));
+            (
+                (s.t, c.map_or(f64::NAN, |c| c.slip)),
+                (s.t, c.map_or(f64::NAN, |c| c.normal_velocity)),
+            )
+        })
+        .unzip()
+}
+
+/// A curve named after `approximation`.
+fn curve(approximation: Approximation, points: Vec<(f64, f64)>) -> Curve {
+    Curve {
+        name: approximation.name().to_string(),
+        points,
+    }
+}
+
+/// A number.
+fn number(key: String, what: String, paper: &str, measured: f64, unit: &'static str) -> Number {
+    Number {
+        key,
+        what,
+        paper: paper.to_string(),
+        measured,
+        unit,
+    }
+}
