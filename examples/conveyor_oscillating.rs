@@ -13,7 +13,7 @@ use stiction::problem::Problem;
 use stiction::report::body_states;
 use stiction::simulate::Recording;
 
-/// The initial transient (the box starts slipping as the belt accelerates) is left out (s).
+/// The initial transient (the box starts at rest on a moving belt) is left out (s).
 const SETTLED: f64 = 0.1;
 /// A step slides when its largest slip speed exceeds this (m/s).
 const SLIDING: f64 = 1e-3;

@@ -180,7 +180,7 @@ pub(super) fn conveyor(load: Loader<'_>, _quality: Quality) -> Result<PaperFigur
         steps: vec![2e-3, 1e-2, 5e-2],
         reference: 2e-4,
         sample: 5e-2,
-        edit: |_| {},
+        edit: super::belt_from_rest,
     };
     convergence_figure(
         load,

@@ -269,3 +269,15 @@ fn number(key: String, what: String, paper: &str, measured: f64, unit: &'static 
         unit,
     }
 }
+
+/// The belt of the oscillating conveyor moved by `A(1 − cos ωt)` (phase −π/2): it starts at
+/// rest with the box, as the reference reproduction of ICF Sec. IX-A does. The shipped
+/// `problems/conveyor-oscillating.toml` keeps `A sin ωt` (the belt at its peak speed at t = 0);
+/// docs/contact-models.md ("The conveyor's phase") says why both exist.
+pub(crate) fn belt_from_rest(p: &mut crate::problem::Problem) {
+    for body in &mut p.simulator.model.prescribed {
+        if let crate::multibody::PrescribedMotion::Sinusoid { phase, .. } = &mut body.motion {
+            *phase = -std::f64::consts::FRAC_PI_2;
+        }
+    }
+}

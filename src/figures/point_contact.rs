@@ -64,7 +64,7 @@ fn velocity_and_force_panels(runs: &[(Approximation, Problem, Recording)]) -> Ve
 /// ICF Sec. IX-A, Fig. 2: the box on the oscillating belt at δt = 0.01 s.
 pub(super) fn conveyor_oscillating(load: Loader<'_>, _quality: Quality) -> Result<PaperFigure> {
     let dt = 0.01;
-    let runs = runs(load, "conveyor-oscillating", dt, |_| {})?;
+    let runs = runs(load, "conveyor-oscillating", dt, super::belt_from_rest)?;
     let mut numbers = Vec::new();
     for (a, problem, rec) in &runs {
         let weight =

@@ -423,7 +423,11 @@ pub fn write_line_figure(
                 .collect(),
         })
         .collect();
-    let figure = Figure { stem, panels };
+    let figure = Figure {
+        stem,
+        panels,
+        series_are: "curves",
+    };
     save(&figure, title, &x_range, x_label, dir, format)
 }
 
