@@ -572,6 +572,15 @@ impl Builder<'_> {
                 )
             })?;
         }
+        if let Some(name) = &file.solver.warm_start {
+            solver.warm_start = name.parse().map_err(|_| {
+                self.err(
+                    "solver.warm_start",
+                    "`start`, `free` or `previous-change`",
+                    format!("`{name}`"),
+                )
+            })?;
+        }
         let default_contact = self.contact("contact", &ContactParams::default(), &file.contact)?;
 
         // Shapes first: a body's default inertia is that of its first geometry. A static

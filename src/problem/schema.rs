@@ -135,6 +135,8 @@ pub struct SolverSpec {
     pub max_iterations: Option<usize>,
     /// Factorization of the Newton Hessian: `auto` (default), `dense` or `sparse`.
     pub linear_solver: Option<String>,
+    /// First Newton iterate of each step: `start` (default), `free` or `previous-change`.
+    pub warm_start: Option<String>,
 }
 
 /// Contact parameters; every field optional.

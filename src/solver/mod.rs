@@ -35,7 +35,7 @@ pub(crate) mod workspace;
 pub use constraint::{ConstraintKind, ConstraintRow, RowEval};
 pub use factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
 pub use newton::{solve, ConvexSolution};
-pub use params::SolverParams;
+pub use params::{SolverParams, WarmStart};
 pub use problem::{ConvexProblem, ProblemEval};
 pub use stats::{ConvergenceCriterion, SolverStats};
 pub use workspace::{NewtonWorkspace, HESSIAN_SHIFTS};

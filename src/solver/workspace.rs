@@ -216,6 +216,36 @@ impl NewtonWorkspace {
         self.data.iterate(&self.layout, problem, v_guess, params)
     }
 
+    /// [`NewtonWorkspace::iterate`] from whichever of `guesses` has the least cost ℓ (the
+    /// first of equal ones), at one evaluation of the contacts per guess: MuJoCo chooses
+    /// between its warm start and the free motion the same way (`mj_solve`'s warm start).
+    /// The problem is convex, so the guess of least cost is the one nearest the minimizer in
+    /// the cost's own measure.
+    ///
+    /// # Errors
+    /// As [`crate::solver::solve`]; [`Error::InvalidParameter`] for no guess.
+    pub fn iterate_from_least_cost(
+        &mut self,
+        problem: &ConvexProblem<f64>,
+        guesses: &[&DVector<f64>],
+        params: &SolverParams,
+    ) -> Result<SolverStats> {
+        let mut best: Option<(usize, f64)> = None;
+        if guesses.len() > 1 {
+            for (i, guess) in guesses.iter().enumerate() {
+                self.data.v.copy_from(guess);
+                let cost = self.data.evaluate(&self.layout, problem);
+                if cost.is_finite() && best.is_none_or(|(_, c)| cost < c) {
+                    best = Some((i, cost));
+                }
+            }
+        }
+        let guess = guesses
+            .get(best.map_or(0, |(i, _)| i))
+            .ok_or_else(|| Error::invalid("guesses", "none", "at least one initial guess"))?;
+        self.data.iterate(&self.layout, problem, guess, params)
+    }
+
     /// The velocities of the last [`NewtonWorkspace::iterate`] (nv).
     pub fn v(&self) -> &DVector<f64> {
         &self.data.v

@@ -58,7 +58,7 @@ use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::multibody::integrate_positions;
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::{BodyId, MultibodyModel};
-use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats};
+use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats, WarmStart};
 use assemble::assemble_contacts;
 use assembled::{Assembled, AssemblyBuffers};
 use report::step_report;
@@ -286,6 +286,64 @@ pub struct Simulator {
     extents: warnings::Extents,
     /// The model's own warnings (inertia), not yet reported: they go with the next step.
     pending_warnings: Vec<Warning>,
+    /// What the last step leaves for the next one's first Newton iterate.
+    warm: WarmMemory,
+}
+
+/// The first Newton iterate of a step ([`SolverParams::warm_start`]) and what the last step
+/// left for it: the state it returned and its velocity change `v − v*` from the free motion.
+#[derive(Debug, Default)]
+struct WarmMemory {
+    /// Whether `t`, `q`, `v` and `change` hold the last step's result.
+    valid: bool,
+    t: f64,
+    q: DVector<f64>,
+    v: DVector<f64>,
+    change: DVector<f64>,
+    /// The first iterate of the step under way.
+    guess: DVector<f64>,
+}
+
+/// `dst = src`, reusing `dst`'s storage when the sizes agree.
+fn assign(dst: &mut DVector<f64>, src: &DVector<f64>) {
+    if dst.len() == src.len() {
+        dst.copy_from(src);
+    } else {
+        *dst = src.clone();
+    }
+}
+
+impl WarmMemory {
+    /// Whether a step from `state` continues the last one (`state` is what it returned, bit
+    /// for bit): only then does the last step's velocity change predict this one's.
+    fn continues(&self, state: &State) -> bool {
+        self.valid && self.t == state.t && self.q == state.q && self.v == state.v
+    }
+
+    /// Writes `v* + (v − v*)` of the last step into `self.guess` for a step from `state`
+    /// with free motion `v_star`, if that step continues the last; whether it did.
+    fn predict(&mut self, state: &State, v_star: &DVector<f64>) -> bool {
+        let continues = self.continues(state) && self.change.len() == v_star.len();
+        if continues {
+            assign(&mut self.guess, v_star);
+            self.guess += &self.change;
+        }
+        continues
+    }
+
+    /// Keeps the result `next` of a step whose free motion was `v_star` for the prediction
+    /// of the next ([`WarmStart::PreviousChange`], [`WarmStart::LeastCost`]); forgets it
+    /// for the other predictors.
+    fn record(&mut self, warm_start: WarmStart, next: &State, v_star: &DVector<f64>) {
+        self.valid = matches!(warm_start, WarmStart::PreviousChange | WarmStart::LeastCost);
+        if self.valid {
+            self.t = next.t;
+            assign(&mut self.q, &next.q);
+            assign(&mut self.v, &next.v);
+            assign(&mut self.change, &next.v);
+            self.change -= v_star;
+        }
+    }
 }
 
 impl Simulator {
@@ -342,6 +400,7 @@ impl Simulator {
             newton: NewtonWorkspace::default(),
             extents,
             pending_warnings,
+            warm: WarmMemory::default(),
         })
     }
 
@@ -478,9 +537,25 @@ impl Simulator {
         let dt = self.settings.dt;
         let assembled = self.assemble_contacts(state, u)?;
         let params = self.settings.solver;
-        let stats = self
-            .solve(&assembled.problem, &state.v, &params)
-            .map_err(|e| self.locate(e, &assembled))?;
+        let problem = &assembled.problem;
+        let predicted = self.warm.predict(state, &problem.v_star);
+        let guess = std::mem::take(&mut self.warm.guess);
+        let solved = match params.warm_start {
+            WarmStart::Start => self.solve(problem, &state.v, &params),
+            WarmStart::Free => self.solve(problem, &problem.v_star, &params),
+            WarmStart::PreviousChange if predicted => self.solve(problem, &guess, &params),
+            WarmStart::PreviousChange => self.solve(problem, &state.v, &params),
+            WarmStart::LeastCost => {
+                let candidates = [&state.v, &problem.v_star, &guess];
+                let n = if predicted { 3 } else { 2 };
+                self.newton.prepare(problem);
+                self.newton
+                    .iterate_from_least_cost(problem, &candidates[..n], &params)
+            }
+        };
+        self.warm.guess = guess;
+        self.warm.valid = false;
+        let stats = solved.map_err(|e| self.locate(e, &assembled))?;
         let v = self.newton.v();
         let q = integrate_positions(&self.model, &state.q, v, dt);
         if !q.iter().all(|x| x.is_finite()) {
@@ -508,15 +583,17 @@ impl Simulator {
             dt,
             &mut report.warnings,
         );
-        let Assembled {
-            contacts, frames, ..
-        } = assembled;
-        self.buffers = AssemblyBuffers { contacts, frames };
         let next = State {
             t: state.t + dt,
             q,
             v: v.clone(),
         };
+        self.warm
+            .record(params.warm_start, &next, &assembled.problem.v_star);
+        let Assembled {
+            contacts, frames, ..
+        } = assembled;
+        self.buffers = AssemblyBuffers { contacts, frames };
         Ok((next, report))
     }
 
