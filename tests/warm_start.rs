@@ -38,7 +38,7 @@ fn total_iterations(approximation: Approximation, warm_start: WarmStart) -> usiz
 }
 
 /// Lagged: 4,286 iterations against 4,924 from `v0` (13 % fewer). (SAP, over these first
-/// 0.5 s, takes 1.5 % more; 20 % fewer over the 3 s: docs/performance.md, "Warm starts".)
+/// 0.5 s, takes 1.5 % more; 20 % fewer over the 3 s: docs/benchmarks.md, "Warm starts".)
 #[test]
 fn the_least_cost_warm_start_cuts_the_iterations_on_the_clutter() {
     assert_eq!(WarmStart::default(), WarmStart::Start);

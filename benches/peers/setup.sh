@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # Installs the peers of benches/peers/peers.py into a virtual environment: Drake and MuJoCo
-# from PyPI (pinned: the figures of docs/performance.md are of these versions), numpy.
+# from PyPI (pinned: the figures of docs/benchmarks.md are of these versions), numpy.
 #
 #   benches/peers/setup.sh            # into target/peers-venv in the repository
 #   benches/peers/setup.sh DIR        # into DIR (or set STICTION_PEERS_VENV)

@@ -44,7 +44,7 @@ pub enum WarmStart {
     /// `ℓ`: one evaluation of the contacts per candidate
     /// ([`crate::solver::NewtonWorkspace::iterate_from_least_cost`]). On the clutter, the
     /// falling sphere and the arm pushing a sphere it takes 8-52 % fewer Newton iterations
-    /// than [`WarmStart::Start`] and never more on average (docs/performance.md, "Warm
+    /// than [`WarmStart::Start`] and never more on average (docs/benchmarks.md, "Warm
     /// starts"); not the default, since it moves trajectories within the tolerance and one
     /// gradient check at a state of such a trajectory then misses its 1e-9 bound.
     LeastCost,

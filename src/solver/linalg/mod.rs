@@ -41,7 +41,7 @@ pub trait SpdSolver {
 }
 
 /// From this many velocities on, `Auto` uses the sparse factorization (when the Hessian has
-/// more than one clique). Measured crossover on the clutter's free bodies: docs/performance.md, "Scale".
+/// more than one clique). Measured crossover on the clutter's free bodies: docs/benchmarks.md, "Scale".
 pub const SPARSE_MIN_VELOCITIES: usize = 60;
 
 /// Which factorization the Newton solver uses.

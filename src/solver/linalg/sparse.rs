@@ -3,7 +3,7 @@
 //! degree (AMD). faer factors supernodally (dense blocks of columns with the same pattern)
 //! when its flop-ratio test says the supernodes pay, and column by column (simplicial)
 //! otherwise: on the clutter's 40 free bodies it picks the simplicial kernel, which measured
-//! 9 % less CPU time for the whole 3 s rollout than forcing supernodes (docs/performance.md, "Scale").
+//! 9 % less CPU time for the whole 3 s rollout than forcing supernodes (docs/benchmarks.md, "Scale").
 //!
 //! The symbolic analysis (ordering, elimination tree, supernodes) runs once per pattern and is
 //! kept while the pattern does not change (within a step, and across steps while the contact
