@@ -115,13 +115,7 @@ pub fn write_animation_observed(
         "{name} ({}, δt = {} s)",
         sim.settings.approximation, sim.settings.dt
     );
-    draw_frames(&frames, f_ref, title, path, settings, on_frame).map_err(|message| {
-        Error::Plot {
-            path: path.to_path_buf(),
-            message,
-        }
-    })?;
-    Ok(path.to_path_buf())
+    draw_frames(&frames, f_ref, title, path, settings, on_frame)
 }
 
 /// The animation of a rollout of the geometrically implicit (ncp) stepper: `states` of
@@ -146,13 +140,7 @@ pub fn write_ncp_animation(
     let frames = frames(&recording, sim, settings, Some(forces))?;
     let f_ref = super::reference_force_of(forces.iter().flatten().map(|(_, f)| f.norm()));
     let title = format!("{name} (ncp, δt = {dt} s)");
-    draw_frames(&frames, f_ref, title, path, settings, on_frame).map_err(|message| {
-        Error::Plot {
-            path: path.to_path_buf(),
-            message,
-        }
-    })?;
-    Ok(path.to_path_buf())
+    draw_frames(&frames, f_ref, title, path, settings, on_frame)
 }
 
 /// A point of the view plane (m).
@@ -503,8 +491,29 @@ struct Canvas {
     height: u32,
 }
 
-/// Draws every frame into the GIF at `path`, calling `on_frame` after each is written.
+/// Draws every frame into the GIF at `path`, calling `on_frame` after each is written;
+/// returns `path`.
+///
+/// # Errors
+/// [`Error::Plot`] if the GIF cannot be drawn or written.
 fn draw_frames(
+    frames: &[Frame],
+    f_ref: f64,
+    title: String,
+    path: &Path,
+    settings: &AnimationSettings,
+    on_frame: &dyn Fn(usize, usize),
+) -> Result<PathBuf> {
+    encode(frames, f_ref, title, path, settings, on_frame)
+        .map_err(|message| Error::Plot {
+            path: path.to_path_buf(),
+            message,
+        })
+        .map(|()| path.to_path_buf())
+}
+
+/// [`draw_frames`] with the error as text.
+fn encode(
     frames: &[Frame],
     f_ref: f64,
     title: String,

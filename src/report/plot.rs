@@ -96,10 +96,21 @@ pub fn write_plots(
     ]
     .into_iter()
     .chain(joints(recording, sim));
+    save_all(figures, &title, &time, dir, formats)
+}
+
+/// Saves every figure of a rollout (time on the horizontal axis) in every format.
+fn save_all(
+    figures: impl IntoIterator<Item = Figure>,
+    title: &str,
+    time: &Range<f64>,
+    dir: &Path,
+    formats: &[ImageFormat],
+) -> Result<Vec<PathBuf>> {
     let mut paths = Vec::new();
     for figure in figures {
         for &format in formats {
-            paths.push(save(&figure, &title, &time, TIME_AXIS, dir, format)?);
+            paths.push(save(&figure, title, time, TIME_AXIS, dir, format)?);
         }
     }
     Ok(paths)
@@ -139,13 +150,7 @@ pub fn write_ncp_plots(
         velocities(&states, sim),
         ncp_solver(recording),
     ];
-    let mut paths = Vec::new();
-    for figure in &figures {
-        for &format in formats {
-            paths.push(save(figure, &title, &time, TIME_AXIS, dir, format)?);
-        }
-    }
-    Ok(paths)
+    save_all(figures, &title, &time, dir, formats)
 }
 
 /// Slip speed and gap per body pair in contact (ncp).

@@ -44,6 +44,19 @@ pub struct Outputs {
     pub progress: bool,
 }
 
+impl Outputs {
+    /// The image formats of the figures asked for.
+    fn formats(&self) -> Vec<plot::ImageFormat> {
+        [
+            (self.png, plot::ImageFormat::Png),
+            (self.svg, plot::ImageFormat::Svg),
+        ]
+        .into_iter()
+        .filter_map(|(on, format)| on.then_some(format))
+        .collect()
+    }
+}
+
 /// Runs `simulate` as the command line asked.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
     let files: Vec<&Path> = args
@@ -485,13 +498,7 @@ pub fn write_figures(
 ) -> Result<Vec<PathBuf>> {
     let sim = &problem.simulator;
     let mut written = Vec::new();
-    let formats: Vec<_> = [
-        (outputs.png, plot::ImageFormat::Png),
-        (outputs.svg, plot::ImageFormat::Svg),
-    ]
-    .into_iter()
-    .filter_map(|(on, format)| on.then_some(format))
-    .collect();
+    let formats = outputs.formats();
     if !formats.is_empty() {
         written.extend(plot::write_plots(
             recording,
@@ -544,13 +551,7 @@ fn write_ncp_figures(
 ) -> Result<Vec<PathBuf>> {
     let sim = &problem.simulator;
     let mut written = Vec::new();
-    let formats: Vec<_> = [
-        (outputs.png, plot::ImageFormat::Png),
-        (outputs.svg, plot::ImageFormat::Svg),
-    ]
-    .into_iter()
-    .filter_map(|(on, format)| on.then_some(format))
-    .collect();
+    let formats = outputs.formats();
     if !formats.is_empty() && !recording.reports.is_empty() {
         written.extend(plot::write_ncp_plots(
             recording,
