@@ -55,6 +55,9 @@ pub struct MeasuredTrajectory {
     /// Set on the segments of multiple shooting (`super::shooting`), each restarted from the
     /// state measured at its first sample.
     pub initial_state: Option<State>,
+    /// The record this is a segment of (index into the problem's records; `None`: a record
+    /// itself, at its own index). Per-record unknowns ([`super::Unknown`]) follow it.
+    pub record: Option<usize>,
 }
 
 impl MeasuredTrajectory {
@@ -133,6 +136,7 @@ impl MeasuredTrajectory {
             values,
             noise,
             initial_state: None,
+            record: None,
         })
     }
 

@@ -55,7 +55,7 @@ pub(crate) mod shooting;
 
 pub use data::{read_trajectory_csv, MeasuredTrajectory};
 pub use loss::Loss;
-pub use params::{ParamSpec, Transform};
+pub use params::{ParamSpec, Transform, Unknown};
 pub use report::{
     identify, identify_until, IdentificationReport, IdentifySettings, Intervals, Method, Shooting,
     Status,

@@ -13,10 +13,141 @@
 //! Derivatives with respect to `s` follow by the chain rule `∂r/∂s = ∂r/∂θ · g′(s)`, and
 //! confidence intervals computed on `s` map to `θ` through `g` (monotone, so an interval stays
 //! an interval; with `Log` it is positive and asymmetric).
+//!
+//! Besides the scene's parameters ([`Parameter`]), two kinds of unknowns belong to a record
+//! rather than to the scene ([`Unknown`]): its initial velocities (a record whose launch was not
+//! measured) and its clock offset (a record whose time zero is not the scene's). They default
+//! to the `Identity` transform, since zero and negative values are ordinary.
 
 use crate::derivatives::Parameter;
 use crate::error::{Error, Result};
-use crate::step::Simulator;
+use crate::multibody::JointKind;
+use crate::step::{Simulator, State};
+
+/// What an identified value is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// A parameter of the scene, shared by every record.
+    Scene(Parameter),
+    /// The generalized velocity `v₀[dof]` (m/s or rad/s) the record starts with, replacing the
+    /// scene's. Named like the problem file's fields: `velocity.x@BODY` and
+    /// `angular_velocity.x@BODY` (parent frame) for a free body, `v0@BODY` or `v0.i@BODY` for
+    /// the `i`-th velocity of another joint.
+    InitialVelocity {
+        /// Index into `v`.
+        dof: usize,
+        /// The record (index into the problem's records); `None` until the problem assigns
+        /// one unknown per record ([`super::IdentificationProblem::new`]).
+        record: Option<usize>,
+    },
+    /// The clock offset τ (s), named `time_offset`: the sample recorded at `t_k` is compared
+    /// with the simulation at `t_k + τ`.
+    TimeOffset {
+        /// As for [`Unknown::InitialVelocity`].
+        record: Option<usize>,
+    },
+}
+
+impl Unknown {
+    /// The record this unknown belongs to (`None` for a scene parameter or before the
+    /// problem assigned it).
+    pub fn record(&self) -> Option<usize> {
+        match *self {
+            Unknown::Scene(_) => None,
+            Unknown::InitialVelocity { record, .. } | Unknown::TimeOffset { record } => record,
+        }
+    }
+
+    /// Whether this unknown is one per record.
+    pub fn per_record(&self) -> bool {
+        !matches!(self, Unknown::Scene(_))
+    }
+
+    /// This unknown assigned to `record`.
+    pub fn for_record(self, record: usize) -> Self {
+        match self {
+            Unknown::Scene(p) => Unknown::Scene(p),
+            Unknown::InitialVelocity { dof, .. } => Unknown::InitialVelocity {
+                dof,
+                record: Some(record),
+            },
+            Unknown::TimeOffset { .. } => Unknown::TimeOffset {
+                record: Some(record),
+            },
+        }
+    }
+
+    /// Parses `time_offset`, an initial velocity (see [`Unknown::InitialVelocity`]) or a scene
+    /// parameter ([`Parameter::parse`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an unknown name, body or component, or a velocity
+    /// name that does not fit the body's joint.
+    pub fn parse(sim: &Simulator, name: &str) -> Result<Self> {
+        if name == "time_offset" {
+            return Ok(Unknown::TimeOffset { record: None });
+        }
+        let velocity = name.split_once('@').and_then(|(head, body)| {
+            let (field, component) = head.split_once('.').unwrap_or((head, ""));
+            matches!(field, "velocity" | "angular_velocity" | "v0")
+                .then_some((field, component, body))
+        });
+        let Some((field, component, body_name)) = velocity else {
+            return Parameter::parse(sim, name).map(Unknown::Scene);
+        };
+        let bad = |reason: &str| Error::invalid("parameter", name, reason);
+        let body = sim
+            .model
+            .body_index(body_name)
+            .ok_or_else(|| bad(&format!("no body named `{body_name}` with dynamics")))?;
+        let joint = &sim.model.joints[body];
+        let axis = || {
+            ["x", "y", "z"]
+                .iter()
+                .position(|a| *a == component)
+                .ok_or_else(|| bad("the component must be x, y or z (e.g. velocity.x@box)"))
+        };
+        let offset = match (field, joint.kind) {
+            ("angular_velocity", JointKind::Free) => axis()?,
+            ("velocity", JointKind::Free) => 3 + axis()?,
+            ("v0", JointKind::Free) => {
+                return Err(bad(
+                    "a free body's initial velocities are velocity.x|y|z@BODY and angular_velocity.x|y|z@BODY",
+                ))
+            }
+            ("v0", kind) => {
+                let i = if component.is_empty() {
+                    0
+                } else {
+                    component
+                        .parse::<usize>()
+                        .map_err(|_| bad("expected v0@BODY or v0.i@BODY with i a velocity index"))?
+                };
+                if i >= kind.nv() {
+                    let count = match kind.nv() {
+                        1 => "1 velocity".to_string(),
+                        n => format!("{n} velocities"),
+                    };
+                    return Err(bad(&format!(
+                        "velocity index {i} is beyond the {} joint of `{body_name}` ({count})",
+                        kind.name()
+                    )));
+                }
+                i
+            }
+            (_, kind) => {
+                return Err(bad(&format!(
+                    "`{body_name}` has a {} joint: its initial velocities are v0@BODY or v0.i@BODY",
+                    kind.name()
+                )))
+            }
+        };
+        Ok(Unknown::InitialVelocity {
+            dof: joint.v_start + offset,
+            record: None,
+        })
+    }
+}
 
 /// The map `θ = g(s)` from unconstrained coordinates to a parameter's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,11 +222,12 @@ fn logistic(s: f64) -> f64 {
 pub struct ParamSpec {
     /// The name as given (`friction`, `stiffness@ground`, `mass@box`, …).
     pub name: String,
-    /// The parsed parameter.
-    pub parameter: Parameter,
+    /// What it is.
+    pub unknown: Unknown,
     /// Initial value θ₀ (in the parameter's unit).
     pub initial: f64,
-    /// Reparameterization, default [`Transform::Log`].
+    /// Reparameterization, default [`Transform::Log`] for scene parameters and
+    /// [`Transform::Identity`] for initial velocities and the time offset.
     pub transform: Transform,
     /// Search bounds `[lower, upper]` given in the file (`None`: the default of
     /// [`ParamSpec::search_bounds`]). The optimizer stays inside them, multi-start draws its
@@ -104,18 +236,23 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
-    /// The parameter `name` of the scene of `sim` (see [`Parameter::parse`]), started at
-    /// `initial`, or at the scene's own value when `None`, with the `Log` transform.
+    /// The unknown `name` of the scene of `sim` (see [`Unknown::parse`]), started at
+    /// `initial`, or when `None` at the scene's own value (0 for an initial velocity, see
+    /// [`ParamSpec::starting_from`], and for the time offset), with the default transform.
     ///
     /// # Errors
-    /// An unknown name, or a non-positive or non-finite initial value.
+    /// An unknown name, or an initial value outside the transform's range or not finite.
     pub fn new(sim: &Simulator, name: &str, initial: Option<f64>) -> Result<Self> {
-        let parameter = Parameter::parse(sim, name)?;
+        let unknown = Unknown::parse(sim, name)?;
+        let (scene_value, transform) = match unknown {
+            Unknown::Scene(parameter) => (parameter.value(sim), Transform::Log),
+            _ => (0.0, Transform::Identity),
+        };
         let spec = ParamSpec {
             name: name.to_string(),
-            parameter,
-            initial: initial.unwrap_or_else(|| parameter.value(sim)),
-            transform: Transform::Log,
+            unknown,
+            initial: initial.unwrap_or(scene_value),
+            transform,
             bounds: None,
         };
         spec.transform.to_coordinate(name, spec.initial)?;
@@ -212,6 +349,15 @@ impl ParamSpec {
             return self.with_bounds(lower, upper);
         }
         Ok(self)
+    }
+
+    /// An initial velocity started at its value in `state` (the scene's initial state) rather
+    /// than 0; other unknowns unchanged.
+    pub fn starting_from(mut self, state: &State) -> Self {
+        if let Unknown::InitialVelocity { dof, .. } = self.unknown {
+            self.initial = state.v[dof];
+        }
+        self
     }
 
     /// The initial coordinate `s₀ = g⁻¹(θ₀)`.

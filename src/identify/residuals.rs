@@ -1,19 +1,25 @@
 //! The identification objective: simulated against measured trajectories, with derivatives
 //! through the rollout.
 //!
-//! For trajectory `j` with samples `k` at times `t_k = (n_k + α_k) δt` (`0 ≤ α_k < 1`: a
-//! sample between steps is the linear interpolation `ŷ_k = (1 − α_k) h(x_{n_k}) +
-//! α_k h(x_{n_k+1})` of the two states around it) and columns `c`, the whitened residual is
-//! `r_jkc = (ŷ_kc(θ) − y_jkc)/σ_j` (`super::observe` for `h`, σ_j the noise level, 1 when
-//! unknown; for angle columns the difference is taken modulo 2π, in `(−π, π]`), robustified to `r̃` by the [`Loss`]. Derivatives below interpolate alike. With `θ = g(s)`
-//! ([`super::params`]):
+//! For trajectory `j` with samples `k` at times `t_k + τ_j = (n_k + α_k) δt` (`τ_j` the
+//! record's clock offset, 0 unless estimated; `0 ≤ α_k < 1`: a sample between steps is the
+//! linear interpolation `ŷ_k = (1 − α_k) h(x_{n_k}) + α_k h(x_{n_k+1})` of the two states
+//! around it) and columns `c`, the whitened residual is `r_jkc = (ŷ_kc(θ) − y_jkc)/σ_j`
+//! (`super::observe` for `h`, σ_j the noise level, 1 when unknown; for angle columns the
+//! difference is taken modulo 2π, in `(−π, π]`), robustified to `r̃` by the [`Loss`].
+//! Derivatives below interpolate alike. With `θ = g(s)` ([`super::params`]):
 //!
-//! 1. Jacobian (Gauss–Newton): forward sensitivities `S_{t+1} = A_t S_t + P_t`, `S_0 = 0`
-//!    (the initial state is known), with `A_t = ∂x_{t+1}/∂x_t` and `P_t = ∂x_{t+1}/∂θ` the
-//!    IFT step Jacobians; then `∂r̃_jkc/∂s = (dr̃/dr)/σ_j · ∂h_c/∂x · S_{n_k} · diag g′(s)`.
+//! 1. Jacobian (Gauss–Newton): forward sensitivities `S_{t+1} = A_t S_t + P_t` with
+//!    `A_t = ∂x_{t+1}/∂x_t` and `P_t = ∂x_{t+1}/∂θ` the IFT step Jacobians, from `S_0` = 0
+//!    but for the unit vector `e_{v_i}` in the column of an estimated initial velocity
+//!    `v_0[i]`; then `∂r̃_jkc/∂s = (dr̃/dr)/σ_j · ∂h_c/∂x · S_{n_k} · diag g′(s)`, and in the
+//!    column of the offset `∂ŷ_k/∂τ = (h(x_{n_k+1}) − h(x_{n_k}))/δt`, the slope of the
+//!    interpolation.
 //! 2. Gradient (L-BFGS) of `L = ½ ‖r̃‖²` by the adjoint of the rollout
 //!    ([`RolloutJacobians::adjoint_gradient`]) with per-state loss gradients
-//!    `∂ℓ_t/∂x_t = Σ_c r̃_c (dr̃/dr)_c / σ · ∂h_c/∂x` at sampled steps, zero elsewhere.
+//!    `∂ℓ_t/∂x_t = Σ_c r̃_c (dr̃/dr)_c / σ · ∂h_c/∂x` at sampled steps, zero elsewhere; an
+//!    initial velocity's component is the adjoint's `∂L/∂v_0[i]`, the offset's
+//!    `Σ r̃ (dr̃/dr)/σ · ∂ŷ/∂τ`.
 //!
 //! Trajectories are independent given θ: each is simulated on its own copy of the scene, in
 //! parallel with rayon when [`IdentificationProblem::parallel`] is set. Results are gathered
@@ -33,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::identify::data::{grid_position, MeasuredTrajectory};
 use crate::identify::loss::Loss;
 use crate::identify::observe::{MeasurementModel, QuaternionSigns};
-use crate::identify::params::ParamSpec;
+use crate::identify::params::{ParamSpec, Unknown};
 use crate::multibody::{forward_kinematics, MultibodyData, MultibodyModel};
 use crate::step::{Simulator, State};
 
@@ -183,6 +189,13 @@ impl IdentificationProblem {
                 });
             }
         }
+        let records = trajectories
+            .iter()
+            .enumerate()
+            .map(|(j, m)| m.record.unwrap_or(j) + 1)
+            .max()
+            .unwrap_or(0);
+        let parameters = per_record(parameters, records)?;
         Ok(IdentificationProblem {
             name: name.to_string(),
             simulator,
@@ -252,7 +265,9 @@ impl IdentificationProblem {
     pub fn simulator_at(&self, s: &[f64]) -> Result<Simulator> {
         let mut sim = copy_scene(&self.simulator)?;
         for (p, theta) in self.parameters.iter().zip(self.values(s)) {
-            p.parameter.set(&mut sim, theta)?;
+            if let Unknown::Scene(parameter) = p.unknown {
+                parameter.set(&mut sim, theta)?;
+            }
         }
         Ok(sim)
     }
@@ -289,17 +304,72 @@ impl IdentificationProblem {
         let measured = &self.trajectories[j];
         let measurement = &measurement_model(&self.simulator, measured)?;
         let mut sim = self.simulator_at(s)?;
-        let steps = measured.last_step();
-        let params: Vec<Parameter> = self.parameters.iter().map(|p| p.parameter).collect();
-        let x0 = measured
+        let theta = self.values(s);
+        // The unknowns that act on this trajectory: the scene's parameters always; the
+        // record's initial velocities and clock offset when it starts from the scene's initial
+        // state (a multiple-shooting segment starts from a measured state at a measured time).
+        let record = measured.record.unwrap_or(j);
+        let from_scene_start = measured.initial_state.is_none();
+        let mut scene: Vec<(usize, Parameter)> = Vec::new();
+        let mut velocities: Vec<(usize, usize)> = Vec::new();
+        let mut offset = None;
+        for (p, spec) in self.parameters.iter().enumerate() {
+            match spec.unknown {
+                Unknown::Scene(parameter) => scene.push((p, parameter)),
+                Unknown::InitialVelocity { dof, record: r }
+                    if r == Some(record) && from_scene_start =>
+                {
+                    velocities.push((p, dof));
+                }
+                Unknown::TimeOffset { record: r } if r == Some(record) && from_scene_start => {
+                    offset = Some(p);
+                }
+                _ => {}
+            }
+        }
+        let mut x0 = measured
             .initial_state
-            .as_ref()
-            .unwrap_or(&self.initial_state);
+            .clone()
+            .unwrap_or_else(|| self.initial_state.clone());
+        for &(p, dof) in &velocities {
+            x0.v[dof] = theta[p];
+        }
+        let dt = sim.settings.dt;
+        // Where each sample falls on the simulation's grid: (n_k, α_k) with
+        // t_k + τ = (n_k + α_k) δt. A sample before the start (t_k + τ < 0) is compared with
+        // x_0 and does not move with τ.
+        let grid: Vec<(usize, f64, bool)> = match offset {
+            Some(p) => measured
+                .times
+                .iter()
+                .map(|&t| {
+                    let (n, alpha) = grid_position(t + theta[p], 0.0, dt);
+                    (n, alpha, t + theta[p] >= 0.0)
+                })
+                .collect(),
+            None => measured
+                .steps
+                .iter()
+                .zip(&measured.fractions)
+                .map(|(&n, &alpha)| (n, alpha, true))
+                .collect(),
+        };
+        // With a clock offset every sample needs the state after it for the slope dŷ/dτ.
+        let steps = match offset {
+            Some(_) => grid.iter().map(|g| g.0 + 1).max().unwrap_or(0),
+            None => measured.last_step(),
+        };
+        let scene_parameters: Vec<Parameter> = scene.iter().map(|&(_, p)| p).collect();
         let rollout = match need {
-            Need::Residuals => Rollout::States(simulate(&mut sim, x0, steps)?),
+            Need::Residuals => Rollout::States(simulate(&mut sim, &x0, steps)?),
             Need::Jacobian | Need::Gradient => {
                 let u = DVector::zeros(sim.model.nu());
-                Rollout::Jacobians(rollout_jacobians(&mut sim, x0, &vec![u; steps], &params)?)
+                Rollout::Jacobians(rollout_jacobians(
+                    &mut sim,
+                    &x0,
+                    &vec![u; steps],
+                    &scene_parameters,
+                )?)
             }
         };
         let states = match &rollout {
@@ -318,18 +388,20 @@ impl IdentificationProblem {
             .collect();
 
         let ns = measured.num_samples();
-        // The samples each state contributes to, with their weights: sample k at
-        // t_k = (n_k + α_k) δt is (1 − α_k) h(x_{n_k}) + α_k h(x_{n_k + 1}).
-        let mut weights: Vec<Vec<(usize, f64)>> = vec![Vec::new(); states.len()];
-        for (k, (&n, &alpha)) in measured.steps.iter().zip(&measured.fractions).enumerate() {
-            weights[n].push((k, 1.0 - alpha));
-            if alpha > 0.0 {
-                weights[n + 1].push((k, alpha));
+        // The samples each state contributes to, with their weights and side: sample k at
+        // t_k + τ = (n_k + α_k) δt is (1 − α_k) h(x_{n_k}) + α_k h(x_{n_k + 1}), and its slope
+        // in τ is (h(x_{n_k + 1}) − h(x_{n_k}))/δt.
+        let mut weights: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); states.len()];
+        for (k, &(n, alpha, _)) in grid.iter().enumerate() {
+            weights[n].push((k, 1.0 - alpha, -1.0));
+            if alpha > 0.0 || offset.is_some() {
+                weights[n + 1].push((k, alpha, 1.0));
             }
         }
         let mut data = MultibodyData::new(model);
         let mut signs = QuaternionSigns::new(model.bodies.len());
         let mut simulated = DMatrix::<f64>::zeros(ns, nc);
+        let mut slope = DMatrix::<f64>::zeros(ns, nc);
         let angles: Vec<bool> = measurement
             .observations
             .iter()
@@ -342,8 +414,11 @@ impl IdentificationProblem {
             vec![DMatrix::zeros(nc, np); if need == Need::Jacobian { ns } else { 0 }];
         let mut parts: Vec<Vec<(usize, f64, DMatrix<f64>)>> =
             vec![Vec::new(); if need == Need::Gradient { ns } else { 0 }];
-        // S_t = ∂x_t/∂θ (2nv × np); the initial state does not depend on θ.
+        // S_t = ∂x_t/∂θ (2nv × np): the initial state depends on the initial velocities only.
         let mut S = DMatrix::zeros(2 * nv, np);
+        for &(p, dof) in &velocities {
+            S[(nv + dof, p)] = 1.0;
+        }
         for (t, state) in states.iter().enumerate() {
             if t > 0 {
                 if let (Need::Jacobian, Rollout::Jacobians(r)) = (need, &rollout) {
@@ -352,7 +427,12 @@ impl IdentificationProblem {
                         parameters: P,
                         ..
                     } = &r.steps[t - 1];
-                    S = A * &S + P;
+                    let mut next = A * &S;
+                    for (i, &(p, _)) in scene.iter().enumerate() {
+                        let mut column = next.column_mut(p);
+                        column += P.column(i);
+                    }
+                    S = next;
                 }
             }
             forward_kinematics(model, &mut data, &state.q, &state.v);
@@ -367,7 +447,7 @@ impl IdentificationProblem {
                     (y, Some(H))
                 }
             };
-            for &(k, w) in &weights[t] {
+            for &(k, w, side) in &weights[t] {
                 for c in 0..nc {
                     // An angle interpolated between two states is taken on the branch of the
                     // first (they differ by far less than π within a step).
@@ -377,6 +457,12 @@ impl IdentificationProblem {
                     };
                     anchors[(k, c)].get_or_insert(value);
                     simulated[(k, c)] += w * value;
+                    if grid[k].2 {
+                        slope[(k, c)] += side * value / dt;
+                    }
+                }
+                if w == 0.0 {
+                    continue;
                 }
                 match (&H, need) {
                     (Some(H), Need::Jacobian) => dy_dtheta[k] += H * &S * w,
@@ -385,9 +471,15 @@ impl IdentificationProblem {
                 }
             }
         }
+        if let Some(p) = offset {
+            for (k, dy) in dy_dtheta.iter_mut().enumerate() {
+                dy.set_column(p, &slope.row(k).transpose());
+            }
+        }
         let mut residuals = DVector::zeros(ns * nc);
         let mut jacobian = (need == Need::Jacobian).then(|| DMatrix::zeros(residuals.len(), np));
         let mut dl_dx = vec![DVector::zeros(2 * nv); states.len()];
+        let mut dl_dtau = 0.0;
         for k in 0..ns {
             for c in 0..nc {
                 if angles[c] {
@@ -409,13 +501,24 @@ impl IdentificationProblem {
                     for (t, w, H) in &parts[k] {
                         dl_dx[*t] += H.row(c).transpose() * (w * r * dr / sigma);
                     }
+                    dl_dtau += r * dr / sigma * slope[(k, c)];
                 }
             }
         }
         let gradient = match (&rollout, need) {
             (Rollout::Jacobians(r), Need::Gradient) => {
-                let g = r.adjoint_gradient(&dl_dx)?.parameters;
-                Some(DVector::from_fn(np, |p, _| g[p] * dtheta_ds[p]))
+                let adjoint = r.adjoint_gradient(&dl_dx)?;
+                let mut g = DVector::zeros(np);
+                for (i, &(p, _)) in scene.iter().enumerate() {
+                    g[p] = adjoint.parameters[i];
+                }
+                for &(p, dof) in &velocities {
+                    g[p] = adjoint.initial_state[nv + dof];
+                }
+                if let Some(p) = offset {
+                    g[p] = dl_dtau;
+                }
+                Some(g.component_mul(&DVector::from_column_slice(&dtheta_ds)))
             }
             _ => None,
         };
@@ -426,6 +529,48 @@ impl IdentificationProblem {
             gradient,
         })
     }
+}
+
+/// `parameters` with every per-record unknown not yet assigned to a record replaced by one per
+/// record: the name unchanged with one record, else suffixed `[j]` for record `j` (data order,
+/// from 0).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a record index beyond the `records` or one unknown listed
+/// twice.
+fn per_record(parameters: Vec<ParamSpec>, records: usize) -> Result<Vec<ParamSpec>> {
+    let mut expanded: Vec<ParamSpec> = Vec::new();
+    for p in parameters {
+        match p.unknown.record() {
+            Some(r) if r >= records => {
+                return Err(Error::invalid(
+                    &p.name,
+                    r,
+                    &format!("a record index below {records}"),
+                ))
+            }
+            None if p.unknown.per_record() && records == 1 => expanded.push(ParamSpec {
+                unknown: p.unknown.for_record(0),
+                ..p
+            }),
+            None if p.unknown.per_record() => expanded.extend((0..records).map(|r| ParamSpec {
+                name: format!("{}[{r}]", p.name),
+                unknown: p.unknown.for_record(r),
+                ..p.clone()
+            })),
+            _ => expanded.push(p),
+        }
+    }
+    for (j, p) in expanded.iter().enumerate() {
+        if let Some(q) = expanded[..j].iter().find(|q| q.unknown == p.unknown) {
+            return Err(Error::invalid(
+                &p.name,
+                &q.name,
+                "each unknown may be listed once",
+            ));
+        }
+    }
+    Ok(expanded)
 }
 
 /// A fresh simulator of the same scene.

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::identify::data::read_trajectory_csv;
 use crate::identify::loss::Loss;
 use crate::identify::observe::is_tree_body_column;
-use crate::identify::params::{ParamSpec, Transform};
+use crate::identify::params::{ParamSpec, Transform, Unknown};
 use crate::identify::report::{IdentifySettings, Intervals, Method, Shooting};
 use crate::identify::residuals::IdentificationProblem;
 use crate::problem::locate::locate;
@@ -65,11 +65,14 @@ pub struct IdentificationSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParameterSpec {
-    /// A parameter name (`friction`, `stiffness@ground`, `mass@box`, …).
+    /// A parameter name (`friction`, `stiffness@ground`, `mass@box`, …), a record's initial
+    /// velocity (`velocity.x@box`, `angular_velocity.z@box`, `v0@link`) or its clock offset
+    /// (`time_offset`); see [`crate::identify::Unknown`].
     pub name: String,
-    /// Start value (default: the scene's value).
+    /// Start value (default: the scene's value; 0 for the clock offset).
     pub initial: Option<f64>,
-    /// `log` (default), `identity` or `logistic` (with `lower` and `upper`).
+    /// `log` (default for scene parameters), `identity` (default for initial velocities and
+    /// the clock offset) or `logistic` (with `lower` and `upper`).
     pub transform: Option<String>,
     /// Lower bound: of `logistic`, or the search bound of `log` and `identity`.
     pub lower: Option<f64>,
@@ -160,7 +163,12 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
             .enumerate()
             .map(|(i, p)| {
                 let field = |f: &str| format!("parameter[{i}].{f}");
-                let (transform, search) = match (p.transform.as_deref().unwrap_or("log"), p.lower, p.upper) {
+                // Initial velocities and the clock offset may be zero or negative.
+                let default = match Unknown::parse(sim, &p.name) {
+                    Ok(u) if u.per_record() => "identity",
+                    _ => "log",
+                };
+                let (transform, search) = match (p.transform.as_deref().unwrap_or(default), p.lower, p.upper) {
                     ("log", None, None) => (Transform::Log, None),
                     ("log", Some(lower), Some(upper)) => (Transform::Log, Some((lower, upper))),
                     ("identity", None, None) => (Transform::Identity, None),
@@ -175,6 +183,10 @@ pub fn load_identification(path: &Path, data: Option<&[PathBuf]>) -> Result<Iden
                     )),
                 };
                 let spec = ParamSpec::new(sim, &p.name, p.initial)
+                    .map(|s| match p.initial {
+                        Some(_) => s,
+                        None => s.starting_from(&scene.initial_state),
+                    })
                     .and_then(|s| s.with_transform(transform))
                     .map_err(|e| {
                         err(

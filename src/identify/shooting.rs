@@ -21,7 +21,7 @@
 //! `h(x) = ŷ_k` in the tangent coordinates of the step Jacobians, from the previous node's
 //! state (the scene's initial state for a record starting at t = 0). Where a body's
 //! velocities are not measured, `ŷ_k` takes them from the measured positions and orientation
-//! quaternions (`ω_W = 2 vec(q̇ ⊗ q*)`) by the slope of a least-squares line through the
+//! quaternions or roll-pitch-yaw angles (`ω_W = 2 vec(q̇ ⊗ q*)`) by the slope of a least-squares line through the
 //! `2w + 1` samples around `k` (the Savitzky–Golay derivative filter, Anal. Chem. 36, 1964;
 //! `w` = a fifth of the segment, at least 1, the window clipped at the record's ends): noise
 //! σ on positions sampled every Δt gives velocity noise `σ / (Δt √(Σ j²))`, 0.095 m/s for
@@ -34,7 +34,9 @@
 //! from it (`super::report`).
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Quaternion};
+use std::f64::consts::TAU;
+
+use nalgebra::{DMatrix, DVector, Quaternion, UnitQuaternion};
 
 use crate::error::{Error, Result};
 use crate::identify::data::{grid_position, MeasuredTrajectory};
@@ -76,7 +78,7 @@ pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<Iden
     let model = &problem.simulator.model;
     let dt = problem.simulator.settings.dt;
     let mut segments = Vec::new();
-    for m in &problem.trajectories {
+    for (j, m) in problem.trajectories.iter().enumerate() {
         if m.num_samples() < 3 {
             return Err(Error::invalid(
                 "multiple shooting",
@@ -92,7 +94,8 @@ pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<Iden
         while k0 < last {
             let k1 = (k0 + samples).min(last);
             let t0 = m.times[k0];
-            let x0 = if k0 == 0 && m.steps[0] == 0 && m.fractions[0] == 0.0 {
+            let from_start = k0 == 0 && m.steps[0] == 0 && m.fractions[0] == 0.0;
+            let x0 = if from_start {
                 x_start.clone()
             } else {
                 let x = measured_state(model, &targets, k0, &guess).ok_or_else(|| {
@@ -116,7 +119,14 @@ pub fn segmented(problem: &IdentificationProblem, samples: usize) -> Result<Iden
                 fractions,
                 values: m.values.select_rows(&rows),
                 noise: m.noise,
-                initial_state: Some(x0),
+                // The first segment keeps the record's own start, so that the record's
+                // initial velocities and clock offset, when estimated, act on it.
+                initial_state: if from_start {
+                    m.initial_state.clone()
+                } else {
+                    Some(x0)
+                },
+                record: Some(m.record.unwrap_or(j)),
             });
             k0 = k1;
         }
@@ -156,6 +166,14 @@ fn slope(t: &[f64], k: usize, w: usize, f: impl Fn(usize) -> f64) -> f64 {
     num / den
 }
 
+/// The columns measuring a body's orientation.
+enum Orientation {
+    /// `qw, qx, qy, qz`.
+    Quaternion(Vec<usize>),
+    /// Roll, pitch, yaw (`R = R_z(yaw) R_y(pitch) R_x(roll)`, nalgebra's Euler angles).
+    Rpy(Vec<usize>),
+}
+
 /// The measured columns plus velocity columns estimated over windows of `2w + 1` samples
 /// (module docs).
 ///
@@ -191,17 +209,29 @@ fn state_targets(
                 }));
             }
         }
-        let orientation: Option<Vec<usize>> = (0..4)
+        let quaternion: Option<Vec<usize>> = (0..4)
             .map(|i| find(body, Quantity::Orientation(i)))
             .collect();
+        let rpy: Option<Vec<usize>> = (0..3).map(|i| find(body, Quantity::Rpy(i))).collect();
+        let orientation = match (quaternion, rpy) {
+            (Some(o), _) => Some(Orientation::Quaternion(o)),
+            (None, Some(a)) => Some(Orientation::Rpy(a)),
+            (None, None) => None,
+        };
         if let (Some(o), false) = (&orientation, has(Quantity::AngularVelocity, 3)) {
-            let quat = |k: usize| {
-                Quaternion::new(
+            let quat = |k: usize| match o {
+                Orientation::Quaternion(o) => Quaternion::new(
                     m.values[(k, o[0])],
                     m.values[(k, o[1])],
                     m.values[(k, o[2])],
                     m.values[(k, o[3])],
+                ),
+                Orientation::Rpy(a) => UnitQuaternion::from_euler_angles(
+                    m.values[(k, a[0])],
+                    m.values[(k, a[1])],
+                    m.values[(k, a[2])],
                 )
+                .into_inner(),
             };
             // Each quaternion of the window on the side of the centre's (q and −q are one
             // rotation).
@@ -296,7 +326,16 @@ fn measured_state(
         if d.iter().any(|&x| x == 0.0) || scaled.symmetric_eigen().eigenvalues.min() < DETERMINED {
             return None;
         }
-        let delta = A.cholesky()?.solve(&(H.transpose() * (&y - &h)));
+        // Angles are compared modulo 2π, as in the residuals.
+        let difference = DVector::from_fn(y.len(), |c, _| {
+            let d = y[c] - h[c];
+            if targets.measurement.observations[c].is_angle() {
+                d - TAU * (d / TAU).round()
+            } else {
+                d
+            }
+        });
+        let delta = A.cholesky()?.solve(&(H.transpose() * difference));
         x.q = model.retract(&x.q, &delta.rows(0, nv).into_owned());
         x.v += delta.rows(nv, nv);
         last_step = delta.amax() / (1.0 + x.q.amax() + x.v.amax());
