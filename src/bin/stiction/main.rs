@@ -140,7 +140,10 @@ enum Command {
         stiction identify problems/identify/identify-friction.toml --data run1/trajectory.csv run2/trajectory.csv --out out/mu --json\n\n\
         Files written: fit-TRAJECTORY.csv and fit-TRAJECTORY.png per data file (measured vs simulated), history.csv;\n\
         with --replay: replay/, each trajectory simulated at the estimate in 3-D with the measured positions (stiction view DIR).\n\
-        A parameter the data cannot identify (near-singular Gauss-Newton matrix) is reported as such, with no estimate.")]
+        A parameter the data cannot identify (near-singular Gauss-Newton matrix) is reported as such, with no estimate.\n\n\
+        Unknowns: the scene's parameters (as for gradcheck), and per data file its initial velocities\n\
+        (velocity.x@BODY, angular_velocity.x@BODY for a free body; v0@BODY, v0.i@BODY for other joints) and its\n\
+        clock offset time_offset (s); docs/identification.md.")]
     Identify(identify::IdentifyArgs),
     /// Run a problem at several contact stiffnesses in parallel (ICF Sec. X-A, Figs. 17-18):
     /// mean steady penetration over the last --settle seconds, Newton iterations and
