@@ -11,13 +11,16 @@
 //! Files: `point_contact.rs` (ICF Sec. IX time histories: the oscillating conveyor, Fig. 2;
 //! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
 //! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
-//! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16).
+//! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16),
+//! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
+//! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
 //! references) that keeps what the figure shows, for CI; [`Quality::Full`] is the paper's
 //! set-up. The problems are read through a [`Loader`], so the command can use the problems
 //! compiled into it and the tests the files of the checkout.
 
+mod complementarity;
 mod convergence;
 mod point_contact;
 
@@ -172,6 +175,24 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF Sec. X-A, Fig. 16",
         summary: "40 bodies dropped into a box: mean Newton iterations and condition estimate against δt",
         compute: convergence::clutter_iterations,
+    },
+    FigureSpec {
+        name: "xie-cube-slide",
+        source: "Xie & Chakraborty Sec. VI-A, Fig. 6",
+        summary: "cube sliding flat (ncp): ECP μh/2 ahead of the face centre, position against the closed form",
+        compute: complementarity::cube_slide,
+    },
+    FigureSpec {
+        name: "xie-cylinder-roll",
+        source: "Xie & Chakraborty Sec. VI-B, Fig. 7",
+        summary: "cylinder rolling and spinning with torque impulses (ncp): the ECP stays on the contact line",
+        compute: complementarity::cylinder_roll,
+    },
+    FigureSpec {
+        name: "xie-cube-topple",
+        source: "Xie & Chakraborty Sec. VI-C, Fig. 8",
+        summary: "cube released on a corner (ncp): 3 → 2 → 1 active facets, sliding velocities, ECP",
+        compute: complementarity::cube_topple,
     },
 ];
 
