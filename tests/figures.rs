@@ -213,3 +213,32 @@ fn xie_cube_topple_goes_point_line_surface() {
     assert!(point < line && line < surface, "{point} {line} {surface}");
     assert_eq!(n(&fig, "final_facets"), 1.0);
 }
+
+/// Elandt Figs. 4.10 and 4.13(b), PFC's side: pressed into a layer with H = D/4, a rigid
+/// sphere's contact surface is D across (1e-3, measured 0.9999) with the closed-form pressure
+/// profile at every polygon (2 % of the peak, measured 0.5 %), and the forces of the
+/// sphere and the cylinder are their closed forms', from below (inscribed meshes; 1 %,
+/// measured 0.9936 and 0.9983).
+#[test]
+fn elandt_layer_matches_the_pressure_field_closed_forms() {
+    let fig = quick("elandt-layer");
+    assert!((n(&fig, "sphere.diameter") - 1.0).abs() < 1e-3);
+    assert!((n(&fig, "cylinder.diameter") - 1.0).abs() < 1e-3);
+    for key in ["sphere.force", "cylinder.force"] {
+        let ratio = n(&fig, key);
+        assert!(ratio > 0.99 && ratio <= 1.0 + 1e-12, "{key}: {ratio}");
+    }
+    // The sphere's polygons against the profile E (h − R + √(R² − r²))/H, r in units of D/2.
+    let (polygons, profile) = (&fig.panels[0].curves[0], &fig.panels[0].curves[1]);
+    let peak = profile.points[0].1;
+    let (r, d) = (0.02_f64, 0.01_f64);
+    let h = r - (r * r - d * d / 4.0).sqrt();
+    for &(x, p) in &polygons.points {
+        let rho = x * d / 2.0;
+        let closed = 1e6 * (h - r + (r * r - rho * rho).sqrt()) / (d / 4.0) / 1e3;
+        assert!(
+            (p - closed).abs() < 0.02 * peak,
+            "r/(D/2) = {x}: {p} kPa, closed form {closed}"
+        );
+    }
+}

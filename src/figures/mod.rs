@@ -12,7 +12,8 @@
 //! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
 //! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
 //! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16),
-//! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
+//! `pressure_field.rs` (Elandt Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and
+//! 4.13(b)), `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
@@ -23,6 +24,7 @@
 mod complementarity;
 mod convergence;
 mod point_contact;
+mod pressure_field;
 
 use crate::contact::Approximation;
 use crate::error::{Error, Result};
@@ -175,6 +177,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF Sec. X-A, Fig. 16",
         summary: "40 bodies dropped into a box: mean Newton iterations and condition estimate against δt",
         compute: convergence::clutter_iterations,
+    },
+    FigureSpec {
+        name: "elandt-layer",
+        source: "Elandt Sec. 4.5, Figs. 4.10, 4.13(b)",
+        summary: "rigid sphere and cylinder in a compliant layer (H = D/4): pressure against radius, diameter and force against PFC's closed forms",
+        compute: pressure_field::layer,
     },
     FigureSpec {
         name: "xie-cube-slide",
