@@ -179,6 +179,12 @@ pub const FIGURES: &[FigureSpec] = &[
         compute: convergence::clutter_iterations,
     },
     FigureSpec {
+        name: "clutter-conditioning",
+        source: "ICF ext. Sec. XII-A, Fig. 15",
+        summary: "the clutter at δt = 10 ms: Newton iterations and condition estimate per step against time, transient against settled",
+        compute: convergence::clutter_conditioning,
+    },
+    FigureSpec {
         name: "elandt-layer",
         source: "Elandt Sec. 4.5, Figs. 4.10, 4.13(b)",
         summary: "rigid sphere and cylinder in a compliant layer (H = D/4): pressure against radius, diameter and force against PFC's closed forms",
