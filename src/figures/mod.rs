@@ -11,7 +11,9 @@
 //! Files: `point_contact.rs` (ICF Sec. IX time histories: the oscillating conveyor, Fig. 2;
 //! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
 //! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
-//! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16).
+//! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16),
+//! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
+//! Panda rolling a ball, top view and cost per iteration).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
 //! references) that keeps what the figure shows, for CI; [`Quality::Full`] is the paper's
@@ -20,6 +22,7 @@
 
 mod convergence;
 mod point_contact;
+mod trajectory_optimization;
 
 use crate::contact::Approximation;
 use crate::error::{Error, Result};
@@ -172,6 +175,18 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF Sec. X-A, Fig. 16",
         summary: "40 bodies dropped into a box: mean Newton iterations and condition estimate against δt",
         compute: convergence::clutter_iterations,
+    },
+    FigureSpec {
+        name: "panda-push-ball",
+        source: "ICF ext. Sec. XII-D, Fig. 25",
+        summary: "iLQR through pressure-field contact: the Panda rolls a ball to a target in 0.5 s, top view (needs scripts/robots/setup.sh)",
+        compute: trajectory_optimization::panda_push_ball,
+    },
+    FigureSpec {
+        name: "panda-push-ball-cost",
+        source: "ICF ext. Sec. XII-D",
+        summary: "the same solve: cost per iLQR iteration",
+        compute: trajectory_optimization::panda_push_ball_cost,
     },
 ];
 
