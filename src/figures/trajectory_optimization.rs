@@ -42,7 +42,7 @@ const PAPER_SOLVE: &str = "\"efficiently solve[s] for an optimal trajectory invo
 
 /// One solve and what the figures draw of it.
 #[derive(Debug)]
-pub struct PushBallSolve {
+struct PushBallSolve {
     /// The solved problem.
     run: OptimizeRun,
     /// The initial guess rolled out: states (T + 1).
