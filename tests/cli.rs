@@ -907,3 +907,36 @@ fn replay_is_written_served_and_refused_clearly_without_three_js() {
     assert!(stderr(&empty).contains("--replay"), "{}", stderr(&empty));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `stiction figures` with a figure that cannot be made (the Panda's, its package not on the
+/// search path) still makes the others and its index, lists the missing one there with what to
+/// install, and exits with that error.
+#[test]
+fn figures_make_the_others_when_a_robot_package_is_missing() {
+    let dir = scratch("figures-missing-package");
+    let out = command(
+        &dir,
+        &[
+            "figures",
+            "falling-sphere",
+            "panda-push-ball",
+            "--quick",
+            "--out",
+            "f",
+            "--quiet",
+        ],
+    )
+    .env_remove("STICTION_PACKAGE_PATH")
+    .output()
+    .expect("the binary runs");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("install it with `scripts/robots/setup.sh`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_file(&dir.join("f"), "falling-sphere.png", b"\x89PNG");
+    let index = std::fs::read_to_string(dir.join("f/index.md")).expect("the index");
+    assert!(index.contains("## falling-sphere: ICF Sec. IX-B, Fig. 5"));
+    assert!(index.contains("## panda-push-ball: ICF ext. Sec. XII-D, Fig. 25\n\nNot made: "));
+}

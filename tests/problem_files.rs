@@ -138,6 +138,37 @@ fn scratch(test: &str) -> PathBuf {
     dir
 }
 
+/// `[[model]] hydroelastic = { resolution_hint = … }` makes every collision geometry of the
+/// model a rigid pressure-field geometry and leaves the file's own as they are; a hint that is
+/// not positive is an error at its field.
+#[test]
+fn model_hydroelastic_makes_its_geometries_rigid_pressure_field_meshes() {
+    use stiction::hydroelastic::Hydroelastic;
+    let dir = scratch("hydroelastic");
+    let path = dir.join("arm.toml");
+    let text = arm_problem("prefix = \"arm_\"\nhydroelastic = { resolution_hint = 0.05 }");
+    std::fs::write(&path, &text).expect("a problem");
+    let p = load_problem(&path).unwrap_or_else(|e| panic!("{e}"));
+    let geometries = p.simulator.collision().geometries();
+    let (arm, own): (Vec<_>, Vec<_>) = geometries.iter().partition(|g| g.name.starts_with("arm_"));
+    assert!(!arm.is_empty());
+    for g in arm {
+        assert_eq!(
+            g.hydroelastic,
+            Some(Hydroelastic::rigid(0.05)),
+            "{}",
+            g.name
+        );
+    }
+    assert!(own.iter().all(|g| g.hydroelastic.is_none()));
+    let bad = arm_problem("hydroelastic = { resolution_hint = -1.0 }");
+    std::fs::write(&path, &bad).expect("a problem");
+    let e = load_problem(&path)
+        .expect_err("a negative hint")
+        .to_string();
+    assert!(e.contains("model[0].hydroelastic.resolution_hint"), "{e}");
+}
+
 /// `[[model]]` brings a URDF into a problem: its bodies follow the file's (q = the box's 7
 /// coordinates, then the shoulder's and the elbow's), prefixed, placed at `position`, and a
 /// problem actuator drives one of its joints; the scene runs.

@@ -12,8 +12,10 @@
 //! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
 //! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
 //! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16),
-//! `pressure_field.rs` (Elandt Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and
-//! 4.13(b)), `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
+//! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
+//! Panda rolling a ball, top view and cost per iteration), `pressure_field.rs` (Elandt
+//! Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b)),
+//! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
@@ -25,6 +27,7 @@ mod complementarity;
 mod convergence;
 mod point_contact;
 mod pressure_field;
+mod trajectory_optimization;
 
 use crate::contact::Approximation;
 use crate::error::{Error, Result};
@@ -183,6 +186,18 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF ext. Sec. XII-A, Fig. 15",
         summary: "the clutter at δt = 10 ms: Newton iterations and condition estimate per step against time, transient against settled",
         compute: convergence::clutter_conditioning,
+    },
+    FigureSpec {
+        name: "panda-push-ball",
+        source: "ICF ext. Sec. XII-D, Fig. 25",
+        summary: "iLQR through pressure-field contact: the Panda rolls a ball to a target in 0.5 s, top view (needs scripts/robots/setup.sh)",
+        compute: trajectory_optimization::panda_push_ball,
+    },
+    FigureSpec {
+        name: "panda-push-ball-cost",
+        source: "ICF ext. Sec. XII-D",
+        summary: "the same solve: cost per iLQR iteration",
+        compute: trajectory_optimization::panda_push_ball_cost,
     },
     FigureSpec {
         name: "elandt-layer",

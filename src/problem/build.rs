@@ -487,6 +487,12 @@ impl Builder<'_> {
             self.path.parent().unwrap_or(Path::new(".")).join(&m.file)
         };
         let mut description = load_model(&file, &options)?.description;
+        if let Some(spec) = &m.hydroelastic {
+            let field = format!("{field}.hydroelastic");
+            for g in &mut description.geometries {
+                g.hydroelastic = Some(self.hydroelastic(&field, &g.shape, spec)?);
+            }
+        }
         for (name, &q0) in &m.q0 {
             let field = format!("{field}.q0.{name}");
             let joint = description

@@ -527,7 +527,7 @@ impl Builder<'_> {
         }
     }
 
-    fn hydroelastic(
+    pub(super) fn hydroelastic(
         &self,
         field: &str,
         shape: &Shape,

@@ -216,6 +216,9 @@ pub struct ModelSpec {
     pub q0: BTreeMap<String, f64>,
     /// How to install the package a `package://` file comes from, quoted when it is not found.
     pub install: Option<String>,
+    /// Pressure-field properties for every collision geometry of the model (rigid without
+    /// `modulus`, as a geometry's `hydroelastic`), default none: point contact.
+    pub hydroelastic: Option<HydroelasticSpec>,
 }
 
 /// `[[body]]`.

@@ -65,10 +65,19 @@ pub fn figures(args: &FiguresArgs) -> Result<()> {
         shipped::shipped(name).unwrap_or_else(|| Err(shipped::not_found(Path::new(name))))
     };
     let command = command_line(args, &dir);
-    let mut made = Vec::new();
+    let (mut made, mut failed) = (Vec::new(), Vec::new());
     for spec in specs {
         let start = Instant::now();
-        let fig = (spec.compute)(&load, quality)?;
+        // A figure that cannot be made (a robot package not installed) leaves the others to
+        // make; the index lists it and the command fails at the end with its error.
+        let fig = match (spec.compute)(&load, quality) {
+            Ok(fig) => fig,
+            Err(e) => {
+                eprintln!("{}: not made: {e}", spec.name);
+                failed.push((spec, e));
+                continue;
+            }
+        };
         write_figure(&fig, &dir)?;
         let seconds = start.elapsed().as_secs_f64();
         if !args.quiet {
@@ -82,11 +91,17 @@ pub fn figures(args: &FiguresArgs) -> Result<()> {
         made.push((spec, fig, seconds));
     }
     let index = dir.join("index.md");
-    write(&index, &index_markdown(&made, quality, (&command, &dir)))?;
+    write(
+        &index,
+        &index_markdown(&made, &failed, quality, (&command, &dir)),
+    )?;
     if !args.quiet {
         println!("{}", index.display());
     }
-    Ok(())
+    match failed.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// The command that remakes the figures, for the index.
@@ -141,9 +156,11 @@ fn quoted(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 
-/// The index: per figure its source, image, numbers (paper beside ours), notes and command.
+/// The index: per figure its source, image, numbers (paper beside ours), notes and command;
+/// then the figures not made, with their errors.
 fn index_markdown(
     made: &[(&FigureSpec, PaperFigure, f64)],
+    failed: &[(&FigureSpec, Error)],
     quality: Quality,
     (command, dir): (&str, &Path),
 ) -> String {
@@ -185,6 +202,9 @@ fn index_markdown(
             dir.display()
         );
         let _ = writeln!(md, "\nThis figure alone: `{single}`\n");
+    }
+    for (spec, e) in failed {
+        let _ = writeln!(md, "## {}: {}\n\nNot made: {e}\n", spec.name, spec.source);
     }
     md
 }

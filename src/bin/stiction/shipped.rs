@@ -59,6 +59,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ),
     ("hopper", include_str!("../../../problems/hopper.toml")),
     (
+        "panda-push-ball",
+        include_str!("../../../problems/panda-push-ball.toml"),
+    ),
+    (
         "panda-push-box",
         include_str!("../../../problems/panda-push-box.toml"),
     ),
