@@ -23,6 +23,7 @@ use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use crate::contact::{ContactPool, ContactPotential};
 use crate::error::{Error, Result};
 use crate::solver::factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
+use crate::solver::islands::Islands;
 use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
@@ -31,11 +32,11 @@ use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverSta
 
 /// One nonzero clique block `J_ic` of a contact Jacobian.
 #[derive(Clone, Copy, Debug)]
-struct JacobianBlock {
-    clique: usize,
+pub(super) struct JacobianBlock {
+    pub(super) clique: usize,
     /// Start of its 3 × n_c values (column-major) in the Jacobian values
     /// ([`NewtonLayout::jacobians`]).
-    offset: usize,
+    pub(super) offset: usize,
 }
 
 /// The Newton solver's reusable data, in two parts borrowed apart: the layout read from the
@@ -43,38 +44,40 @@ struct JacobianBlock {
 #[derive(Debug, Default)]
 pub struct NewtonWorkspace {
     layout: NewtonLayout,
-    data: IterationData,
+    pub(super) data: IterationData,
+    /// The step's contact islands, when [`NewtonWorkspace::prepare_islands`] split it.
+    islands: Islands,
 }
 
 /// What [`NewtonWorkspace::prepare`] reads from a problem, fixed through its iterations: the
 /// clique structure, the Jacobian blocks and the Hessian pattern (fixed per contact pattern),
 /// the clique blocks of `A` and the scaling `D`.
 #[derive(Debug, Default)]
-struct NewtonLayout {
+pub(super) struct NewtonLayout {
     /// Clique of each velocity (nv).
-    clique_of: Vec<usize>,
+    pub(super) clique_of: Vec<usize>,
     /// Position of each velocity within its clique (nv).
     local_of: Vec<usize>,
     /// The first velocity of each clique whose velocities are a range.
     range_starts: Vec<Option<usize>>,
     /// Whether there is one clique, the velocities `0..nv` in order: each contact's block is
     /// then its whole Jacobian, read from the problem's `J` in place of `jacobian_values`.
-    one_clique: bool,
+    pub(super) one_clique: bool,
     /// `A_cc` per clique.
-    A_blocks: Vec<DMatrix<f64>>,
+    pub(super) A_blocks: Vec<DMatrix<f64>>,
     /// Jacobian blocks of all contacts, contact by contact, cliques increasing (none for one
     /// clique).
-    blocks: Vec<JacobianBlock>,
+    pub(super) blocks: Vec<JacobianBlock>,
     /// Contact `i` owns `blocks[block_start[i]..block_start[i + 1]]`.
-    block_start: Vec<usize>,
+    pub(super) block_start: Vec<usize>,
     /// The clique blocks of the contact Jacobians (empty for one clique).
-    jacobian_values: Vec<f64>,
+    pub(super) jacobian_values: Vec<f64>,
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
     pair_targets: Vec<usize>,
     /// Contact `i` owns `pair_targets[pair_start[i]..pair_start[i + 1]]`.
     pair_start: Vec<usize>,
     /// The block pattern of `H`: the cliques and the coupled clique pairs.
-    pattern: BlockPattern,
+    pub(super) pattern: BlockPattern,
     /// `D = diag(A)^{-1/2}` (nv).
     D: DVector<f64>,
 }
@@ -82,7 +85,7 @@ struct NewtonLayout {
 /// What the Newton iterations write: the iterate and its evaluation, the Hessian and its
 /// factorization, the search direction and the line search's trial.
 #[derive(Debug, Default)]
-struct IterationData {
+pub(super) struct IterationData {
     /// `H` in clique blocks (the pattern of [`NewtonLayout::pattern`]).
     H: BlockHessian,
     /// The factorization of `H` at `factor_v`, valid when `generation` is set.
@@ -91,7 +94,7 @@ struct IterationData {
     /// The generation of `factor`; `None` when there is no valid factor.
     generation: Option<FactorGeneration>,
     /// The iterate v (nv).
-    v: DVector<f64>,
+    pub(super) v: DVector<f64>,
     /// `∇ℓ(v) = A(v − v*) − Jᵀγ` (nv).
     gradient: DVector<f64>,
     /// `Jᵀγ` (nv).
@@ -101,15 +104,15 @@ struct IterationData {
     scratch_a: DVector<f64>,
     scratch_b: DVector<f64>,
     /// Contact velocities, their changes along Δv, impulses and Hessians (nc each).
-    v_c: Vec<Vector3<f64>>,
+    pub(super) v_c: Vec<Vector3<f64>>,
     dv_c: Vec<Vector3<f64>>,
-    gamma: Vec<Vector3<f64>>,
-    G: Vec<Matrix3<f64>>,
+    pub(super) gamma: Vec<Vector3<f64>>,
+    pub(super) G: Vec<Matrix3<f64>>,
     /// Constraint rows: velocities, their changes along Δv, impulses and curvatures.
-    row_v: Vec<f64>,
+    pub(super) row_v: Vec<f64>,
     row_dv: Vec<f64>,
-    row_gamma: Vec<f64>,
-    row_G: Vec<f64>,
+    pub(super) row_gamma: Vec<f64>,
+    pub(super) row_G: Vec<f64>,
     /// The contacts at the line search's last trial step.
     trial: Trial,
     condition: ConditionScratch,
@@ -200,6 +203,23 @@ impl NewtonWorkspace {
             problem.nc(),
             problem.constraints.len(),
         );
+        self.islands.active = false;
+    }
+
+    /// [`NewtonWorkspace::prepare`], then splits `problem` into its contact islands
+    /// ([`crate::solver::islands`]): the next [`NewtonWorkspace::iterate`] (or
+    /// [`NewtonWorkspace::iterate_from_least_cost`]) solves each island apart, in parallel,
+    /// when there are two or more that need Newton (or none: every body in free flight, which
+    /// takes `v = v*`), and the whole problem as one otherwise.
+    pub fn prepare_islands(&mut self, problem: &ConvexProblem<f64>) {
+        self.prepare(problem);
+        self.islands.split(&self.layout, problem);
+    }
+
+    /// Whether the prepared problem is solved by islands
+    /// ([`NewtonWorkspace::prepare_islands`]).
+    pub fn by_islands(&self) -> bool {
+        self.islands.active
     }
 
     /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
@@ -213,6 +233,11 @@ impl NewtonWorkspace {
         v_guess: &DVector<f64>,
         params: &SolverParams,
     ) -> Result<SolverStats> {
+        if self.islands.active {
+            return self
+                .islands
+                .solve(&self.layout, &mut self.data, problem, &[v_guess], params);
+        }
         self.data.iterate(&self.layout, problem, v_guess, params)
     }
 
@@ -230,6 +255,18 @@ impl NewtonWorkspace {
         guesses: &[&DVector<f64>],
         params: &SolverParams,
     ) -> Result<SolverStats> {
+        if self.islands.active {
+            if guesses.is_empty() {
+                return Err(Error::invalid(
+                    "guesses",
+                    "none",
+                    "at least one initial guess",
+                ));
+            }
+            return self
+                .islands
+                .solve(&self.layout, &mut self.data, problem, guesses, params);
+        }
         let mut best: Option<(usize, f64)> = None;
         if guesses.len() > 1 {
             for (i, guess) in guesses.iter().enumerate() {
@@ -751,6 +788,29 @@ impl IterationData {
         Ok(shift)
     }
 
+    /// Factors `H` at `self.v` from the contacts' Hessians `G` and the rows' curvatures
+    /// `row_G` already there: for a solve by islands, which leaves no factor of the whole
+    /// `H`. Returns the shift used ([`IterationData::factor_hessian`]).
+    ///
+    /// # Errors
+    /// [`Error::HessianNotPositiveDefinite`] with `stats`.
+    pub(super) fn factor_at_solution(
+        &mut self,
+        layout: &NewtonLayout,
+        problem: &ConvexProblem<f64>,
+        params: &SolverParams,
+        stats: &SolverStats,
+    ) -> Result<f64> {
+        layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
+        self.factor_hessian(params).map_err(|e| match e {
+            Error::NotPositiveDefinite { index } => Error::HessianNotPositiveDefinite {
+                pivot: index,
+                stats: Box::new(stats.clone()),
+            },
+            other => other,
+        })
+    }
+
     /// [`NewtonWorkspace::iterate`] on the prepared `layout`.
     fn iterate(
         &mut self,
@@ -761,6 +821,7 @@ impl IterationData {
     ) -> Result<SolverStats> {
         let mut stats = SolverStats {
             contacts: problem.nc(),
+            islands: 1,
             ..Default::default()
         };
         self.v.copy_from(v_guess);
@@ -886,6 +947,7 @@ impl IterationData {
             stats.line_search_iterations += ls_iterations;
             stats.last_step_length = Some(alpha);
             stats.iterations += 1;
+            stats.total_iterations += 1;
             self.v.axpy(alpha, &self.dv, 1.0);
             from_trial = self.trial.alpha == alpha;
         }
