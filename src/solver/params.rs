@@ -126,7 +126,7 @@ pub struct SolverParams {
     /// Solve each contact island of a step (bodies linked by contacts and constraint rows)
     /// as its own Newton problem, in parallel, and bodies in free flight without Newton
     /// (read by [`crate::step::Simulator::solve`] and [`crate::step::Simulator::step`];
-    /// [`crate::solver::islands`]). On by default: the result agrees with the whole problem's
+    /// `solver/workspace/islands.rs`). On by default: the result agrees with the whole problem's
     /// within the tolerance, and a step takes the iterations of its hardest island.
     pub islands: bool,
 }

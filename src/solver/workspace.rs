@@ -18,25 +18,27 @@
 //! direction, the line search's trial).
 #![allow(non_snake_case)]
 
+mod islands;
+
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
 use crate::contact::{ContactPool, ContactPotential};
 use crate::error::{Error, Result};
 use crate::solver::factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
-use crate::solver::islands::Islands;
 use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
 use crate::solver::line_search::{exact_line_search, LineSearchProblem, Trial};
 use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
+use islands::Islands;
 
 /// One nonzero clique block `J_ic` of a contact Jacobian.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct JacobianBlock {
-    pub(super) clique: usize,
+struct JacobianBlock {
+    clique: usize,
     /// Start of its 3 × n_c values (column-major) in the Jacobian values
     /// ([`NewtonLayout::jacobians`]).
-    pub(super) offset: usize,
+    offset: usize,
 }
 
 /// The Newton solver's reusable data, in two parts borrowed apart: the layout read from the
@@ -44,7 +46,7 @@ pub(super) struct JacobianBlock {
 #[derive(Debug, Default)]
 pub struct NewtonWorkspace {
     layout: NewtonLayout,
-    pub(super) data: IterationData,
+    data: IterationData,
     /// The step's contact islands, when [`NewtonWorkspace::prepare_islands`] split it.
     islands: Islands,
 }
@@ -53,31 +55,31 @@ pub struct NewtonWorkspace {
 /// clique structure, the Jacobian blocks and the Hessian pattern (fixed per contact pattern),
 /// the clique blocks of `A` and the scaling `D`.
 #[derive(Debug, Default)]
-pub(super) struct NewtonLayout {
+struct NewtonLayout {
     /// Clique of each velocity (nv).
-    pub(super) clique_of: Vec<usize>,
+    clique_of: Vec<usize>,
     /// Position of each velocity within its clique (nv).
     local_of: Vec<usize>,
     /// The first velocity of each clique whose velocities are a range.
     range_starts: Vec<Option<usize>>,
     /// Whether there is one clique, the velocities `0..nv` in order: each contact's block is
     /// then its whole Jacobian, read from the problem's `J` in place of `jacobian_values`.
-    pub(super) one_clique: bool,
+    one_clique: bool,
     /// `A_cc` per clique.
-    pub(super) A_blocks: Vec<DMatrix<f64>>,
+    A_blocks: Vec<DMatrix<f64>>,
     /// Jacobian blocks of all contacts, contact by contact, cliques increasing (none for one
     /// clique).
-    pub(super) blocks: Vec<JacobianBlock>,
+    blocks: Vec<JacobianBlock>,
     /// Contact `i` owns `blocks[block_start[i]..block_start[i + 1]]`.
-    pub(super) block_start: Vec<usize>,
+    block_start: Vec<usize>,
     /// The clique blocks of the contact Jacobians (empty for one clique).
-    pub(super) jacobian_values: Vec<f64>,
+    jacobian_values: Vec<f64>,
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
     pair_targets: Vec<usize>,
     /// Contact `i` owns `pair_targets[pair_start[i]..pair_start[i + 1]]`.
     pair_start: Vec<usize>,
     /// The block pattern of `H`: the cliques and the coupled clique pairs.
-    pub(super) pattern: BlockPattern,
+    pattern: BlockPattern,
     /// `D = diag(A)^{-1/2}` (nv).
     D: DVector<f64>,
 }
@@ -85,7 +87,7 @@ pub(super) struct NewtonLayout {
 /// What the Newton iterations write: the iterate and its evaluation, the Hessian and its
 /// factorization, the search direction and the line search's trial.
 #[derive(Debug, Default)]
-pub(super) struct IterationData {
+struct IterationData {
     /// `H` in clique blocks (the pattern of [`NewtonLayout::pattern`]).
     H: BlockHessian,
     /// The factorization of `H` at `factor_v`, valid when `generation` is set.
@@ -94,7 +96,7 @@ pub(super) struct IterationData {
     /// The generation of `factor`; `None` when there is no valid factor.
     generation: Option<FactorGeneration>,
     /// The iterate v (nv).
-    pub(super) v: DVector<f64>,
+    v: DVector<f64>,
     /// `∇ℓ(v) = A(v − v*) − Jᵀγ` (nv).
     gradient: DVector<f64>,
     /// `Jᵀγ` (nv).
@@ -104,15 +106,15 @@ pub(super) struct IterationData {
     scratch_a: DVector<f64>,
     scratch_b: DVector<f64>,
     /// Contact velocities, their changes along Δv, impulses and Hessians (nc each).
-    pub(super) v_c: Vec<Vector3<f64>>,
+    v_c: Vec<Vector3<f64>>,
     dv_c: Vec<Vector3<f64>>,
-    pub(super) gamma: Vec<Vector3<f64>>,
-    pub(super) G: Vec<Matrix3<f64>>,
+    gamma: Vec<Vector3<f64>>,
+    G: Vec<Matrix3<f64>>,
     /// Constraint rows: velocities, their changes along Δv, impulses and curvatures.
-    pub(super) row_v: Vec<f64>,
+    row_v: Vec<f64>,
     row_dv: Vec<f64>,
-    pub(super) row_gamma: Vec<f64>,
-    pub(super) row_G: Vec<f64>,
+    row_gamma: Vec<f64>,
+    row_G: Vec<f64>,
     /// The contacts at the line search's last trial step.
     trial: Trial,
     condition: ConditionScratch,
@@ -207,7 +209,7 @@ impl NewtonWorkspace {
     }
 
     /// [`NewtonWorkspace::prepare`], then splits `problem` into its contact islands
-    /// ([`crate::solver::islands`]): the next [`NewtonWorkspace::iterate`] (or
+    /// (`workspace/islands.rs`): the next [`NewtonWorkspace::iterate`] (or
     /// [`NewtonWorkspace::iterate_from_least_cost`]) solves each island apart, in parallel,
     /// when there are two or more that need Newton (or none: every body in free flight, which
     /// takes `v = v*`), and the whole problem as one otherwise.
@@ -794,7 +796,7 @@ impl IterationData {
     ///
     /// # Errors
     /// [`Error::HessianNotPositiveDefinite`] with `stats`.
-    pub(super) fn factor_at_solution(
+    fn factor_at_solution(
         &mut self,
         layout: &NewtonLayout,
         problem: &ConvexProblem<f64>,
