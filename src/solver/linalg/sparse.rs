@@ -8,12 +8,7 @@
 //! The symbolic analysis (ordering, elimination tree, supernodes) runs once per pattern and is
 //! kept while the pattern does not change (within a step, and across steps while the contact
 //! graph is the same); each Newton iteration only writes the values and refactors
-//! numerically, without allocating. The analysis orders the pattern with AMD once, then
-//! analyzes the permuted pattern `P H Pᵀ` again with the identity ordering, in the triangle
-//! faer's kernel reads (upper for simplicial, lower for supernodal): each block entry of `H`
-//! is written straight to its place in `P H Pᵀ`, and the numeric factorization no longer
-//! permutes (and, for simplicial, transposes) the whole matrix at every call (issue 27,
-//! item 4). The solves permute the right-hand side themselves, `O(n)`.
+//! numerically, without allocating.
 #![allow(non_snake_case)]
 
 use std::sync::Mutex;
@@ -35,18 +30,12 @@ use crate::solver::linalg::{BlockHessian, BlockPattern, SpdSolver};
 /// Marks the upper-triangle entries of a diagonal block, which are not stored.
 const UPPER: usize = usize::MAX;
 
-/// The analyzed pattern: `P H Pᵀ` as CSC in the triangle faer's kernel reads, where each
-/// block entry of `H` goes in it, the AMD permutation and faer's symbolic factorization of
-/// `P H Pᵀ` in the identity ordering.
+/// The analyzed pattern: CSC lower triangle, where each block entry goes, and faer's
+/// symbolic factorization.
 struct Analysis {
     pattern: BlockPattern,
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
-    /// The triangle of `P H Pᵀ` stored: upper for the simplicial kernel, lower for the
-    /// supernodal one.
-    side: Side,
-    /// `fwd[k]`: the row of `H` that is row `k` of `P H Pᵀ` (n).
-    fwd: Vec<usize>,
     /// Per clique, the value position of local entry `(k, l)` at `k + l·n_c` ([`UPPER`] above
     /// the diagonal).
     diagonal_positions: Vec<Vec<usize>>,
@@ -58,7 +47,7 @@ struct Analysis {
 impl Analysis {
     fn new(pattern: &BlockPattern) -> Result<Self> {
         let n = pattern.n();
-        // Lower-triangle entries (column, row) of every block, in `H`'s numbering.
+        // Lower-triangle entries (column, row) of every block.
         let mut entries: Vec<(usize, usize)> = Vec::new();
         for idx in &pattern.cliques {
             for &j in idx {
@@ -74,54 +63,20 @@ impl Analysis {
         }
         entries.sort_unstable();
         entries.dedup();
-        let failed = |e: faer::sparse::FaerError| {
-            Error::invalid(
-                "sparse Cholesky",
-                format!("{e:?}"),
-                "symbolic analysis failed",
-            )
-        };
-        // 1. The AMD ordering and faer's kernel choice, on `H`'s own pattern.
-        let (col_ptr, row_idx) = csc(n, &entries);
-        let structure = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let ordered = factorize_symbolic_cholesky(
-            structure,
-            Side::Lower,
-            SymmetricOrdering::Amd,
-            CholeskySymbolicParams {
-                supernodal_flop_ratio_threshold: SupernodalThreshold::AUTO,
-                ..Default::default()
-            },
-        )
-        .map_err(failed)?;
-        let supernodal = matches!(ordered.raw(), SymbolicCholeskyRaw::Supernodal(_));
-        let (fwd, inv): (Vec<usize>, Vec<usize>) = match ordered.perm() {
-            Some(perm) => {
-                let (fwd, inv) = perm.arrays();
-                (fwd.to_vec(), inv.to_vec())
-            }
-            None => ((0..n).collect(), (0..n).collect()),
-        };
-        // 2. `P H Pᵀ` in the triangle the kernel reads, analyzed in the identity ordering
-        // with the same kernel.
-        let side = if supernodal { Side::Lower } else { Side::Upper };
-        let place = |i: usize, j: usize| -> (usize, usize) {
-            let (a, b) = (inv[i], inv[j]);
-            // (column, row)
-            match side {
-                Side::Lower => (a.min(b), a.max(b)),
-                Side::Upper => (a.max(b), a.min(b)),
-            }
-        };
-        let mut permuted: Vec<(usize, usize)> = entries.iter().map(|&(j, i)| place(i, j)).collect();
-        permuted.sort_unstable();
-        let (col_ptr, row_idx) = csc(n, &permuted);
+        let mut col_ptr = vec![0usize; n + 1];
+        for &(j, _) in &entries {
+            col_ptr[j + 1] += 1;
+        }
+        for j in 0..n {
+            col_ptr[j + 1] += col_ptr[j];
+        }
+        let row_idx: Vec<usize> = entries.iter().map(|&(_, i)| i).collect();
         let position = |i: usize, j: usize| -> usize {
-            let (column, row) = place(i, j);
-            let rows = &row_idx[col_ptr[column]..col_ptr[column + 1]];
-            col_ptr[column]
+            let (lo, hi) = (i.min(j), i.max(j));
+            let rows = &row_idx[col_ptr[lo]..col_ptr[lo + 1]];
+            col_ptr[lo]
                 + rows
-                    .binary_search(&row)
+                    .binary_search(&hi)
                     .expect("invariant: every block entry is in the pattern")
         };
         let diagonal_positions = pattern
@@ -153,42 +108,29 @@ impl Analysis {
         let structure = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         let symbolic = factorize_symbolic_cholesky(
             structure,
-            side,
-            SymmetricOrdering::Identity,
+            Side::Lower,
+            SymmetricOrdering::Amd,
             CholeskySymbolicParams {
-                supernodal_flop_ratio_threshold: if supernodal {
-                    SupernodalThreshold::FORCE_SUPERNODAL
-                } else {
-                    SupernodalThreshold::FORCE_SIMPLICIAL
-                },
+                supernodal_flop_ratio_threshold: SupernodalThreshold::AUTO,
                 ..Default::default()
             },
         )
-        .map_err(failed)?;
+        .map_err(|e| {
+            Error::invalid(
+                "sparse Cholesky",
+                format!("{e:?}"),
+                "symbolic analysis failed",
+            )
+        })?;
         Ok(Analysis {
             pattern: pattern.clone(),
             col_ptr,
             row_idx,
-            side,
-            fwd,
             diagonal_positions,
             off_diagonal_positions,
             symbolic,
         })
     }
-}
-
-/// Column pointers and row indices of the CSC matrix (n × n) with the nonzeros `entries`,
-/// `(column, row)` sorted.
-fn csc(n: usize, entries: &[(usize, usize)]) -> (Vec<usize>, Vec<usize>) {
-    let mut col_ptr = vec![0usize; n + 1];
-    for &(j, _) in entries {
-        col_ptr[j + 1] += 1;
-    }
-    for j in 0..n {
-        col_ptr[j + 1] += col_ptr[j];
-    }
-    (col_ptr, entries.iter().map(|&(_, i)| i).collect())
 }
 
 /// Sparse Cholesky factorization (faer; supernodal or simplicial, see the module docs) of a
@@ -200,10 +142,9 @@ pub struct SparseCholesky {
     values: Vec<f64>,
     /// Values of `L` (faer's layout).
     L: Vec<f64>,
-    /// Workspace of the numeric factorization and of one-column solves, with the permuted
-    /// right-hand side of one-column solves (n) (a mutex, not a `RefCell`, so that
-    /// simulators can be shared across rayon threads).
-    scratch: Mutex<Option<(MemBuffer, Vec<f64>)>>,
+    /// Workspace of the numeric factorization and of one-column solves (a mutex, not a
+    /// `RefCell`, so that simulators can be shared across rayon threads).
+    scratch: Mutex<Option<MemBuffer>>,
     factored: bool,
     analyses: usize,
 }
@@ -253,53 +194,28 @@ impl SparseCholesky {
         ]);
         self.values = vec![0.0; analysis.row_idx.len()];
         self.L = vec![0.0; sym.len_val()];
-        self.scratch = Mutex::new(Some((MemBuffer::new(req), vec![0.0; pattern.n()])));
+        self.scratch = Mutex::new(Some(MemBuffer::new(req)));
         self.analysis = Some(analysis);
         self.analyses += 1;
         Ok(())
     }
 
-    /// Overwrites every column of `rhs` (n × k) with `H⁻¹` times it: `P H Pᵀ` is factored, so
-    /// the columns are permuted into its order (`x = P rhs`), solved and permuted back.
-    fn solve_columns(&self, mut rhs: MatMut<'_, f64>) {
+    fn solve_columns(&self, rhs: MatMut<'_, f64>) {
         assert!(self.factored, "invariant: solve after a successful factor");
         let analysis = self.analysis.as_ref().expect("invariant: factored");
         let llt = LltRef::new(&analysis.symbolic, &self.L);
-        let (n, k) = (rhs.nrows(), rhs.ncols());
-        let fwd = &analysis.fwd;
+        let k = rhs.ncols();
         if k == 1 {
             let mut scratch = self
                 .scratch
                 .lock()
                 .expect("invariant: no panic while the scratch is held");
-            let (buffer, x) = scratch.as_mut().expect("invariant: sized at analysis");
-            for (xk, &i) in x.iter_mut().zip(fwd) {
-                *xk = rhs[(i, 0)];
-            }
-            llt.solve_in_place_with_conj(
-                Conj::No,
-                MatMut::from_column_major_slice_mut(x, n, 1),
-                Par::Seq,
-                MemStack::new(buffer),
-            );
-            for (&xk, &i) in x.iter().zip(fwd) {
-                rhs[(i, 0)] = xk;
-            }
+            let buffer = scratch.as_mut().expect("invariant: sized at analysis");
+            llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(buffer));
         } else {
-            let mut x = DMatrix::from_fn(n, k, |r, c| rhs[(fwd[r], c)]);
             let mut buffer =
                 MemBuffer::new(analysis.symbolic.solve_in_place_scratch::<f64>(k, Par::Seq));
-            llt.solve_in_place_with_conj(
-                Conj::No,
-                MatMut::from_column_major_slice_mut(x.as_mut_slice(), n, k),
-                Par::Seq,
-                MemStack::new(&mut buffer),
-            );
-            for c in 0..k {
-                for (r, &i) in fwd.iter().enumerate() {
-                    rhs[(i, c)] = x[(r, c)];
-                }
-            }
+            llt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(&mut buffer));
         }
     }
 }
@@ -329,12 +245,11 @@ impl SpdSolver for SparseCholesky {
             .scratch
             .lock()
             .expect("invariant: no panic while the scratch is held");
-        let (buffer, _) = scratch.as_mut().expect("invariant: sized at analysis");
-        // `A` is `P H Pᵀ` in the kernel's own triangle: faer neither permutes nor transposes it.
+        let buffer = scratch.as_mut().expect("invariant: sized at analysis");
         let result = analysis.symbolic.factorize_numeric_llt(
             &mut self.L,
             A,
-            analysis.side,
+            Side::Lower,
             Default::default(),
             Par::Seq,
             MemStack::new(buffer),
