@@ -587,6 +587,9 @@ impl Builder<'_> {
                 )
             })?;
         }
+        if let Some(on) = file.solver.islands {
+            solver = solver.with_islands(on);
+        }
         let default_contact = self.contact("contact", &ContactParams::default(), &file.contact)?;
 
         // Shapes first: a body's default inertia is that of its first geometry. A static

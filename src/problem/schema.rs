@@ -137,6 +137,8 @@ pub struct SolverSpec {
     pub linear_solver: Option<String>,
     /// First Newton iterate of each step: `start` (default), `free` or `previous-change`.
     pub warm_start: Option<String>,
+    /// Solve each contact island apart, in parallel (default true).
+    pub islands: Option<bool>,
 }
 
 /// Contact parameters; every field optional.

@@ -18,7 +18,8 @@
 //!
 //! Files: `problem.rs` (the problem and its residual, generic), `constraint.rs`, `params.rs`, `stats.rs`,
 //! `newton.rs` (the f64 entry point), `workspace.rs` (the Newton loop on clique blocks and its
-//! reusable data: the layout of a problem and the iteration data), `factor.rs` (the factor of
+//! reusable data: the layout of a problem and the iteration data; `workspace/islands.rs`, the
+//! problem split into independent contact islands, solved apart in parallel), `factor.rs` (the factor of
 //! `H` handed to the derivatives, with its generation), `line_search.rs`, `linalg/` (the
 //! factorization seam: dense or supernodal).
 

@@ -123,6 +123,12 @@ pub struct SolverParams {
     /// The first iterate of each step's solve (read by [`crate::step::Simulator::step`];
     /// [`crate::solver::solve`] takes its guess as an argument).
     pub warm_start: WarmStart,
+    /// Solve each contact island of a step (bodies linked by contacts and constraint rows)
+    /// as its own Newton problem, in parallel, and bodies in free flight without Newton
+    /// (read by [`crate::step::Simulator::solve`] and [`crate::step::Simulator::step`];
+    /// `solver/workspace/islands.rs`). On by default: the result agrees with the whole problem's
+    /// within the tolerance, and a step takes the iterations of its hardest island.
+    pub islands: bool,
 }
 
 impl Default for SolverParams {
@@ -138,6 +144,7 @@ impl Default for SolverParams {
             condition_estimate: true,
             linear_solver: LinearSolver::Auto,
             warm_start: WarmStart::Start,
+            islands: true,
         }
     }
 }
@@ -255,6 +262,13 @@ impl SolverParams {
         self.warm_start = warm_start;
         self
     }
+
+    /// Solves contact islands apart or the whole problem as one (see
+    /// [`SolverParams::islands`]).
+    pub fn with_islands(mut self, on: bool) -> Self {
+        self.islands = on;
+        self
+    }
 }
 
 #[cfg(test)]
@@ -274,7 +288,8 @@ mod tests {
             .with_factor_at_solution(true)
             .with_condition_estimate(false)
             .with_linear_solver(LinearSolver::Sparse)
-            .with_warm_start(WarmStart::Free);
+            .with_warm_start(WarmStart::Free)
+            .with_islands(false);
         let expected = SolverParams {
             relative_tolerance: 1e-9,
             absolute_tolerance: 0.0,
@@ -286,6 +301,7 @@ mod tests {
             condition_estimate: false,
             linear_solver: LinearSolver::Sparse,
             warm_start: WarmStart::Free,
+            islands: false,
         };
         assert_eq!(changed, expected);
         assert!(nominal.with_relative_tolerance(1.0).is_err());

@@ -26,11 +26,19 @@ impl fmt::Display for ConvergenceCriterion {
 }
 
 /// Statistics of one convex solve.
+///
+/// A solve split into contact islands ([`crate::solver::NewtonWorkspace::prepare_islands`])
+/// reports its critical path: `iterations`, `line_search_iterations` and `last_step_length`
+/// are those of the island that took most Newton iterations, `residual` and `tolerance` the
+/// root sums of squares of the islands', `condition` the largest island's, `hessian_shift`
+/// the largest; `islands` and `total_iterations` say how many islands there were and how
+/// many iterations they took together.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverStats {
-    /// Newton iterations performed.
+    /// Newton iterations performed (the most any island took).
     pub iterations: usize,
-    /// Line-search iterations summed over Newton iterations.
+    /// Line-search iterations summed over Newton iterations (of the island that took most
+    /// Newton iterations).
     pub line_search_iterations: usize,
     /// Final scaled gradient norm `‖D ∇ℓ‖`.
     pub residual: f64,
@@ -60,6 +68,12 @@ pub struct SolverStats {
     /// Whether the solve stopped because the line search found no decrease of ℓ along the
     /// Newton direction (in errors only; otherwise the iteration limit stopped it).
     pub line_search_failed: bool,
+    /// Independent Newton problems the solve ran: 1 for the whole problem, the number of
+    /// contact islands that needed Newton for a split solve (0 when every body was in free
+    /// flight).
+    pub islands: usize,
+    /// Newton iterations summed over the islands (`iterations` for one problem).
+    pub total_iterations: usize,
 }
 
 impl fmt::Display for SolverStats {
@@ -69,6 +83,13 @@ impl fmt::Display for SolverStats {
             "{} iterations, {} line-search iterations, residual {:.3e} (tolerance {:.3e}), {} contacts, cost {:.6e}",
             self.iterations, self.line_search_iterations, self.residual, self.tolerance, self.contacts, self.cost
         )?;
+        if self.islands > 1 {
+            write!(
+                f,
+                ", {} islands ({} iterations in all)",
+                self.islands, self.total_iterations
+            )?;
+        }
         if let Some(alpha) = self.last_step_length {
             write!(f, ", last step length α = {alpha:.3e}")?;
         }

@@ -18,6 +18,8 @@
 //! direction, the line search's trial).
 #![allow(non_snake_case)]
 
+mod islands;
+
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
 use crate::contact::{ContactPool, ContactPotential};
@@ -28,6 +30,7 @@ use crate::solver::linalg::{
 };
 use crate::solver::line_search::{exact_line_search, LineSearchProblem, Trial};
 use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
+use islands::Islands;
 
 /// One nonzero clique block `J_ic` of a contact Jacobian.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +47,8 @@ struct JacobianBlock {
 pub struct NewtonWorkspace {
     layout: NewtonLayout,
     data: IterationData,
+    /// The step's contact islands, when [`NewtonWorkspace::prepare_islands`] split it.
+    islands: Islands,
 }
 
 /// What [`NewtonWorkspace::prepare`] reads from a problem, fixed through its iterations: the
@@ -200,6 +205,23 @@ impl NewtonWorkspace {
             problem.nc(),
             problem.constraints.len(),
         );
+        self.islands.active = false;
+    }
+
+    /// [`NewtonWorkspace::prepare`], then splits `problem` into its contact islands
+    /// (`workspace/islands.rs`): the next [`NewtonWorkspace::iterate`] (or
+    /// [`NewtonWorkspace::iterate_from_least_cost`]) solves each island apart, in parallel,
+    /// when there are two or more that need Newton (or none: every body in free flight, which
+    /// takes `v = v*`), and the whole problem as one otherwise.
+    pub fn prepare_islands(&mut self, problem: &ConvexProblem<f64>) {
+        self.prepare(problem);
+        self.islands.split(&self.layout, problem);
+    }
+
+    /// Whether the prepared problem is solved by islands
+    /// ([`NewtonWorkspace::prepare_islands`]).
+    pub fn by_islands(&self) -> bool {
+        self.islands.active
     }
 
     /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
@@ -213,6 +235,11 @@ impl NewtonWorkspace {
         v_guess: &DVector<f64>,
         params: &SolverParams,
     ) -> Result<SolverStats> {
+        if self.islands.active {
+            return self
+                .islands
+                .solve(&self.layout, &mut self.data, problem, &[v_guess], params);
+        }
         self.data.iterate(&self.layout, problem, v_guess, params)
     }
 
@@ -230,6 +257,18 @@ impl NewtonWorkspace {
         guesses: &[&DVector<f64>],
         params: &SolverParams,
     ) -> Result<SolverStats> {
+        if self.islands.active {
+            if guesses.is_empty() {
+                return Err(Error::invalid(
+                    "guesses",
+                    "none",
+                    "at least one initial guess",
+                ));
+            }
+            return self
+                .islands
+                .solve(&self.layout, &mut self.data, problem, guesses, params);
+        }
         let mut best: Option<(usize, f64)> = None;
         if guesses.len() > 1 {
             for (i, guess) in guesses.iter().enumerate() {
@@ -751,6 +790,29 @@ impl IterationData {
         Ok(shift)
     }
 
+    /// Factors `H` at `self.v` from the contacts' Hessians `G` and the rows' curvatures
+    /// `row_G` already there: for a solve by islands, which leaves no factor of the whole
+    /// `H`. Returns the shift used ([`IterationData::factor_hessian`]).
+    ///
+    /// # Errors
+    /// [`Error::HessianNotPositiveDefinite`] with `stats`.
+    fn factor_at_solution(
+        &mut self,
+        layout: &NewtonLayout,
+        problem: &ConvexProblem<f64>,
+        params: &SolverParams,
+        stats: &SolverStats,
+    ) -> Result<f64> {
+        layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
+        self.factor_hessian(params).map_err(|e| match e {
+            Error::NotPositiveDefinite { index } => Error::HessianNotPositiveDefinite {
+                pivot: index,
+                stats: Box::new(stats.clone()),
+            },
+            other => other,
+        })
+    }
+
     /// [`NewtonWorkspace::iterate`] on the prepared `layout`.
     fn iterate(
         &mut self,
@@ -761,6 +823,7 @@ impl IterationData {
     ) -> Result<SolverStats> {
         let mut stats = SolverStats {
             contacts: problem.nc(),
+            islands: 1,
             ..Default::default()
         };
         self.v.copy_from(v_guess);
@@ -886,6 +949,7 @@ impl IterationData {
             stats.line_search_iterations += ls_iterations;
             stats.last_step_length = Some(alpha);
             stats.iterations += 1;
+            stats.total_iterations += 1;
             self.v.axpy(alpha, &self.dv, 1.0);
             from_trial = self.trial.alpha == alpha;
         }

@@ -508,7 +508,9 @@ impl Simulator {
 
     /// Solves `problem` from `v_guess` with `params` in the simulator's own Newton workspace,
     /// which keeps the solution and the last factor of `H` ([`Simulator::newton`]) until the
-    /// next solve: no allocation once the contact pattern has been seen.
+    /// next solve: no allocation once the contact pattern has been seen. With
+    /// [`SolverParams::islands`], each contact island is solved apart
+    /// ([`NewtonWorkspace::prepare_islands`]).
     ///
     /// # Errors
     /// As [`crate::solver::solve`].
@@ -518,8 +520,18 @@ impl Simulator {
         v_guess: &DVector<f64>,
         params: &SolverParams,
     ) -> Result<SolverStats> {
-        self.newton.prepare(problem);
+        self.prepare_newton(problem, params);
         self.newton.iterate(problem, v_guess, params)
+    }
+
+    /// Prepares the Newton workspace for `problem`, split into its contact islands when
+    /// `params` asks for them.
+    fn prepare_newton(&mut self, problem: &ConvexProblem<f64>, params: &SolverParams) {
+        if params.islands {
+            self.newton.prepare_islands(problem);
+        } else {
+            self.newton.prepare(problem);
+        }
     }
 
     /// The Newton workspace of the last [`Simulator::solve`] or [`Simulator::step`]: its
@@ -548,7 +560,7 @@ impl Simulator {
             WarmStart::LeastCost => {
                 let candidates = [&state.v, &problem.v_star, &guess];
                 let n = if predicted { 3 } else { 2 };
-                self.newton.prepare(problem);
+                self.prepare_newton(problem, &params);
                 self.newton
                     .iterate_from_least_cost(problem, &candidates[..n], &params)
             }
