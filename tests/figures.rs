@@ -159,9 +159,9 @@ fn sliding_box_stops_at_v0_over_mu_g() {
 }
 
 /// ICF Fig. 16 (first 0.3 s): Lagged and Similar need fewer Newton iterations as δt falls
-/// (measured with contact islands 9.3 → 7.6 → 6.5 and 9.5 → 7.3 → 5.7), SAP's vary less than
-/// Lagged's (max/min 1.29 against 1.45), and the regularized Lagged needs fewer than Lagged at
-/// the largest step (6.0 against 9.3).
+/// (measured 19.3 → 14.7 → 11.0 and 14.1 → 10.6 → 8.1), SAP's vary less than Lagged's
+/// (max/min 1.35 against 1.75), and the regularized Lagged needs fewer than Lagged at the
+/// largest step (9.0 against 19.3).
 #[test]
 fn clutter_iterations_against_dt() {
     let fig = quick("clutter-iterations");
@@ -244,10 +244,10 @@ fn elandt_layer_matches_the_pressure_field_closed_forms() {
 }
 
 /// ICF ext. Fig. 15 (the clutter at δt = 10 ms): in the transient of impacts (first 0.6 s)
-/// Lagged and Similar take more iterations than SAP and are worse conditioned (measured with
-/// contact islands 19.0 and 21.3 against 6.9 iterations, log10 κ 10.7 and 8.1 against 6.3),
-/// and the regularized tolerance cuts Lagged's iterations and condition (12.9, 7.6); once
-/// settled (after 2 s) Lagged takes fewer iterations than SAP (2.6 against 3.3).
+/// Lagged and Similar take more iterations than SAP and are worse conditioned (measured
+/// 36.5 and 33.0 against 11.4 iterations, log10 κ 9.9 and 7.5 against 5.9), and the
+/// regularized tolerance cuts Lagged's iterations and condition (19.2, 7.2); once settled
+/// (after 2 s) Lagged takes fewer iterations than SAP (3.9 against 6.5).
 #[test]
 fn clutter_conditioning_transient_and_settled() {
     let fig = quick("clutter-conditioning");

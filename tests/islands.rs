@@ -146,6 +146,7 @@ fn two_separated_piles_match_the_monolithic_solve() {
 #[test]
 fn free_bodies_take_the_free_motion_without_iterating() {
     let mut p = common::problem("clutter", Approximation::Lagged, 2e-3);
+    p.simulator.settings.solver.islands = true;
     let u = DVector::zeros(0);
     let state = p.initial_state.clone();
     let v_star = p
@@ -171,6 +172,7 @@ fn islands_are_bit_identical_across_thread_counts() {
             .expect("thread pool");
         pool.install(|| {
             let mut p = common::problem("clutter", Approximation::Lagged, 2e-3);
+            p.simulator.settings.solver.islands = true;
             rollout(&mut p, 0.4)
         })
     };

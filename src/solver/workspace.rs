@@ -227,6 +227,11 @@ impl NewtonWorkspace {
     /// Newton's method from `v_guess` on the prepared `problem` (ICF ext. Sec. X; the loop
     /// of `crate::solver::newton`). Leaves the solution in the workspace.
     ///
+    /// Split into islands, a step whose islands do not all converge is solved again whole:
+    /// near round-off (k ≥ 1e13 on the clutter) a small island can stall where the whole
+    /// problem's stagnation test stops, and the split is only a faster way to the same
+    /// solution.
+    ///
     /// # Errors
     /// As [`crate::solver::solve`].
     pub fn iterate(
@@ -236,9 +241,12 @@ impl NewtonWorkspace {
         params: &SolverParams,
     ) -> Result<SolverStats> {
         if self.islands.active {
-            return self
-                .islands
-                .solve(&self.layout, &mut self.data, problem, &[v_guess], params);
+            if let Ok(stats) =
+                self.islands
+                    .solve(&self.layout, &mut self.data, problem, &[v_guess], params)
+            {
+                return Ok(stats);
+            }
         }
         self.data.iterate(&self.layout, problem, v_guess, params)
     }
@@ -265,9 +273,12 @@ impl NewtonWorkspace {
                     "at least one initial guess",
                 ));
             }
-            return self
-                .islands
-                .solve(&self.layout, &mut self.data, problem, guesses, params);
+            if let Ok(stats) =
+                self.islands
+                    .solve(&self.layout, &mut self.data, problem, guesses, params)
+            {
+                return Ok(stats);
+            }
         }
         let mut best: Option<(usize, f64)> = None;
         if guesses.len() > 1 {
