@@ -336,9 +336,7 @@ impl Island {
                 ContactPool::Similar(self.contacts.iter().map(|&i| p[i]).collect())
             }
             ContactPool::Sap(p) => ContactPool::Sap(self.contacts.iter().map(|&i| p[i]).collect()),
-            ContactPool::Any(p) => {
-                ContactPool::Any(self.contacts.iter().map(|&i| p[i].clone()).collect())
-            }
+            ContactPool::Any(p) => ContactPool::Any(self.contacts.iter().map(|&i| p[i]).collect()),
         };
         let constraints = self
             .rows
