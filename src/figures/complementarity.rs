@@ -116,7 +116,7 @@ pub(super) fn cube_slide(load: Loader<'_>, quality: Quality) -> Result<PaperFigu
         .iter()
         .position(|s| pose(s, 0).3.x <= SLIDING)
         .map_or(f64::NAN, |k| rec.states[k].t);
-    let distance = v0 * v0 / (2.0 * mu * g);
+    let (distance, stop_closed) = (v0 * v0 / (2.0 * mu * g), v0 / (mu * g));
     Ok(PaperFigure {
         name: "xie-cube-slide",
         title: format!("XC Sec. VI-A (Fig. 6): cube sliding at {v0} m/s, μ = {mu}, δt = {dt} s"),
@@ -128,7 +128,7 @@ pub(super) fn cube_slide(load: Loader<'_>, quality: Quality) -> Result<PaperFigu
                     curve("ncp", lead),
                     curve(
                         "μh/2 while sliding",
-                        vec![(0.0, expected_lead), (distance * 2.0 / v0, expected_lead)],
+                        vec![(0.0, expected_lead), (stop_closed, expected_lead)],
                     ),
                 ],
             },
@@ -148,7 +148,7 @@ pub(super) fn cube_slide(load: Loader<'_>, quality: Quality) -> Result<PaperFigu
             number(
                 "stop".into(),
                 "stops (speed ≤ 1e-3 m/s)".into(),
-                &format!("v0/(μg) = {:.4} s (closed form)", v0 / (mu * g)),
+                &format!("v0/(μg) = {stop_closed:.4} s (closed form)"),
                 stop,
                 "s",
             ),

@@ -336,8 +336,8 @@ impl IdentificationProblem {
         }
         let dt = sim.settings.dt;
         // Where each sample falls on the simulation's grid: (n_k, α_k) with
-        // t_k + τ = (n_k + α_k) δt. A sample before the start (t_k + τ < 0) is compared with
-        // x_0 and does not move with τ.
+        // t_k + τ = (n_k + α_k) δt, and whether it moves with τ (there is an offset and the
+        // sample is not before the start: one at t_k + τ < 0 is compared with x_0).
         let grid: Vec<(usize, f64, bool)> = match offset {
             Some(p) => measured
                 .times
@@ -351,7 +351,7 @@ impl IdentificationProblem {
                 .steps
                 .iter()
                 .zip(&measured.fractions)
-                .map(|(&n, &alpha)| (n, alpha, true))
+                .map(|(&n, &alpha)| (n, alpha, false))
                 .collect(),
         };
         // With a clock offset every sample needs the state after it for the slope dŷ/dτ.
@@ -501,7 +501,9 @@ impl IdentificationProblem {
                     for (t, w, H) in &parts[k] {
                         dl_dx[*t] += H.row(c).transpose() * (w * r * dr / sigma);
                     }
-                    dl_dtau += r * dr / sigma * slope[(k, c)];
+                    if offset.is_some() {
+                        dl_dtau += r * dr / sigma * slope[(k, c)];
+                    }
                 }
             }
         }
