@@ -11,7 +11,8 @@
 //! Files: `point_contact.rs` (ICF Sec. IX time histories: the oscillating conveyor, Fig. 2;
 //! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
 //! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
-//! 12 with fitted slopes, and the clutter's iterations against δt, Fig. 16),
+//! 12 with fitted slopes; the clutter's iterations against δt, Fig. 16, and its per-step cost
+//! and effective stiction tolerance against time, ext. Figs. 15-16),
 //! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
 //! Panda rolling a ball, top view and cost per iteration), `pressure_field.rs` (Elandt
 //! Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b)),
@@ -184,8 +185,14 @@ pub const FIGURES: &[FigureSpec] = &[
     FigureSpec {
         name: "clutter-conditioning",
         source: "ICF ext. Sec. XII-A, Fig. 15",
-        summary: "the clutter at δt = 10 ms: Newton iterations and condition estimate per step against time, transient against settled",
+        summary: "the clutter at δt = 2 ms: Newton iterations and condition estimate per step against time, transient against settled",
         compute: convergence::clutter_conditioning,
+    },
+    FigureSpec {
+        name: "clutter-stiction-tolerance",
+        source: "ICF ext. Sec. XII-A, Fig. 16",
+        summary: "the clutter at δt = 2 ms: effective stiction tolerance against time, fixed v_s against SAP's and the regularized Lagged's",
+        compute: convergence::clutter_stiction_tolerance,
     },
     FigureSpec {
         name: "panda-push-ball",
