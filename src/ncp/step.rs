@@ -591,11 +591,14 @@ fn geometric_guess(problem: &MixedComplementarityProblem, c: usize, z: &[f64]) -
     values.extend(a2.iter());
     let gap = n0.dot(&(a1 - a2));
     values.push(gap);
-    // A pair within one step of free fall of touching starts by carrying F's weight.
+    // A pair within one step of free fall of touching starts by carrying the part of F's
+    // weight along its normal (none against a wall).
     let dt = problem.dt;
     let g = problem.gravity.norm();
     let p_n = match pair.f.attachment {
-        Attachment::Body(b) if gap <= g * dt * dt => problem.bodies[b].mass * g * dt,
+        Attachment::Body(b) if gap <= g * dt * dt => {
+            problem.bodies[b].mass * (-problem.gravity.dot(&n0)).max(0.0) * dt
+        }
         _ => 0.0,
     };
     values.extend([p_n, 0.0, 0.0, 0.0, 0.0]);
