@@ -301,3 +301,17 @@ fn clutter_stiction_tolerance_grows_with_the_impulse() {
     assert!(v("sap", "transient") > -4.0 + 0.5);
     assert!(v("sap", "settled") < -4.0 - 0.3);
 }
+
+/// Elandt Fig. 5.3: the pencil in a loosening pinch is held while the grip is tight (below
+/// 0.01 rad/s, measured as in `tests/hydroelastic_cases.rs`), turns as it loosens (above
+/// 5 rad/s), stops when it tightens again (below 0.05 rad/s), and while it slides a larger
+/// patch always carries the larger scrub torque.
+#[test]
+fn elandt_pencil_turns_only_in_a_loose_grip() {
+    let fig = quick("elandt-pencil");
+    assert!(n(&fig, "held.rate") < 0.01);
+    assert!(n(&fig, "loose.rate") > 5.0);
+    assert!(n(&fig, "tight_again.rate") < 0.05);
+    assert_eq!(n(&fig, "sliding.larger_patch_larger_torque"), 1.0);
+    assert!(n(&fig, "turned").abs() > 10.0);
+}

@@ -15,7 +15,8 @@
 //! and effective stiction tolerance against time, ext. Figs. 15-16),
 //! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
 //! Panda rolling a ball, top view and cost per iteration), `pressure_field.rs` (Elandt
-//! Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b)),
+//! Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b); Sec. 5.3.1: the
+//! pencil in a loosening pinch, Fig. 5.3),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8).
 //!
@@ -211,6 +212,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 4.5, Figs. 4.10, 4.13(b)",
         summary: "rigid sphere and cylinder in a compliant layer (H = D/4): pressure against radius, diameter and force against PFC's closed forms",
         compute: pressure_field::layer,
+    },
+    FigureSpec {
+        name: "elandt-pencil",
+        source: "Elandt Sec. 5.3.1, Fig. 5.3",
+        summary: "a compliant pencil on a pivot in a loosening pinch: held, turns, stopped again; the scrub torque grows with the patch",
+        compute: pressure_field::pencil,
     },
     FigureSpec {
         name: "xie-cube-slide",
