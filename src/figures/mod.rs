@@ -205,7 +205,7 @@ pub const FIGURES: &[FigureSpec] = &[
     FigureSpec {
         name: "grasp-refinement",
         source: "ICF ext. Sec. XII-B",
-        summary: "the grasp: time to failure at 1.7 Hz at δt = 0.4, 0.2, 0.1 ms, validating the reference",
+        summary: "the grasp: time to failure at 1.7 Hz at δt = 0.4, 0.2, 0.1, 0.05 ms, validating the reference",
         compute: grasp::refinement,
     },
     FigureSpec {
