@@ -138,16 +138,23 @@ impl Study {
 /// Studies made in this process, per quality.
 static STUDIES: Mutex<Vec<(Quality, Arc<Study>)>> = Mutex::new(Vec::new());
 
-/// The study of `quality`, made now or earlier in this process.
+/// The study of `quality`, made now or earlier in this process. The lock is held while a
+/// study is made, so that figures asked for at once from several threads (parallel tests)
+/// share one study instead of each making its own.
 fn study(load: Loader<'_>, quality: Quality) -> Result<Arc<Study>> {
-    let cached = STUDIES.lock().ok().and_then(|s| {
-        s.iter()
-            .find(|(q, _)| *q == quality)
-            .map(|(_, s)| s.clone())
-    });
-    if let Some(s) = cached {
-        return Ok(s);
+    let mut studies = STUDIES
+        .lock()
+        .map_err(|_| Error::invalid("grasp study", CASE, "a thread panicked while making it"))?;
+    if let Some((_, s)) = studies.iter().find(|(q, _)| *q == quality) {
+        return Ok(s.clone());
     }
+    let made = Arc::new(make_study(load, quality)?);
+    studies.push((quality, made.clone()));
+    Ok(made)
+}
+
+/// Runs every case of the plan of `quality`.
+fn make_study(load: Loader<'_>, quality: Quality) -> Result<Study> {
     let plan = Plan::new(quality);
     let mut cases = Vec::new();
     let mut add = |case: Case| {
@@ -190,16 +197,12 @@ fn study(load: Loader<'_>, quality: Quality) -> Result<Arc<Study>> {
         .map(|case| run(load, *case, plan.duration))
         .collect::<Result<Vec<_>>>()?;
     let radius = circle(&load(CASE)?)?.0;
-    let made = Arc::new(Study {
+    Ok(Study {
         plan,
         outcomes,
         radius,
         wall: start.elapsed().as_secs_f64(),
-    });
-    if let Ok(mut s) = STUDIES.lock() {
-        s.push((quality, made.clone()));
-    }
-    Ok(made)
+    })
 }
 
 /// The circle's radius R (m) and the slides' PD laws (actuator indices), from the file: the
