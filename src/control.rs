@@ -8,7 +8,10 @@
 //! - open loop: `u_j = s(t)`, the sequence `(t_k, u_k)` interpolated linearly or held
 //!   (zero-order hold), and held at its first and last values outside `[t_0, t_last]`;
 //! - PD: `u_j = k_p (q_ref − q_i) + k_d (v_ref − v_i)` on the joint coordinate `q_i` that goes
-//!   with velocity `v_i` (revolute, prismatic and planar joints, where `q̇ = v`),
+//!   with velocity `v_i` (revolute, prismatic and planar joints, where `q̇ = v`), towards a
+//!   fixed target or one that moves by a sinusoid ([`Sinusoid`]: `q_ref(t) = q̄ + A sin(2πft + φ)`,
+//!   `v_ref(t) = v̄ + 2πf A cos(2πft + φ)`; two of them at a quarter period apart on two
+//!   perpendicular slides trace a circle),
 //!
 //! then clamps it to `[−u_max, u_max]`. The PD law is explicit: it uses the state at the start
 //! of the step. It is stable when `k_d δt` is small against the joint's effective inertia and
@@ -40,7 +43,7 @@ pub enum ControlLaw {
         /// Reading between samples.
         interpolation: Interpolation,
     },
-    /// A PD law towards a fixed target.
+    /// A PD law towards a fixed target, or a target moving by a sinusoid.
     Pd {
         /// Proportional gain `k_p` (N/m or N·m/rad), ≥ 0.
         kp: f64,
@@ -50,7 +53,29 @@ pub enum ControlLaw {
         position: f64,
         /// Target velocity `v_ref` (m/s or rad/s).
         velocity: f64,
+        /// A sinusoid added to the target (`None`: the target is fixed).
+        sinusoid: Option<Sinusoid>,
     },
+}
+
+/// A sinusoidal motion `A sin(2πft + φ)` of a PD law's target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sinusoid {
+    /// Amplitude `A` (m or rad).
+    pub amplitude: f64,
+    /// Frequency `f` (Hz).
+    pub frequency: f64,
+    /// Phase `φ` (rad).
+    pub phase: f64,
+}
+
+impl Sinusoid {
+    /// Displacement `A sin(2πft + φ)` and its rate `2πf A cos(2πft + φ)` at `t` (s).
+    pub fn at(&self, t: f64) -> (f64, f64) {
+        let w = 2.0 * std::f64::consts::PI * self.frequency;
+        let arg = w * t + self.phase;
+        (self.amplitude * arg.sin(), self.amplitude * w * arg.cos())
+    }
 }
 
 impl ControlLaw {
@@ -61,6 +86,7 @@ impl ControlLaw {
             kd,
             position,
             velocity: 0.0,
+            sinusoid: None,
         }
     }
 }
@@ -110,9 +136,11 @@ impl Controller {
                     kd,
                     position,
                     velocity,
+                    sinusoid,
                 } => {
+                    let (dq, dv) = sinusoid.map_or((0.0, 0.0), |s| s.at(state.t));
                     let q = a.q_index.map_or(0.0, |i| state.q[i]);
-                    kp * (position - q) + kd * (velocity - state.v[a.v_index])
+                    kp * (position + dq - q) + kd * (velocity + dv - state.v[a.v_index])
                 }
             };
             u[a.actuator] = raw.clamp(-a.effort_limit, a.effort_limit);
@@ -191,11 +219,54 @@ mod tests {
                     kd: 1.0,
                     position: 0.5,
                     velocity: 0.0,
+                    sinusoid: None,
                 },
             }],
         };
         assert_eq!(pd.effort(&state(0.0, 0.25, 0.5), 1)[0], 2.0);
         assert_eq!(pd.effort(&state(0.0, 0.0, 0.0), 1)[0], 3.0);
         assert_eq!(pd.effort(&state(0.0, 1.0, 0.0), 1)[0], -3.0);
+    }
+
+    /// Two slides whose targets are sinusoids a quarter period apart: the targets trace a
+    /// circle of radius A at speed 2πfA, and the law pushes towards the moving target.
+    #[test]
+    fn a_sinusoidal_target_moves_the_pd_law() {
+        let s = Sinusoid {
+            amplitude: 0.03,
+            frequency: 2.0,
+            phase: std::f64::consts::FRAC_PI_2,
+        };
+        let c = Sinusoid { phase: 0.0, ..s };
+        let w = 2.0 * std::f64::consts::PI * 2.0;
+        for t in [0.0, 0.1, 0.37] {
+            let ((x, vx), (y, vy)) = (s.at(t), c.at(t));
+            assert!(((x * x + y * y).sqrt() - 0.03).abs() < 1e-15);
+            assert!(((vx * vx + vy * vy).sqrt() - 0.03 * w).abs() < 1e-14);
+            // The rate is the derivative of the displacement.
+            let h = 1e-6;
+            assert!(((s.at(t + h).0 - s.at(t - h).0) / (2.0 * h) - vx).abs() < 1e-8);
+        }
+        let pd = Controller {
+            actuators: vec![ActuatorControl {
+                name: "a".into(),
+                actuator: 0,
+                v_index: 0,
+                q_index: Some(0),
+                effort_limit: f64::INFINITY,
+                law: ControlLaw::Pd {
+                    kp: 100.0,
+                    kd: 10.0,
+                    position: 0.01,
+                    velocity: 0.0,
+                    sinusoid: Some(s),
+                },
+            }],
+        };
+        // At t = 0 the target is 0.01 + 0.03 at rest: 100·(0.04 − 0.02) + 10·(0 − 0.5).
+        assert!((pd.effort(&state(0.0, 0.02, 0.5), 1)[0] - (2.0 - 5.0)).abs() < 1e-12);
+        // A quarter period later it is 0.01 moving at −2πf·0.03.
+        let u = pd.effort(&state(0.125, 0.01, 0.0), 1)[0];
+        assert!((u - 10.0 * (-w * 0.03)).abs() < 1e-9, "{u}");
     }
 }

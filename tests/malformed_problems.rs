@@ -154,6 +154,9 @@ const CASES: &[Case] = &[
     case("open_loop_lengths_differ", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.1], values = [1.0] }"), "44:62", "actuator[0].control.values", "one value per time (2 times, at least 1)", "1 value"),
     case("open_loop_times_decrease", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.2, 0.1], values = [1.0, 2.0, 3.0] }"), "44:52", "actuator[0].control.times[2]", "a time after 0.2 s (times strictly increasing)", "0.1"),
     case("open_loop_interpolation_unknown", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0], values = [1.0], interpolation = \"cubic\" }"), "44:80", "actuator[0].control.interpolation", "`linear` or `hold`", "`cubic`"),
+    case("pd_sinusoid_frequency_zero", Replace("position = 0.5 }", "position = 0.5, sinusoid = { amplitude = 0.1, frequency = 0.0 } }"), "44:105", "actuator[0].control.sinusoid.frequency", "a positive finite number", "0"),
+    // Robot models.
+    case("model_parent_unknown", Replace("[[actuator]]", "[[model]]\nfile = \"robot.urdf\"\nparent = \"ghost\"\n\n[[actuator]]"), "43:10", "model[0].parent", "`world` or the name of a `[[body]]` of the file with a joint (not a prescribed body)", "`ghost`"),
     // Hydroelastic properties.
     case("hydroelastic_modulus_negative", Replace("radius = 0.05", "radius = 0.05\nhydroelastic = { modulus = -1.0, resolution_hint = 0.01 }"), "28:28", "geometry[0].hydroelastic.modulus", "a positive finite number", "-1"),
     case("hydroelastic_hint_missing", Replace("radius = 0.05", "radius = 0.05\nhydroelastic = { modulus = 1e5 }"), "28:16", "geometry[0].hydroelastic.resolution_hint", "a mesh edge length (m) for a meshed shape", "none"),

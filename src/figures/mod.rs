@@ -14,9 +14,10 @@
 //! 12 with fitted slopes; the clutter's iterations against δt, Fig. 16, and its per-step cost
 //! and effective stiction tolerance against time, ext. Figs. 15-16),
 //! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
-//! Panda rolling a ball, top view and cost per iteration), `pressure_field.rs` (Elandt
-//! Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b); Sec. 5.3.1: the
-//! pencil in a loosening pinch, Fig. 5.3),
+//! Panda rolling a ball, top view and cost per iteration), `grasp.rs` (ICF ext. Sec. XII-B: the
+//! Franka hand's grasp stress test, time to failure and its errors, Figs. 21-22),
+//! `pressure_field.rs` (Elandt Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and
+//! 4.13(b); Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8).
 //!
@@ -27,6 +28,7 @@
 
 mod complementarity;
 mod convergence;
+mod grasp;
 mod point_contact;
 mod pressure_field;
 mod trajectory_optimization;
@@ -194,6 +196,24 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF ext. Sec. XII-A, Fig. 16",
         summary: "the clutter at δt = 2 ms: effective stiction tolerance against time, fixed v_s against SAP's and the regularized Lagged's",
         compute: convergence::clutter_stiction_tolerance,
+    },
+    FigureSpec {
+        name: "grasp-time-to-failure",
+        source: "ICF ext. Sec. XII-B, Figs. 20-21",
+        summary: "Franka hand holding a bronze rod along a 3 cm circle: time to failure against frequency, Lagged at 0.2 ms, d = 0 and d > 0 (needs scripts/robots/setup.sh)",
+        compute: grasp::time_to_failure,
+    },
+    FigureSpec {
+        name: "grasp-errors",
+        source: "ICF ext. Sec. XII-B, Fig. 22",
+        summary: "the grasp: relative error of the time to failure of Lagged and Similar against δt",
+        compute: grasp::errors,
+    },
+    FigureSpec {
+        name: "grasp-refinement",
+        source: "ICF ext. Sec. XII-B",
+        summary: "the grasp: time to failure at 1.7 Hz at δt = 0.4, 0.2, 0.1, 0.05 ms, validating the reference",
+        compute: grasp::refinement,
     },
     FigureSpec {
         name: "panda-push-ball",

@@ -69,6 +69,16 @@ pub struct ImportOptions {
     /// one geometry `NAME#k` each) instead of their convex hulls (default false). MJCF mesh
     /// geoms stay hulls, as MuJoCo collides with them.
     pub convex_decomposition: bool,
+    /// A URDF link from which to import: only it and the links below it become bodies and
+    /// geometries (a gripper out of an arm's file), default `None`, the file's root. The
+    /// link then takes the root's place: [`ImportOptions::pose`] places it, on the base
+    /// chosen by [`ImportOptions::base`].
+    pub root: Option<String>,
+    /// The body of the scene that a fixed base is welded to (by a fixed joint at
+    /// [`ImportOptions::pose`] in that body's frame), default `None`, the world. The body is
+    /// not in the file: it comes before the model in the scene (a slide that carries a
+    /// gripper). The root then always keeps its own body, which needs a mass.
+    pub parent: Option<String>,
 }
 
 impl Default for ImportOptions {
@@ -79,6 +89,8 @@ impl Default for ImportOptions {
             prefix: String::new(),
             package_path: PackagePath::default(),
             convex_decomposition: false,
+            root: None,
+            parent: None,
         }
     }
 }
@@ -112,12 +124,14 @@ pub fn load_model(path: &Path, options: &ImportOptions) -> Result<ImportedModel>
             let defaults = ImportOptions::default();
             if (options.base, options.pose, options.prefix.as_str())
                 != (defaults.base, defaults.pose, defaults.prefix.as_str())
+                || options.root.is_some()
+                || options.parent.is_some()
             {
                 return Err(model_error(
                     path,
                     None,
                     "(file)",
-                    "an MJCF file places its own bodies: the base, pose and prefix options apply to URDF files",
+                    "an MJCF file places its own bodies: the base, pose, prefix, root and parent options apply to URDF files",
                 ));
             }
             let model = mjcf::load(path)?;

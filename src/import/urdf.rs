@@ -15,6 +15,12 @@
 //! joint. A root link called `world` (ROS's convention for a robot bolted down by its own
 //! fixed joint) is the world itself, and refuses a floating base.
 //!
+//! A sub-tree ([`ImportOptions::root`]): only the named link and the links below it are
+//! imported, the link in the root's place (a gripper out of an arm's file); every link must
+//! still hang from the file's root. A parent body ([`ImportOptions::parent`]): a fixed base
+//! is welded to that body of the scene instead of the world, on its own body (which needs a
+//! mass); a floating base refuses one.
+//!
 //! Frames. A joint's `<origin>` places the child link frame in the parent link frame at
 //! q = 0: `X_PC = (R, p)` with `p = xyz` and URDF's fixed-axis roll-pitch-yaw
 //! `R = Rz(yaw) Ry(pitch) Rx(roll)`; the joint frame J of the model is that child frame
@@ -318,26 +324,81 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                 ));
             }
         };
+        // Every link hangs from the file's root (else the joints form a loop), whichever
+        // sub-tree is imported.
+        let from_root = self.subtree(root);
+        if let Some(unreachable) = from_root.iter().position(|&reached| !reached) {
+            return Err(self.source.error(
+                self.link_node(unreachable),
+                "the link is not connected to the root: its joints form a loop",
+            ));
+        }
+        let root = match &self.options.root {
+            None => root,
+            Some(name) => *self.links.get(name.as_str()).ok_or_else(|| {
+                self.source.error(
+                    self.source.doc.root_element(),
+                    format!("root link `{name}` (the sub-tree to import) is not a <link> of the file"),
+                )
+            })?,
+        };
+        let imported = self.subtree(root);
         let mass_parts: Vec<Option<MassPart>> = (0..self.robot.links.len())
             .map(|l| self.link_mass(l))
             .collect::<Result<_>>()?;
 
-        // The root on the world. A root link called `world` (the ROS convention for a robot
-        // bolted down by its own fixed joint) is the world itself.
+        // The root on the world, or on the scene's body `parent`. A root link called `world`
+        // (the ROS convention for a robot bolted down by its own fixed joint) is the world
+        // itself.
         let world_root = self.robot.links[root].name == "world";
-        match self.options.base {
-            Base::Fixed if world_root => {
+        match (self.options.base, &self.options.parent) {
+            (Base::Fixed, Some(parent)) if world_root => {
+                return Err(self.source.error(
+                    self.link_node(root),
+                    format!(
+                        "the root link is `world`: it cannot be welded to body `{parent}`; \
+                         import the sub-tree below it (`root`)"
+                    ),
+                ))
+            }
+            (Base::Fixed, Some(parent)) => {
+                let parent = parent.clone();
+                self.add_body(
+                    root,
+                    None,
+                    JointKind::Fixed,
+                    None,
+                    self.options.pose,
+                    Vec::new(),
+                    &mass_parts,
+                )?;
+                if let BodyMotion::Jointed(j) = &mut self.bodies[0].motion {
+                    j.parent = Some(parent);
+                }
+            }
+            (Base::Fixed, None) if world_root => {
                 self.place_link(root, None, self.options.pose, &mass_parts)
             }
-            Base::Fixed => self.place_fixed(root, None, self.options.pose, None, &mass_parts)?,
-            Base::Floating if world_root => {
+            (Base::Fixed, None) => {
+                self.place_fixed(root, None, self.options.pose, None, &mass_parts)?
+            }
+            (Base::Floating, Some(parent)) => {
+                return Err(self.source.error(
+                    self.link_node(root),
+                    format!(
+                        "a floating base joins the world: it cannot hang from body `{parent}` \
+                         (a model with a parent body has a fixed base)"
+                    ),
+                ))
+            }
+            (Base::Floating, None) if world_root => {
                 return Err(self.source.error(
                     self.link_node(root),
                     "the root link is `world`: the file fixes the robot to the world; import \
                      it with a fixed base",
                 ))
             }
-            Base::Floating => {
+            (Base::Floating, None) => {
                 let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(
                     &self.options.pose.R,
                 ));
@@ -360,17 +421,11 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             self.place_joint(j, &mass_parts)?;
             stack.extend(self.child_joints[child].iter().rev());
         }
-        if let Some(unplaced) = self.frames.iter().position(Option::is_none) {
-            return Err(self.source.error(
-                self.link_node(unplaced),
-                "the link is not connected to the root: its joints form a loop",
-            ));
-        }
         let bodies = self.finish_bodies()?;
-        for link in 0..self.robot.links.len() {
+        for link in (0..self.robot.links.len()).filter(|&l| imported[l]) {
             self.add_geometries(link)?;
         }
-        let couplers = self.couplers()?;
+        let couplers = self.couplers(root, &imported)?;
         // Parent and child links overlap at their joint: they never touch (MuJoCo's rule).
         let excluded_collisions = bodies
             .iter()
@@ -389,6 +444,22 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             },
             notes: self.notes,
         })
+    }
+
+    /// Which links are `link` or below it (by link index).
+    fn subtree(&self, link: usize) -> Vec<bool> {
+        let mut reached = vec![false; self.robot.links.len()];
+        let mut stack = vec![link];
+        while let Some(l) = stack.pop() {
+            if !std::mem::replace(&mut reached[l], true) {
+                stack.extend(
+                    self.child_joints[l]
+                        .iter()
+                        .map(|&j| self.links[self.robot.joints[j].child.link.as_str()]),
+                );
+            }
+        }
+        reached
     }
 
     /// The link's own mass, centre and inertia in link axes; `None` without mass.
@@ -695,10 +766,11 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                 continue;
             };
             let node = self.link_node(*link);
-            let joint = jointed
-                .joint_name
-                .clone()
-                .unwrap_or_else(|| "the free base joint".to_string());
+            let joint = match (&jointed.joint_name, &jointed.parent) {
+                (Some(name), _) => name.clone(),
+                (None, Some(parent)) => format!("the weld to body `{parent}`"),
+                (None, None) => "the free base joint".to_string(),
+            };
             let Some(inertia) = combine(parts) else {
                 return Err(self.source.error(
                     node,
@@ -841,8 +913,9 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
         Ok(vec![shape])
     }
 
-    /// The `<mimic>` elements as couplers, with their checks.
-    fn couplers(&mut self) -> Result<Vec<CouplerDescription>> {
+    /// The `<mimic>` elements of the joints below `root` (`imported` marks its sub-tree's
+    /// links) as couplers, with their checks.
+    fn couplers(&mut self, root: usize, imported: &[bool]) -> Result<Vec<CouplerDescription>> {
         let mut notes = Vec::new();
         let mut leader_of: HashMap<usize, usize> = HashMap::new();
         let mut couplers = Vec::new();
@@ -850,6 +923,13 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             let Some(mimic) = &joint.mimic else {
                 continue;
             };
+            let below_root = |k: usize| {
+                let child = self.links[self.robot.joints[k].child.link.as_str()];
+                imported[child] && child != root
+            };
+            if !below_root(j) {
+                continue;
+            }
             let node = Source::child(self.joint_node(j), "mimic").unwrap_or(self.joint_node(j));
             let one_velocity = |k: usize| {
                 use urdf_rs::JointType as U;
@@ -887,6 +967,15 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
                     format!(
                         "mimics joint `{}`: expected a revolute, continuous or prismatic joint",
                         mimic.joint
+                    ),
+                ));
+            }
+            if !below_root(leader) {
+                return Err(self.source.error(
+                    node,
+                    format!(
+                        "mimics joint `{}`, which is not below the imported root link `{}`",
+                        mimic.joint, self.robot.links[root].name
                     ),
                 ));
             }

@@ -1,7 +1,7 @@
 //! `[[actuator]]` tables → the scene description's actuators ([`ActuatorDescription`]) with
 //! their control laws; the actuated velocities are resolved when the description is built.
 
-use crate::control::{ControlLaw, Interpolation};
+use crate::control::{ControlLaw, Interpolation, Sinusoid};
 use crate::error::Result;
 use crate::problem::build::{count_values, Builder};
 use crate::problem::schema::{ActuatorSpec, ControlSpec};
@@ -91,6 +91,7 @@ impl Builder<'_> {
                 kd,
                 position,
                 velocity,
+                sinusoid,
             } => {
                 for (name, gain) in [("kp", kp), ("kd", kd)] {
                     if !(*gain >= 0.0 && gain.is_finite()) {
@@ -101,11 +102,24 @@ impl Builder<'_> {
                         ));
                     }
                 }
+                let sinusoid = match sinusoid {
+                    None => None,
+                    Some(s) => {
+                        let field = format!("{field}.sinusoid");
+                        Some(Sinusoid {
+                            amplitude: self.finite(&format!("{field}.amplitude"), s.amplitude)?,
+                            frequency: self
+                                .positive(&format!("{field}.frequency"), s.frequency)?,
+                            phase: self.finite(&format!("{field}.phase"), s.phase)?,
+                        })
+                    }
+                };
                 ControlLaw::Pd {
                     kp: *kp,
                     kd: *kd,
                     position: self.finite(&format!("{field}.position"), *position)?,
                     velocity: self.finite(&format!("{field}.velocity"), *velocity)?,
+                    sinusoid,
                 }
             }
         })

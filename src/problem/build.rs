@@ -463,6 +463,8 @@ impl Builder<'_> {
             prefix: m.prefix.clone().unwrap_or_default(),
             package_path: PackagePath::from_env(),
             convex_decomposition: m.convex_decomposition.unwrap_or(false),
+            root: m.root.clone(),
+            parent: m.parent.clone().filter(|p| p != "world"),
         };
         let file = if m.file.starts_with("package://") {
             options
@@ -601,6 +603,21 @@ impl Builder<'_> {
             .map(|(i, g)| self.shapes(&format!("geometry[{i}]"), g))
             .collect::<Result<Vec<_>>>()?;
 
+        // A model hangs from a body of the file's own tree (bodies of the tree come before the
+        // model's; prescribed bodies are not in the tree).
+        for (i, m) in file.models.iter().enumerate() {
+            let Some(parent) = m.parent.as_ref().filter(|p| *p != "world") else {
+                continue;
+            };
+            let body = file.bodies.iter().find(|b| &b.name == parent);
+            if body.is_none_or(|b| b.prescribed.is_some()) {
+                return Err(self.err(
+                    &format!("model[{i}].parent"),
+                    "`world` or the name of a `[[body]]` of the file with a joint (not a prescribed body)",
+                    format!("`{parent}`"),
+                ));
+            }
+        }
         let models = file
             .models
             .iter()

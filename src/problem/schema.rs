@@ -221,6 +221,10 @@ pub struct ModelSpec {
     /// Pressure-field properties for every collision geometry of the model (rigid without
     /// `modulus`, as a geometry's `hydroelastic`), default none: point contact.
     pub hydroelastic: Option<HydroelasticSpec>,
+    /// A URDF link: only the sub-tree from it down is imported, default the file's root.
+    pub root: Option<String>,
+    /// A body of the problem file the (fixed) root link is welded to, default the world.
+    pub parent: Option<String>,
 }
 
 /// `[[body]]`.
@@ -371,5 +375,21 @@ pub enum ControlSpec {
         /// Target velocity (m/s or rad/s), default 0.
         #[serde(default)]
         velocity: f64,
+        /// A sinusoid added to the target, default none.
+        sinusoid: Option<SinusoidSpec>,
     },
+}
+
+/// `sinusoid = { amplitude, frequency, phase }` of a PD law: its target moves by
+/// `amplitude · sin(2π frequency t + phase)`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinusoidSpec {
+    /// Amplitude (m or rad).
+    pub amplitude: f64,
+    /// Frequency (Hz).
+    pub frequency: f64,
+    /// Phase (rad), default 0.
+    #[serde(default)]
+    pub phase: f64,
 }

@@ -701,3 +701,106 @@ fn a_root_link_called_world_is_the_world() {
         "{e}"
     );
 }
+
+/// `root` imports the hand of the arm and what hangs from it: the hand (with the tool sphere
+/// merged into it) and its two fingers, their mimic coupler kept; the root takes the base's
+/// place at the given pose, on a fixed joint to the world.
+#[test]
+fn a_sub_tree_imports_the_hand_and_its_fingers() {
+    let options = ImportOptions {
+        root: Some("hand".into()),
+        pose: Pose::translation(Vector3::new(0.0, 0.0, 0.4)),
+        ..ImportOptions::default()
+    };
+    let d = parse(arm(), &options).expect("a valid sub-tree").description;
+    let bodies: Vec<&str> = d.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(bodies, ["hand", "left", "right"]);
+    let BodyMotion::Jointed(hand) = &d.bodies[0].motion else {
+        panic!("a jointed hand")
+    };
+    assert_eq!((hand.joint, hand.parent.as_deref()), (JointKind::Fixed, None));
+    assert!((hand.X_PJ.p - Vector3::new(0.0, 0.0, 0.4)).norm() < TOL);
+    assert!((hand.inertia.mass - 0.5).abs() < TOL);
+    let geometries: Vec<&str> = d.geometries.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(geometries, ["tcp"]);
+    assert_eq!(d.couplers.len(), 1);
+    assert_eq!(d.couplers[0].leader, "left");
+    let built = d.build().expect("a valid description");
+    assert_eq!(built.simulator.model.nv(), 2);
+    // An unknown link is named.
+    let options = ImportOptions {
+        root: Some("gripper".into()),
+        ..ImportOptions::default()
+    };
+    let e = parse(arm(), &options).expect_err("no such link");
+    assert!(
+        e.to_string().contains("root link `gripper` (the sub-tree to import) is not a <link>"),
+        "{e}"
+    );
+}
+
+/// A mimic whose leader is outside the imported sub-tree is refused with both names.
+#[test]
+fn a_sub_tree_refuses_a_mimic_of_a_joint_outside_it() {
+    let text = arm().replace(
+        r#"<mimic joint="finger_left" multiplier="1" offset="0.001"/>"#,
+        r#"<mimic joint="j2"/>"#,
+    );
+    let options = ImportOptions {
+        root: Some("hand".into()),
+        ..ImportOptions::default()
+    };
+    let e = parse(&text, &options).expect_err("leader outside");
+    assert!(
+        e.to_string()
+            .contains("mimics joint `j2`, which is not below the imported root link `hand`"),
+        "{e}"
+    );
+}
+
+/// `parent` welds the root to a body of the scene at the pose in that body's frame; the pair
+/// is excluded from collisions; a floating base and a massless root are refused.
+#[test]
+fn a_root_welded_to_a_parent_body_hangs_from_it() {
+    let options = ImportOptions {
+        root: Some("hand".into()),
+        parent: Some("slide".into()),
+        pose: Pose {
+            R: rpy_matrix([std::f64::consts::PI, 0.0, 0.0]),
+            p: Vector3::new(0.0, 0.0, 0.4),
+        },
+        ..ImportOptions::default()
+    };
+    let d = parse(arm(), &options).expect("a valid sub-tree").description;
+    let BodyMotion::Jointed(hand) = &d.bodies[0].motion else {
+        panic!("a jointed hand")
+    };
+    assert_eq!(
+        (hand.joint, hand.parent.as_deref()),
+        (JointKind::Fixed, Some("slide"))
+    );
+    assert!((hand.X_PJ.R - rpy_matrix([std::f64::consts::PI, 0.0, 0.0])).norm() < TOL);
+    assert_eq!(
+        d.excluded_collisions[0],
+        ("slide".to_string(), "hand".to_string())
+    );
+    let floating = ImportOptions {
+        base: Base::Floating,
+        ..options.clone()
+    };
+    let e = parse(arm(), &floating).expect_err("floating on a parent");
+    assert!(
+        e.to_string()
+            .contains("a floating base joins the world: it cannot hang from body `slide`"),
+        "{e}"
+    );
+    let tool = ImportOptions {
+        root: Some("tcp".into()),
+        ..options
+    };
+    let e = parse(arm(), &tool).expect_err("a massless root");
+    assert!(
+        e.to_string().contains("but has no mass") && e.to_string().contains("weld to body `slide`"),
+        "{e}"
+    );
+}
