@@ -57,6 +57,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "falling-sphere",
         include_str!("../../../problems/falling-sphere.toml"),
     ),
+    (
+        "geared-finger",
+        include_str!("../../../problems/geared-finger.toml"),
+    ),
     ("hopper", include_str!("../../../problems/hopper.toml")),
     (
         "panda-push-ball",
