@@ -11,9 +11,12 @@
 //!   with velocity `v_i` (revolute, prismatic and planar joints, where `q̇ = v`), towards a
 //!   fixed target or one that moves by a sinusoid ([`Sinusoid`]: `q_ref(t) = q̄ + A sin(2πft + φ)`,
 //!   `v_ref(t) = v̄ + 2πf A cos(2πft + φ)`; two of them at a quarter period apart on two
-//!   perpendicular slides trace a circle),
+//!   perpendicular slides trace a circle);
+//! - scheduled PD: the same law with the targets `q_ref`, `v_ref` and a limit of phase `k`
+//!   from its start `t_k` until `t_{k+1}` (a motor's operating phases: ICF ext. Sec. XII-C
+//!   loads the BarrettHand's clutch at one effort limit and drives it back at another),
 //!
-//! then clamps it to `[−u_max, u_max]`. The PD law is explicit: it uses the state at the start
+//! then clamps it to `[−u_max, u_max]` (and to the phase's limit). The PD law is explicit: it uses the state at the start
 //! of the step. It is stable when `k_d δt` is small against the joint's effective inertia and
 //! `k_p δt² ≪ k_d δt`; for stiffer gains, reduce δt.
 
@@ -55,6 +58,23 @@ pub enum ControlLaw {
         velocity: f64,
         /// A sinusoid added to the target (`None`: the target is fixed).
         sinusoid: Option<Sinusoid>,
+    },
+    /// A PD law whose targets and effort limit switch at given times: phase `k` holds from
+    /// `times[k]` until `times[k + 1]`, the first phase also before `times[0]`.
+    PdSchedule {
+        /// Proportional gain `k_p` (N/m or N·m/rad), ≥ 0.
+        kp: f64,
+        /// Derivative gain `k_d` (N·s/m or N·m·s/rad), ≥ 0.
+        kd: f64,
+        /// Start of each phase (s), strictly increasing, at least one.
+        times: Vec<f64>,
+        /// Target coordinate of each phase (m or rad), as many as `times`.
+        positions: Vec<f64>,
+        /// Target velocity of each phase (m/s or rad/s), as many as `times`.
+        velocities: Vec<f64>,
+        /// Effort limit of each phase (N or N·m, > 0; infinite for the actuator's own), as
+        /// many as `times`.
+        effort_limits: Vec<f64>,
     },
 }
 
@@ -125,6 +145,7 @@ impl Controller {
     pub fn effort(&self, state: &State, nu: usize) -> DVector<f64> {
         let mut u = DVector::zeros(nu);
         for a in &self.actuators {
+            let mut limit = a.effort_limit;
             let raw = match &a.law {
                 ControlLaw::OpenLoop {
                     times,
@@ -142,8 +163,22 @@ impl Controller {
                     let q = a.q_index.map_or(0.0, |i| state.q[i]);
                     kp * (position + dq - q) + kd * (velocity + dv - state.v[a.v_index])
                 }
+                ControlLaw::PdSchedule {
+                    kp,
+                    kd,
+                    times,
+                    positions,
+                    velocities,
+                    effort_limits,
+                } => {
+                    // The phase that started last at or before t (the first before it).
+                    let k = times.partition_point(|&tk| tk <= state.t).saturating_sub(1);
+                    limit = limit.min(effort_limits[k]);
+                    let q = a.q_index.map_or(0.0, |i| state.q[i]);
+                    kp * (positions[k] - q) + kd * (velocities[k] - state.v[a.v_index])
+                }
             };
-            u[a.actuator] = raw.clamp(-a.effort_limit, a.effort_limit);
+            u[a.actuator] = raw.clamp(-limit, limit);
         }
         u
     }
@@ -268,5 +303,35 @@ mod tests {
         // A quarter period later it is 0.01 moving at −2πf·0.03.
         let u = pd.effort(&state(0.125, 0.01, 0.0), 1)[0];
         assert!((u - 10.0 * (-w * 0.03)).abs() < 1e-9, "{u}");
+    }
+
+    #[test]
+    fn scheduled_pd_switches_targets_and_limits_at_phase_starts() {
+        let motor = Controller {
+            actuators: vec![ActuatorControl {
+                name: "motor".into(),
+                actuator: 0,
+                v_index: 0,
+                q_index: Some(0),
+                effort_limit: 0.0066,
+                law: ControlLaw::PdSchedule {
+                    kp: 0.0,
+                    kd: 1e-4,
+                    times: vec![0.0, 0.2],
+                    positions: vec![0.0, 0.0],
+                    velocities: vec![200.0, -200.0],
+                    effort_limits: vec![0.006, f64::INFINITY],
+                },
+            }],
+        };
+        let at = |t, v| motor.effort(&state(t, 0.0, v), 1)[0];
+        // Loading: 1e-4 · 200 = 0.02, clamped to the phase's 0.006 (before t0 too).
+        assert_eq!(at(-1.0, 0.0), 0.006);
+        assert_eq!(at(0.1, 0.0), 0.006);
+        // Near the target the law is linear: 1e-4 · (200 − 190) = 1e-3.
+        assert!((at(0.1, 190.0) - 1e-3).abs() < 1e-15);
+        // Driving, from t = 0.2 on: towards −200 rad/s within the actuator's own 0.0066.
+        assert_eq!(at(0.2, 0.0), -0.0066);
+        assert!((at(0.3, -150.0) + 0.005).abs() < 1e-15);
     }
 }

@@ -105,7 +105,12 @@ fn time_to_failure_falls_with_frequency_above_the_threshold() {
             .collect();
         assert!(t.iter().all(|&x| x < DURATION), "{d}: {t:?}");
         for (k, pair) in t.windows(2).enumerate() {
-            assert!(pair[1] < 1.05 * pair[0], "{d}: {} → {} Hz: {t:?}", grid[k], grid[k + 1]);
+            assert!(
+                pair[1] < 1.05 * pair[0],
+                "{d}: {} → {} Hz: {t:?}",
+                grid[k],
+                grid[k + 1]
+            );
         }
         assert!(t[8] < 0.25 * t[0], "{d}: {t:?}");
     }
@@ -164,7 +169,10 @@ fn larger_steps_underpredict_the_time_to_failure() {
         .iter()
         .map(|dt| n(&fig, &format!("lagged.d0.{dt}ms.mean")))
         .collect();
-    assert!(lagged[0] < 0.0 && lagged[1] < lagged[0] && lagged[2] < lagged[1], "{lagged:?}");
+    assert!(
+        lagged[0] < 0.0 && lagged[1] < lagged[0] && lagged[2] < lagged[1],
+        "{lagged:?}"
+    );
     assert!(lagged[2] > -0.5, "{lagged:?}");
     let similar = n(&fig, "similar.d0.0.2ms.mean");
     assert!(similar.abs() < 0.05, "Similar at 0.2 ms: {similar}");

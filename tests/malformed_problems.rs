@@ -115,7 +115,7 @@ const CASES: &[Case] = &[
     // Unknown and missing fields.
     case("unknown_top_level", Replace("[contact]", "[contacts]"), "7:2", "contacts", "one of `description`, `simulation`, `solver`, `contact`, `body`, `geometry`, `actuator`", "unknown field `contacts`"),
     case("misspelled_mass", Replace("mass = 1.0", "mas = 1.0"), "12:1", "body[0].mas", "one of `name`, `mass`, `inertia`, `com`, `joint`, `parent`, `axis`, `origin`, `origin_rpy_deg`, `damping`, `position`, `quaternion`, `rpy_deg`, `velocity`, `angular_velocity`, `q0`, `v0`, `prescribed`", "unknown field `mas`"),
-    case("unknown_control_type", Replace("type = \"pd\"", "type = \"pid\""), "44:20", "actuator[0].control.type", "`open-loop` or `pd`", "unknown variant `pid`"),
+    case("unknown_control_type", Replace("type = \"pd\"", "type = \"pid\""), "44:20", "actuator[0].control.type", "one of `open-loop`, `pd`, `pd-schedule`", "unknown variant `pid`"),
     case("missing_simulation", Replace("[simulation]\ndt = 1e-3\nduration = 0.1", ""), "1:1", "simulation", "a [simulation] table with `dt` and `duration` (required, see problems/README.md)", "nothing"),
     case("missing_dt", Replace("dt = 1e-3\n", ""), "3:1", "simulation.dt", "a value for `dt` (required, see problems/README.md)", "nothing"),
     case("missing_mass", Replace("mass = 1.0\n", ""), "10:1", "body[0].mass", "a mass (kg) for a body without `prescribed` motion", "nothing"),
@@ -155,6 +155,11 @@ const CASES: &[Case] = &[
     case("open_loop_times_decrease", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0, 0.2, 0.1], values = [1.0, 2.0, 3.0] }"), "44:52", "actuator[0].control.times[2]", "a time after 0.2 s (times strictly increasing)", "0.1"),
     case("open_loop_interpolation_unknown", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"open-loop\", times = [0.0], values = [1.0], interpolation = \"cubic\" }"), "44:80", "actuator[0].control.interpolation", "`linear` or `hold`", "`cubic`"),
     case("pd_sinusoid_frequency_zero", Replace("position = 0.5 }", "position = 0.5, sinusoid = { amplitude = 0.1, frequency = 0.0 } }"), "44:105", "actuator[0].control.sinusoid.frequency", "a positive finite number", "0"),
+    case("pd_schedule_lengths_differ", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"pd-schedule\", kp = 0.0, kd = 1.0, times = [0.0, 0.1], velocities = [1.0] }"), "44:88", "actuator[0].control.velocities", "one value per phase (2 times)", "1 value"),
+    case("pd_schedule_limit_not_positive", Replace("{ type = \"pd\", kp = 10.0, kd = 1.0, position = 0.5 }", "{ type = \"pd-schedule\", kp = 0.0, kd = 1.0, times = [0.0, 0.1], effort_limits = [1.0, -1.0] }"), "44:97", "actuator[0].control.effort_limits[1]", "a positive finite number", "-1"),
+    case("coupler_unknown_body", Replace("position = 0.5 }\n", "position = 0.5 }\n\n[[coupler]]\nfollower = \"arm\"\nleader = \"hand\"\nmultiplier = 2.0\n"), "46:1", "coupler[0]", "a coupler between the joints of two different bodies with one coordinate each (revolute or prismatic)", "`hand`"),
+    case("coupler_on_free_joint", Replace("position = 0.5 }\n", "position = 0.5 }\n\n[[coupler]]\nfollower = \"arm\"\nleader = \"ball\"\nmultiplier = 2.0\n"), "46:1", "coupler[0]", "a coupler between the joints of two different bodies with one coordinate each (revolute or prismatic)", "ball"),
+    case("coupler_ratio_not_finite", Replace("position = 0.5 }\n", "position = 0.5 }\n\n[[coupler]]\nfollower = \"arm\"\nleader = \"ball\"\nmultiplier = nan\n"), "49:14", "coupler[0].multiplier", "a finite number", "NaN"),
     // Robot models.
     case("model_parent_unknown", Replace("[[actuator]]", "[[model]]\nfile = \"robot.urdf\"\nparent = \"ghost\"\n\n[[actuator]]"), "43:10", "model[0].parent", "`world` or the name of a `[[body]]` of the file with a joint (not a prescribed body)", "`ghost`"),
     // Hydroelastic properties.

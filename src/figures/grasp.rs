@@ -263,7 +263,11 @@ fn run(load: Loader<'_>, case: Case, duration: f64) -> Result<Outcome> {
     let [sx, sy] = [body(&problem, SLIDES[0])?, body(&problem, SLIDES[1])?];
     let rod = body(&problem, ROD)?;
     if model.joints[rod].kind != JointKind::Free {
-        return Err(Error::invalid("problem", CASE, "the rod must be a free body"));
+        return Err(Error::invalid(
+            "problem",
+            CASE,
+            "the rod must be a free body",
+        ));
     }
     let (qx, qy) = (model.joints[sx].q_start, model.joints[sy].q_start);
     let rod_q = model.joints[rod].q_start;
@@ -346,7 +350,11 @@ pub(super) fn time_to_failure(load: Loader<'_>, quality: Quality) -> Result<Pape
                 format!("t_f.{}.{f}", tag(dissipation)),
                 format!(
                     "t_f at {f} Hz, {} (capped at {} s: {})",
-                    if dissipation { "with dissipation" } else { "d = 0" },
+                    if dissipation {
+                        "with dissipation"
+                    } else {
+                        "d = 0"
+                    },
                     plan.duration,
                     if o.failed { "fell" } else { "held" }
                 ),
@@ -383,7 +391,9 @@ pub(super) fn time_to_failure(load: Loader<'_>, quality: Quality) -> Result<Pape
         .collect();
     let (lo, hi) = gains
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &g| (a.min(g), b.max(g)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &g| {
+            (a.min(g), b.max(g))
+        });
     numbers.push(number(
         "dissipation.min_gain".into(),
         "least relative change of t_f with dissipation, over frequencies where both fail".into(),
@@ -470,7 +480,9 @@ pub(super) fn errors(load: Loader<'_>, quality: Quality) -> Result<PaperFigure> 
                     errors.push((o.t_f - r.t_f) / r.t_f);
                 }
                 let mean = errors.iter().sum::<f64>() / errors.len() as f64;
-                let worst = errors.iter().fold(0.0f64, |m, e| if e.abs() > m.abs() { *e } else { m });
+                let worst = errors
+                    .iter()
+                    .fold(0.0f64, |m, e| if e.abs() > m.abs() { *e } else { m });
                 points.push((dt * 1e3, mean));
                 numbers.push(number(
                     format!("{}.{}.{:.1}ms.mean", approximation.name(), tag(dissipation), dt * 1e3),
@@ -486,7 +498,12 @@ pub(super) fn errors(load: Loader<'_>, quality: Quality) -> Result<PaperFigure> 
                     "1",
                 ));
                 numbers.push(number(
-                    format!("{}.{}.{:.1}ms.worst", approximation.name(), tag(dissipation), dt * 1e3),
+                    format!(
+                        "{}.{}.{:.1}ms.worst",
+                        approximation.name(),
+                        tag(dissipation),
+                        dt * 1e3
+                    ),
                     "the largest relative error in magnitude, with its sign".into(),
                     PAPER_LARGE_DT,
                     worst,
@@ -540,7 +557,11 @@ pub(super) fn refinement(load: Loader<'_>, quality: Quality) -> Result<PaperFigu
                 format!(
                     "t_f at {f} Hz, Lagged δt = {} ms, {}{}",
                     dt * 1e3,
-                    if dissipation { "with dissipation" } else { "d = 0" },
+                    if dissipation {
+                        "with dissipation"
+                    } else {
+                        "d = 0"
+                    },
                     if o.failed { "" } else { " (held: capped)" }
                 ),
                 "the reference at 0.2 ms is \"validated via a refinement study\"",

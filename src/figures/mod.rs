@@ -19,7 +19,9 @@
 //! `pressure_field.rs` (Elandt Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and
 //! 4.13(b); Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
-//! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8).
+//! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8), `geared_finger.rs`
+//! (ICF ext. Sec. XII-C: the BarrettHand-style finger's clutch torques through loading,
+//! driving and breakaway, Fig. 24, and their spectrum).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
 //! references) that keeps what the figure shows, for CI; [`Quality::Full`] is the paper's
@@ -28,6 +30,7 @@
 
 mod complementarity;
 mod convergence;
+mod geared_finger;
 mod grasp;
 mod point_contact;
 mod pressure_field;
@@ -214,6 +217,18 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF ext. Sec. XII-B",
         summary: "the grasp: time to failure at 1.7 Hz at δt = 0.4, 0.2, 0.1, 0.05 ms, validating the reference",
         compute: grasp::refinement,
+    },
+    FigureSpec {
+        name: "geared-finger",
+        source: "ICF ext. Sec. XII-C, Figs. 23-24",
+        summary: "a finger driven through a friction clutch held by stiction: clutch torque through loading, driving and breakaway, joint angles",
+        compute: geared_finger::geared_finger,
+    },
+    FigureSpec {
+        name: "geared-finger-spectrum",
+        source: "ICF ext. Sec. XII-C",
+        summary: "the geared finger's contact torques while driving: FFT with the tooth-passing frequency and its harmonics",
+        compute: geared_finger::geared_finger_spectrum,
     },
     FigureSpec {
         name: "panda-push-ball",

@@ -338,7 +338,9 @@ impl<'s, 'a, 'input> Importer<'s, 'a, 'input> {
             Some(name) => *self.links.get(name.as_str()).ok_or_else(|| {
                 self.source.error(
                     self.source.doc.root_element(),
-                    format!("root link `{name}` (the sub-tree to import) is not a <link> of the file"),
+                    format!(
+                        "root link `{name}` (the sub-tree to import) is not a <link> of the file"
+                    ),
                 )
             })?,
         };

@@ -690,7 +690,7 @@ impl Builder<'_> {
             bodies,
             geometries,
             actuators,
-            couplers: Vec::new(),
+            couplers: self.couplers(&file.couplers)?,
             excluded_collisions: Vec::new(),
         };
         // The models' bodies, geometries and actuators follow the file's own (so do their

@@ -323,7 +323,12 @@ impl Builder<'_> {
                 source,
             ),
             E::Simulator { source } => self.err("(model)", "a valid model", source),
-            // Problem files name no couplers; a robot model's come from its importer.
+            // The file's couplers come first, a robot model's after them.
+            E::Coupler { coupler, source } if coupler < file.couplers.len() => self.err(
+                &format!("coupler[{coupler}]"),
+                "a coupler between the joints of two different bodies with one coordinate each (revolute or prismatic)",
+                source,
+            ),
             E::Coupler { source, .. } => self.err("(model)", "valid couplers", source),
             // Problem files name no excluded pairs; a robot model's come from its importer.
             E::UnknownExcludedBody { body, .. } => self.err(

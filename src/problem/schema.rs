@@ -33,6 +33,9 @@ pub struct ProblemFile {
     /// Robot models (URDF or MJCF files) joining the scene.
     #[serde(default, rename = "model")]
     pub models: Vec<ModelSpec>,
+    /// Couplers between one-coordinate joints.
+    #[serde(default, rename = "coupler")]
+    pub couplers: Vec<CouplerSpec>,
     /// Trajectory optimization task (`[optimize]`), kept as written: its meaning belongs to
     /// the optimizer, which reads it with [`super::parse_toml`].
     #[serde(default)]
@@ -333,6 +336,22 @@ pub struct HydroelasticSpec {
     pub thickness: Option<f64>,
 }
 
+/// `[[coupler]]`: the holonomic constraint `q_follower = multiplier · q_leader + offset`
+/// between the joints of two bodies (revolute or prismatic), as a URDF mimic joint.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CouplerSpec {
+    /// The body whose joint follows.
+    pub follower: String,
+    /// The body whose joint leads.
+    pub leader: String,
+    /// Ratio (1 for joints of one kind; m/rad or rad/m across kinds).
+    pub multiplier: f64,
+    /// Offset (rad or m, the follower's unit), default 0.
+    #[serde(default)]
+    pub offset: f64,
+}
+
 /// `[[actuator]]`: a force or torque on one joint velocity.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -377,6 +396,21 @@ pub enum ControlSpec {
         velocity: f64,
         /// A sinusoid added to the target, default none.
         sinusoid: Option<SinusoidSpec>,
+    },
+    /// The PD law with targets and limits that switch at given times (held until the next).
+    PdSchedule {
+        /// Proportional gain (N/m or N·m/rad).
+        kp: f64,
+        /// Derivative gain (N·s/m or N·m·s/rad).
+        kd: f64,
+        /// Start of each phase (s), strictly increasing.
+        times: Vec<f64>,
+        /// Target coordinate of each phase (m or rad), default zeros.
+        positions: Option<Vec<f64>>,
+        /// Target velocity of each phase (m/s or rad/s), default zeros.
+        velocities: Option<Vec<f64>>,
+        /// Effort limit of each phase (N or N·m, > 0), default the actuator's.
+        effort_limits: Option<Vec<f64>>,
     },
 }
 

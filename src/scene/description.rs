@@ -591,6 +591,30 @@ impl SceneDescription {
                     joint: joint.kind,
                 });
             }
+            if let Some(ControlLaw::PdSchedule {
+                times,
+                positions,
+                velocities,
+                effort_limits,
+                ..
+            }) = &a.control
+            {
+                let n = times.len();
+                let consistent = n > 0
+                    && [positions.len(), velocities.len(), effort_limits.len()] == [n; 3]
+                    && times.windows(2).all(|w| w[0] < w[1])
+                    && effort_limits.iter().all(|&l| l > 0.0);
+                if !consistent {
+                    return Err(E::Actuator {
+                        actuator: i,
+                        source: Box::new(crate::error::Error::invalid(
+                            "scheduled PD law",
+                            format!("{n} times"),
+                            "increasing phase times, at least one, with one position, velocity and positive effort limit each",
+                        )),
+                    });
+                }
+            }
             let v_index = joint.v_start + a.dof;
             if driven.contains(&v_index) {
                 return Err(E::AlreadyDriven {
@@ -601,13 +625,18 @@ impl SceneDescription {
             }
             // PD laws need the coordinate q_i with q̇_i = v_i, which free joints lack.
             let q_index = match (&a.control, joint.kind) {
-                (Some(ControlLaw::Pd { .. }), JointKind::Free | JointKind::Ball) => {
+                (
+                    Some(ControlLaw::Pd { .. } | ControlLaw::PdSchedule { .. }),
+                    JointKind::Free | JointKind::Ball,
+                ) => {
                     return Err(E::PdOnFreeJoint {
                         actuator: i,
                         body: a.body.clone(),
                     })
                 }
-                (Some(ControlLaw::Pd { .. }), _) => Some(joint.q_start + a.dof),
+                (Some(ControlLaw::Pd { .. } | ControlLaw::PdSchedule { .. }), _) => {
+                    Some(joint.q_start + a.dof)
+                }
                 _ => None,
             };
             if a.effort_limit.is_nan() || a.effort_limit <= 0.0 {

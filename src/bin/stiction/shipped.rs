@@ -58,6 +58,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../problems/falling-sphere.toml"),
     ),
     (
+        "geared-finger",
+        include_str!("../../../problems/geared-finger.toml"),
+    ),
+    (
         "grasp-stress",
         include_str!("../../../problems/grasp-stress.toml"),
     ),

@@ -712,13 +712,18 @@ fn a_sub_tree_imports_the_hand_and_its_fingers() {
         pose: Pose::translation(Vector3::new(0.0, 0.0, 0.4)),
         ..ImportOptions::default()
     };
-    let d = parse(arm(), &options).expect("a valid sub-tree").description;
+    let d = parse(arm(), &options)
+        .expect("a valid sub-tree")
+        .description;
     let bodies: Vec<&str> = d.bodies.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(bodies, ["hand", "left", "right"]);
     let BodyMotion::Jointed(hand) = &d.bodies[0].motion else {
         panic!("a jointed hand")
     };
-    assert_eq!((hand.joint, hand.parent.as_deref()), (JointKind::Fixed, None));
+    assert_eq!(
+        (hand.joint, hand.parent.as_deref()),
+        (JointKind::Fixed, None)
+    );
     assert!((hand.X_PJ.p - Vector3::new(0.0, 0.0, 0.4)).norm() < TOL);
     assert!((hand.inertia.mass - 0.5).abs() < TOL);
     let geometries: Vec<&str> = d.geometries.iter().map(|g| g.name.as_str()).collect();
@@ -734,7 +739,8 @@ fn a_sub_tree_imports_the_hand_and_its_fingers() {
     };
     let e = parse(arm(), &options).expect_err("no such link");
     assert!(
-        e.to_string().contains("root link `gripper` (the sub-tree to import) is not a <link>"),
+        e.to_string()
+            .contains("root link `gripper` (the sub-tree to import) is not a <link>"),
         "{e}"
     );
 }
@@ -771,7 +777,9 @@ fn a_root_welded_to_a_parent_body_hangs_from_it() {
         },
         ..ImportOptions::default()
     };
-    let d = parse(arm(), &options).expect("a valid sub-tree").description;
+    let d = parse(arm(), &options)
+        .expect("a valid sub-tree")
+        .description;
     let BodyMotion::Jointed(hand) = &d.bodies[0].motion else {
         panic!("a jointed hand")
     };
