@@ -146,6 +146,11 @@ impl Controller {
         let mut u = DVector::zeros(nu);
         for a in &self.actuators {
             let mut limit = a.effort_limit;
+            // u = k_p (q_ref − q) + k_d (v_ref − v) on the actuator's joint.
+            let pd = |kp: f64, kd: f64, q_ref: f64, v_ref: f64| {
+                let q = a.q_index.map_or(0.0, |i| state.q[i]);
+                kp * (q_ref - q) + kd * (v_ref - state.v[a.v_index])
+            };
             let raw = match &a.law {
                 ControlLaw::OpenLoop {
                     times,
@@ -160,8 +165,7 @@ impl Controller {
                     sinusoid,
                 } => {
                     let (dq, dv) = sinusoid.map_or((0.0, 0.0), |s| s.at(state.t));
-                    let q = a.q_index.map_or(0.0, |i| state.q[i]);
-                    kp * (position + dq - q) + kd * (velocity + dv - state.v[a.v_index])
+                    pd(*kp, *kd, position + dq, velocity + dv)
                 }
                 ControlLaw::PdSchedule {
                     kp,
@@ -174,8 +178,7 @@ impl Controller {
                     // The phase that started last at or before t (the first before it).
                     let k = times.partition_point(|&tk| tk <= state.t).saturating_sub(1);
                     limit = limit.min(effort_limits[k]);
-                    let q = a.q_index.map_or(0.0, |i| state.q[i]);
-                    kp * (positions[k] - q) + kd * (velocities[k] - state.v[a.v_index])
+                    pd(*kp, *kd, positions[k], velocities[k])
                 }
             };
             u[a.actuator] = raw.clamp(-limit, limit);

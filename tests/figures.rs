@@ -2,40 +2,12 @@
 //! asserted on the figure's numbers ([`stiction::figures`]), not on its pixels. Tolerances
 //! are stated beside each assertion with the value measured when it was written.
 
-use std::path::PathBuf;
+#[path = "common/figures.rs"]
+mod figures;
 
-use stiction::error::Result;
-use stiction::figures::{figure, PaperFigure, Quality};
-use stiction::problem::{load_problem, Problem};
+use figures::{full, n, quick};
 
 const G: f64 = 9.81;
-
-/// Loads `problems/NAME.toml` of the checkout.
-fn load(name: &str) -> Result<Problem> {
-    load_problem(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("problems")
-            .join(format!("{name}.toml")),
-    )
-}
-
-/// The quick version of figure `name`.
-fn quick(name: &str) -> PaperFigure {
-    let spec = figure(name).expect("a listed figure");
-    (spec.compute)(&load, Quality::Quick).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// The full version of figure `name` (the paper's set-up; for the figures that take seconds).
-fn full(name: &str) -> PaperFigure {
-    let spec = figure(name).expect("a listed figure");
-    (spec.compute)(&load, Quality::Full).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// The number `key` of `fig`.
-fn n(fig: &PaperFigure, key: &str) -> f64 {
-    fig.number(key)
-        .unwrap_or_else(|e| panic!("{}: {e}", fig.name))
-}
 
 /// ICF Fig. 2: Lagged's normal force is the weight (1 %, measured 9.810 N) with no vertical
 /// motion (below 1e-4 m/s, measured 2.4e-5); SAP and Similar lift while sliding (above 1 cm/s,
@@ -303,8 +275,8 @@ fn clutter_stiction_tolerance_grows_with_the_impulse() {
 }
 
 /// Elandt Fig. 5.3: the pencil in a loosening pinch is held while the grip is tight (below
-/// 0.01 rad/s, measured as in `tests/hydroelastic_cases.rs`), turns as it loosens (above
-/// 5 rad/s), stops when it tightens again (below 0.05 rad/s), and while it slides a larger
+/// 0.01 rad/s, measured 0.0034), turns as it loosens (above 5 rad/s, measured 15.1), stops
+/// when it tightens again (below 0.05 rad/s, measured 0.0088), and while it slides a larger
 /// patch always carries the larger scrub torque.
 #[test]
 fn elandt_pencil_turns_only_in_a_loose_grip() {

@@ -3,32 +3,10 @@
 //! loading, driving and breakaway phases, asserted on the quick figures' numbers. Tolerances
 //! are stated beside each assertion with the value measured when it was written.
 
-use std::path::PathBuf;
+#[path = "common/figures.rs"]
+mod figures;
 
-use stiction::error::Result;
-use stiction::figures::{figure, PaperFigure, Quality};
-use stiction::problem::{load_problem, Problem};
-
-/// Loads `problems/NAME.toml` of the checkout.
-fn load(name: &str) -> Result<Problem> {
-    load_problem(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("problems")
-            .join(format!("{name}.toml")),
-    )
-}
-
-/// The quick version of figure `name`.
-fn quick(name: &str) -> PaperFigure {
-    let spec = figure(name).expect("a listed figure");
-    (spec.compute)(&load, Quality::Quick).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// The number `key` of `fig`.
-fn n(fig: &PaperFigure, key: &str) -> f64 {
-    fig.number(key)
-        .unwrap_or_else(|e| panic!("{}: {e}", fig.name))
-}
+use figures::{n, quick};
 
 /// The thread's lead per radian (m/rad): 0.5 mm per turn.
 const LEAD_PER_RAD: f64 = 0.5e-3 / (2.0 * std::f64::consts::PI);

@@ -12,59 +12,18 @@
 //! STICTION_ROBOTS_VENV=DIR cargo test --test grasp_stress -- --ignored
 //! ```
 
-use std::path::{Path, PathBuf};
+#[path = "common/figures.rs"]
+mod figures;
 
-use stiction::error::Result;
-use stiction::figures::{figure, PaperFigure, Quality};
-use stiction::problem::{load_problem, Problem};
+use figures::{load_with_robots, made_with, n};
+use stiction::figures::{PaperFigure, Quality};
 
 /// The simulated duration of the full study (s): a rod that holds has `t_f` = this.
 const DURATION: f64 = 10.0;
 
-/// example-robot-data's folder in the venv of `scripts/robots/setup.sh`.
-fn package_dir() -> PathBuf {
-    let venv = std::env::var_os("STICTION_ROBOTS_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-robots"));
-    let lib = venv.join("lib");
-    std::fs::read_dir(&lib)
-        .unwrap_or_else(|e| {
-            panic!(
-                "no robot venv at {}: run scripts/robots/setup.sh ({e})",
-                venv.display()
-            )
-        })
-        .filter_map(|e| e.ok())
-        .map(|e| {
-            e.path()
-                .join("site-packages/cmeel.prefix/share/example-robot-data")
-        })
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| panic!("example-robot-data is not installed in {}", lib.display()))
-}
-
-/// Loads `problems/NAME.toml` of the checkout with example-robot-data on the package path.
-fn load(name: &str) -> Result<Problem> {
-    std::env::set_var(
-        "STICTION_PACKAGE_PATH",
-        format!("example-robot-data={}", package_dir().display()),
-    );
-    load_problem(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("problems")
-            .join(format!("{name}.toml")),
-    )
-}
-
 /// Figure `name` of the full study (the three figures share one study per process).
 fn full(name: &str) -> PaperFigure {
-    let spec = figure(name).expect("a listed figure");
-    (spec.compute)(&load, Quality::Full).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn n(fig: &PaperFigure, key: &str) -> f64 {
-    fig.number(key)
-        .unwrap_or_else(|e| panic!("{}: {e}", fig.name))
+    made_with(&load_with_robots, name, Quality::Full)
 }
 
 /// Fig. 21: the rod holds for the whole 10 s at every frequency up to 1.4 Hz, with and without

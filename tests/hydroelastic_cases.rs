@@ -429,65 +429,6 @@ mod point_vs_hydroelastic {
     }
 }
 
-mod pencil_scrub {
-    use super::*;
-
-    /// Per step: rod angular velocity (rad/s), total patch area (m²) and the friction torque
-    /// of the patches about the pinch axis y through the pivot (N·m).
-    fn series() -> Vec<(f64, f64, f64, f64)> {
-        let (_, rec) = simulate("pencil-scrub", Approximation::Lagged, 1e-3);
-        rec.reports
-            .iter()
-            .enumerate()
-            .map(|(k, r)| {
-                let (area, torque) = r.patches.iter().fold((0.0, 0.0), |(a, t), p| {
-                    let m = p.moment + p.centroid.cross(&p.force);
-                    (a + p.area, t + m.y)
-                });
-                (rec.states[k + 1].t, rec.states[k + 1].v[0], area, torque)
-            })
-            .collect()
-    }
-
-    /// The rod turns while the grip is loose and stops when it tightens; while it slides the
-    /// scrub torque grows with the patch.
-    #[test]
-    fn rod_turns_when_the_grip_loosens_and_the_scrub_torque_grows_with_the_patch() {
-        let s = series();
-        let omega_in = |t0: f64, t1: f64| {
-            s.iter()
-                .filter(|x| x.0 >= t0 && x.0 <= t1)
-                .map(|x| x.1.abs())
-                .fold(0.0, f64::max)
-        };
-        // Grip 0.3-0.55 mm: held (creeping below the stiction tolerance, ω·r < v_s).
-        let held = omega_in(0.05, 0.45);
-        // Grip down to 0.05 mm around t = 0.75 s: it turns.
-        let turning = omega_in(0.6, 0.85);
-        // Tight again: stopped.
-        let stopped = omega_in(0.92, 1.0);
-        println!("max |ω|: held {held:.4}, loose {turning:.3}, tight again {stopped:.4} rad/s");
-        assert!(held < 0.01 && turning > 5.0 && stopped < 0.05);
-        // While sliding the scrub torque is μ ∫ p r dA: a larger patch gives a larger torque.
-        let sliding: Vec<_> = s.iter().filter(|x| x.1.abs() > 1.0).collect();
-        assert!(sliding.len() > 50);
-        for a in &sliding {
-            for b in &sliding {
-                if b.2 > 1.2 * a.2 {
-                    assert!(
-                        b.3.abs() > a.3.abs(),
-                        "area {:.3e} > {:.3e} but torque {:.3e} ≤ {:.3e}",
-                        b.2,
-                        a.2,
-                        b.3,
-                        a.3
-                    );
-                }
-            }
-        }
-    }
-}
-
 mod gradients {
     use super::*;
     use nalgebra::DVector;

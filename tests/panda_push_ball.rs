@@ -10,58 +10,17 @@
 //! STICTION_ROBOTS_VENV=DIR cargo test --test panda_push_ball -- --ignored
 //! ```
 
-use std::path::{Path, PathBuf};
+#[path = "common/figures.rs"]
+mod figures;
 
+use figures::{load_with_robots, made_with, n};
 use stiction::derivatives::gradient_check;
-use stiction::error::Result;
-use stiction::figures::{figure, PaperFigure, Quality};
+use stiction::figures::{PaperFigure, Quality};
 use stiction::multibody::BodyId;
-use stiction::problem::{load_problem, Problem};
-
-/// example-robot-data's folder in the venv of `scripts/robots/setup.sh`.
-fn package_dir() -> PathBuf {
-    let venv = std::env::var_os("STICTION_ROBOTS_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-robots"));
-    let lib = venv.join("lib");
-    std::fs::read_dir(&lib)
-        .unwrap_or_else(|e| {
-            panic!(
-                "no robot venv at {}: run scripts/robots/setup.sh ({e})",
-                venv.display()
-            )
-        })
-        .filter_map(|e| e.ok())
-        .map(|e| {
-            e.path()
-                .join("site-packages/cmeel.prefix/share/example-robot-data")
-        })
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| panic!("example-robot-data is not installed in {}", lib.display()))
-}
-
-/// Loads `problems/NAME.toml` of the checkout with example-robot-data on the package path.
-fn load(name: &str) -> Result<Problem> {
-    std::env::set_var(
-        "STICTION_PACKAGE_PATH",
-        format!("example-robot-data={}", package_dir().display()),
-    );
-    load_problem(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("problems")
-            .join(format!("{name}.toml")),
-    )
-}
 
 /// Figure `name` at `quality` (both figures share one solve per process and quality).
 fn made(name: &str, quality: Quality) -> PaperFigure {
-    let spec = figure(name).expect("a listed figure");
-    (spec.compute)(&load, quality).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn n(fig: &PaperFigure, key: &str) -> f64 {
-    fig.number(key)
-        .unwrap_or_else(|e| panic!("{}: {e}", fig.name))
+    made_with(&load_with_robots, name, quality)
 }
 
 /// The full solve (δt = 10 ms, 0.5 s, no contact schedule, no reach term) from the ball 0.2 m
@@ -123,7 +82,7 @@ fn the_quick_figure_lowers_the_cost_and_moves_the_ball() {
 #[test]
 #[ignore = "needs scripts/robots/setup.sh (example-robot-data from PyPI)"]
 fn step_jacobians_through_the_hand_ball_patch_agree_three_ways() {
-    let mut p = load("panda-push-ball").unwrap_or_else(|e| panic!("{e}"));
+    let mut p = load_with_robots("panda-push-ball").unwrap_or_else(|e| panic!("{e}"));
     let u = stiction::optimize::optimization(&p)
         .unwrap_or_else(|e| panic!("{e}"))
         .initial_controls[0]
