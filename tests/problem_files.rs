@@ -64,6 +64,44 @@ fn valid_minimal_problem_loads() {
     assert_eq!(p.initial_state.q.len(), 7);
 }
 
+/// `Problem::set_contact_stiffness` (the stiffness studies) sets the scene's default and every
+/// geometry's own stiffness, and refuses a stiffness that is not positive and finite, and the
+/// complementarity stepper, leaving the problem as it was.
+#[test]
+fn the_contact_stiffness_is_set_everywhere_or_refused() {
+    let own = VALID.replace(
+        "radius = 0.05\n",
+        "radius = 0.05\ncontact = { stiffness = 2e5 }\n",
+    );
+    let mut problem = parse_problem(&own, Path::new("own.toml")).expect("a valid problem");
+    problem
+        .set_contact_stiffness(3e8)
+        .expect("a valid stiffness");
+    assert_eq!(problem.simulator.settings.contact.stiffness, 3e8);
+    let ball = problem.simulator.geometries()[0]
+        .contact
+        .as_ref()
+        .expect("its own contact");
+    assert_eq!(ball.stiffness, 3e8);
+    for k in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(problem.set_contact_stiffness(k).is_err(), "{k}");
+        assert_eq!(problem.simulator.settings.contact.stiffness, 3e8);
+        let ball = problem.simulator.geometries()[0]
+            .contact
+            .as_ref()
+            .expect("its own contact");
+        assert_eq!(ball.stiffness, 3e8);
+    }
+    let ncp = VALID.replace("duration = 0.1", "duration = 0.1\nstepper = \"ncp\"");
+    let mut problem = parse_problem(&ncp, Path::new("ncp.toml")).expect("a valid ncp problem");
+    let before = problem.simulator.settings.contact.stiffness;
+    let e = problem
+        .set_contact_stiffness(1e6)
+        .expect_err("rigid contacts");
+    assert!(e.to_string().contains("stepper"), "{e}");
+    assert_eq!(problem.simulator.settings.contact.stiffness, before);
+}
+
 #[test]
 fn a_missing_file_is_named() {
     let missing = load_problem(Path::new("/nonexistent/problem.toml"))

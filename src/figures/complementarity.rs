@@ -137,6 +137,7 @@ pub(super) fn cube_slide(load: Loader<'_>, quality: Quality) -> Result<PaperFigu
                 curves: vec![curve("ncp", position), curve("closed form", closed_form)],
             },
         ],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "ecp_lead".into(),
@@ -232,6 +233,7 @@ pub(super) fn cylinder_roll(load: Loader<'_>, quality: Quality) -> Result<PaperF
                 curves: vec![curve("ncp", off)],
             },
         ],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "off_line".into(),
@@ -325,6 +327,7 @@ pub(super) fn cube_topple(load: Loader<'_>, quality: Quality) -> Result<PaperFig
                 curves: vec![curve("x", ecp_x), curve("y", ecp_y)],
             },
         ],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "point".into(),

@@ -445,6 +445,7 @@ pub(super) fn geared_finger(load: Loader<'_>, quality: Quality) -> Result<PaperF
                 curves: vec![curve("Σ f_n", series(&|x| x.clutch_force))],
             },
         ],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "loading.torque".into(),
@@ -673,6 +674,7 @@ pub(super) fn geared_finger_spectrum(load: Loader<'_>, quality: Quality) -> Resu
             ]
             .concat(),
         }],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "tooth_passing".into(),

@@ -437,6 +437,7 @@ pub(super) fn time_to_failure(load: Loader<'_>, quality: Quality) -> Result<Pape
             y_label: "time to failure t_f (s)",
             curves,
         }],
+        equal_aspect: false,
         numbers,
         notes: vec![format!(
             "failure: the rod's centre {DROP} m below its start; a rod that holds is drawn at the duration"
@@ -529,6 +530,7 @@ pub(super) fn errors(load: Loader<'_>, quality: Quality) -> Result<PaperFigure> 
         ),
         x_label: "time step δt (ms)",
         panels,
+        equal_aspect: false,
         numbers,
         notes: vec![
             "errors averaged over the frequencies where the reference fails; per-frequency values in the numbers".into(),
@@ -597,6 +599,7 @@ pub(super) fn refinement(load: Loader<'_>, quality: Quality) -> Result<PaperFigu
             y_label: "time to failure t_f (s)",
             curves,
         }],
+        equal_aspect: false,
         numbers,
         notes: vec![],
     })

@@ -11,7 +11,8 @@
 //! Files: `point_contact.rs` (ICF Sec. IX time histories: the oscillating conveyor, Fig. 2;
 //! the falling sphere, Fig. 5; the sliding rod without and with dissipation, Figs. 8-11;
 //! Castro 2020's sliding box), `convergence.rs` (the convergence studies of ICF Figs. 3, 6 and
-//! 12 with fitted slopes; the clutter's iterations against δt, Fig. 16, and its per-step cost
+//! 12 with fitted slopes; the clutter's iterations against δt, Fig. 16, its penetration and
+//! cost against stiffness, Figs. 17-18, and its per-step cost
 //! and effective stiction tolerance against time, ext. Figs. 15-16),
 //! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
 //! Panda rolling a ball, top view and cost per iteration), `grasp.rs` (ICF ext. Sec. XII-B: the
@@ -82,6 +83,9 @@ pub struct PaperFigure {
     pub x_label: &'static str,
     /// The panels, top to bottom.
     pub panels: Vec<LinePanel>,
+    /// Whether a metre across is a metre up (a top view); the panels' other axes are
+    /// scaled to fit.
+    pub equal_aspect: bool,
     /// The numbers to compare with the paper's.
     pub numbers: Vec<Number>,
     /// What differs from the paper's set-up, if anything.
@@ -199,6 +203,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "ICF ext. Sec. XII-A, Fig. 16",
         summary: "the clutter at δt = 2 ms: effective stiction tolerance against time, fixed v_s against SAP's and the regularized Lagged's",
         compute: convergence::clutter_stiction_tolerance,
+    },
+    FigureSpec {
+        name: "clutter-stiffness",
+        source: "ICF Sec. X-A, Figs. 17-18",
+        summary: "the clutter at k = 1e4 to 1e12 N/m: mean steady penetration, Newton iterations and condition estimate against stiffness",
+        compute: convergence::clutter_stiffness,
     },
     FigureSpec {
         name: "grasp-time-to-failure",

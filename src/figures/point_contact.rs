@@ -117,6 +117,7 @@ pub(super) fn conveyor_oscillating(load: Loader<'_>, _quality: Quality) -> Resul
         title: format!("ICF Fig. 2: oscillating conveyor, δt = {dt} s"),
         x_label: "time t (s)",
         panels: velocity_and_force_panels(&runs),
+        equal_aspect: false,
         numbers,
         notes: vec![
             "The belt moves by A(1 − cos ωt), starting at rest with the box (docs/contact-models.md, \"The conveyor's phase\").".into(),
@@ -204,6 +205,7 @@ pub(super) fn falling_sphere(load: Loader<'_>, _quality: Quality) -> Result<Pape
         title: format!("ICF Fig. 5: falling sphere, δt = {dt} s"),
         x_label: "time t (s)",
         panels: velocity_and_force_panels(&runs),
+        equal_aspect: false,
         numbers,
         notes: vec![
             "Default settings: only touching pairs enter SAP's and Similar's problems (docs/contact-models.md); with simulation.speculative = \"all\" they touch down 4-6 ms before Lagged and do not bounce.".into(),
@@ -283,6 +285,7 @@ fn rod(
         title: format!("{title}, δt = {dt} s"),
         x_label: "time t (s)",
         panels: velocity_and_force_panels(&runs),
+        equal_aspect: false,
         numbers,
         notes: vec![
             format!("The paper plots a reference at δt = 1e-7 s; ours is δt = {dt} s (the convergence study's smallest step)."),
@@ -423,6 +426,7 @@ pub(super) fn sliding_box(load: Loader<'_>, _quality: Quality) -> Result<PaperFi
                 curves: force,
             },
         ],
+        equal_aspect: false,
         numbers,
         notes: vec![],
     })

@@ -149,6 +149,7 @@ pub(super) fn layer(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> 
                 ],
             },
         ],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "sphere.diameter".into(),
@@ -272,6 +273,7 @@ pub(super) fn pencil(load: Loader<'_>, _quality: Quality) -> Result<PaperFigure>
                 curves: vec![curve("friction torque", column(4, 1e3))],
             },
         ],
+        equal_aspect: false,
         numbers: vec![
             number(
                 "held.rate".into(),

@@ -292,6 +292,7 @@ pub(super) fn panda_push_ball(load: Loader<'_>, quality: Quality) -> Result<Pape
                 target_cross(&s.target),
             ],
         }],
+        equal_aspect: true,
         numbers,
         notes,
     })
@@ -367,6 +368,7 @@ pub(super) fn panda_push_ball_cost(load: Loader<'_>, quality: Quality) -> Result
                 },
             ],
         }],
+        equal_aspect: false,
         numbers,
         notes: vec![format!(
             "J = Σ_t [½‖p_ball − p*‖²_W + ½ uᵀRu + ½ vᵀW_v v] + terminal terms: Kurtz & Lin's costs with weights 2 δt Q (running) and 2 Q_f (terminal); {} iterations, stopped: {}.",

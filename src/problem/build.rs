@@ -137,6 +137,47 @@ impl Problem {
             settings,
         )
     }
+
+    /// Sets every contact's stiffness to `k` (N/m): the default for pairs whose geometries
+    /// give none and each geometry's own, as ICF's stiffness studies do (Sec. X-A, Figs.
+    /// 17-18; `stiction sweep`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for the complementarity stepper (its contacts are rigid)
+    /// and for a `k` the contact laws reject (not positive and finite); the problem is
+    /// unchanged then.
+    pub fn set_contact_stiffness(&mut self, k: f64) -> Result<()> {
+        if self.stepper != Stepper::Convex {
+            return Err(Error::invalid(
+                "stepper",
+                self.stepper,
+                "only the convex stepper's contacts have a stiffness (the ncp stepper's are rigid)",
+            ));
+        }
+        let mut settings = self.simulator.settings.clone();
+        settings.contact.stiffness = k;
+        settings.validate()?;
+        let own: Vec<_> = self
+            .simulator
+            .geometries()
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.contact.is_some())
+            .map(|(i, g)| {
+                let mut g = g.clone();
+                if let Some(c) = &mut g.contact {
+                    c.stiffness = k;
+                    c.validate()?;
+                }
+                Ok((i, g))
+            })
+            .collect::<Result<_>>()?;
+        self.simulator.settings = settings;
+        for (i, g) in own {
+            self.simulator.replace_geometry(i, g)?;
+        }
+        Ok(())
+    }
 }
 
 /// Reads and builds the problem in `path`.

@@ -110,7 +110,7 @@ fn save_all(
     let mut paths = Vec::new();
     for figure in figures {
         for &format in formats {
-            paths.push(save(&figure, title, time, TIME_AXIS, dir, format)?);
+            paths.push(save(&figure, title, (time, TIME_AXIS, false), dir, format)?);
         }
     }
     Ok(paths)
@@ -366,8 +366,7 @@ pub fn write_sweep_plot(
             save(
                 &figure,
                 title,
-                &range,
-                "log10 stiffness k (N/m)",
+                (&range, "log10 stiffness k (N/m)", false),
                 dir,
                 format,
             )
@@ -396,13 +395,15 @@ pub struct LinePanel {
 
 /// Draws `panels` stacked under `title` as `dir/stem.ext`, the horizontal axis `x_label` over
 /// `x_range` in every panel, with the routine of the rollout figures (for the papers' figures,
-/// `stiction figures`). Returns the path written.
+/// `stiction figures`). With `equal_aspect` a unit across is as long as a unit up (a top
+/// view): each panel's ranges grow about their middles until they fit. Returns the path
+/// written.
 ///
 /// # Errors
 /// [`Error::Plot`] naming the file that could not be drawn or written.
 pub fn write_line_figure(
     (stem, title): (&'static str, &str),
-    (x_label, x_range): (&str, Range<f64>),
+    (x_label, x_range, equal_aspect): (&str, Range<f64>, bool),
     panels: &[LinePanel],
     dir: &Path,
     format: ImageFormat,
@@ -433,7 +434,13 @@ pub fn write_line_figure(
         panels,
         series_are: "curves",
     };
-    save(&figure, title, &x_range, x_label, dir, format)
+    save(
+        &figure,
+        title,
+        (&x_range, x_label, equal_aspect),
+        dir,
+        format,
+    )
 }
 
 /// Slip and normal velocity per body pair (see the module docs).
@@ -701,8 +708,7 @@ fn solver(recording: &Recording) -> Figure {
 fn save(
     figure: &Figure,
     title: &str,
-    time: &Range<f64>,
-    x_label: &str,
+    x: (&Range<f64>, &str, bool),
     dir: &Path,
     format: ImageFormat,
 ) -> Result<PathBuf> {
@@ -713,14 +719,14 @@ fn save(
             BitMapBackend::new(&path, size).into_drawing_area(),
             figure,
             title,
-            (time, x_label),
+            x,
         )
         .map_err(|e| e.to_string()),
         ImageFormat::Svg => draw(
             SVGBackend::new(&path, size).into_drawing_area(),
             figure,
             title,
-            (time, x_label),
+            x,
         )
         .map_err(|e| e.to_string()),
     };
@@ -731,13 +737,32 @@ fn save(
     Ok(path)
 }
 
-/// Draws `figure` under `title` on `root`, one panel per row, `x` (range and label) on the
-/// horizontal axes.
+/// The margins of a panel's plot (pixels): around it, right of it (half the last tick label),
+/// the horizontal and the vertical axis' label areas.
+const MARGIN: u32 = 12;
+const MARGIN_RIGHT: u32 = 36;
+const X_LABEL_AREA: u32 = 45;
+const Y_LABEL_AREA: u32 = 110;
+
+/// `x` and `y` grown about their middles to the same units per pixel on a plot of `pixels`
+/// (width, height).
+fn equal_aspect(x: Range<f64>, y: Range<f64>, pixels: (u32, u32)) -> (Range<f64>, Range<f64>) {
+    let (w, h) = (f64::from(pixels.0.max(1)), f64::from(pixels.1.max(1)));
+    let per_pixel = ((x.end - x.start) / w).max((y.end - y.start) / h);
+    let grow = |r: Range<f64>, n: f64| {
+        let (mid, half) = (0.5 * (r.start + r.end), 0.5 * per_pixel * n);
+        mid - half..mid + half
+    };
+    (grow(x, w), grow(y, h))
+}
+
+/// Draws `figure` under `title` on `root`, one panel per row, `x` (range, label, whether at
+/// equal aspect) on the horizontal axes.
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     figure: &Figure,
     title: &str,
-    (time, x_label): (&Range<f64>, &str),
+    (time, x_label, equal): (&Range<f64>, &str, bool),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 24))?;
@@ -746,18 +771,27 @@ fn draw<DB: DrawingBackend>(
         .iter()
         .zip(&figure.panels)
     {
-        let values = value_range(panel);
+        let (time, values) = if equal {
+            let (w, h) = area.dim_in_pixel();
+            let plot = (
+                w.saturating_sub(MARGIN + MARGIN_RIGHT + Y_LABEL_AREA),
+                h.saturating_sub(2 * MARGIN + X_LABEL_AREA),
+            );
+            equal_aspect(time.clone(), value_range(panel), plot)
+        } else {
+            (time.clone(), value_range(panel))
+        };
         // Enough decimals to tell apart ticks about a tenth of the range apart.
         let decimals = (-(0.1 * (values.end - values.start)).log10())
             .ceil()
             .max(0.0) as usize;
         // The right margin holds the half of the last tick label past the axis end.
         let mut chart = ChartBuilder::on(area)
-            .margin(12)
-            .margin_right(36)
-            .x_label_area_size(45)
-            .y_label_area_size(110)
-            .build_cartesian_2d(time.clone(), values)?;
+            .margin(MARGIN)
+            .margin_right(MARGIN_RIGHT)
+            .x_label_area_size(X_LABEL_AREA)
+            .y_label_area_size(Y_LABEL_AREA)
+            .build_cartesian_2d(time, values)?;
         chart
             .configure_mesh()
             .x_desc(x_label)
@@ -827,4 +861,21 @@ fn value_range(panel: &Panel) -> Range<f64> {
     }
     let half = 0.5 * (hi - lo) * 1.05;
     mid - half..mid + half
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_aspect_grows_the_short_range_to_the_same_scale() {
+        // 2 m across 800 px, 0.1 m up 400 px: the vertical range grows to 1 m, the
+        // horizontal stays.
+        let (x, y) = equal_aspect(-1.0..1.0, 0.2..0.3, (800, 400));
+        assert!((x.start + 1.0).abs() < 1e-12 && (x.end - 1.0).abs() < 1e-12);
+        assert!((y.start + 0.25).abs() < 1e-12 && (y.end - 0.75).abs() < 1e-12);
+        let (x, y) = equal_aspect(0.0..0.1, 0.0..4.0, (800, 400));
+        assert!(((x.end - x.start) / 800.0 - (y.end - y.start) / 400.0).abs() < 1e-12);
+        assert!(x.start <= 0.0 && x.end >= 0.1 && (y.end - y.start - 4.0).abs() < 1e-12);
+    }
 }

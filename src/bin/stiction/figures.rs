@@ -122,7 +122,7 @@ fn command_line(args: &FiguresArgs, dir: &Path) -> String {
 fn write_figure(fig: &PaperFigure, dir: &Path) -> Result<()> {
     write_line_figure(
         (fig.name, &fig.title),
-        (fig.x_label, fig.x_range()),
+        (fig.x_label, fig.x_range(), fig.equal_aspect),
         &fig.panels,
         dir,
         ImageFormat::Png,

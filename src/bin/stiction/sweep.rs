@@ -9,7 +9,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use stiction::budget;
 use stiction::error::{Error, Result};
-use stiction::problem::{Problem, Stepper};
+use stiction::problem::Problem;
 use stiction::report::plot::{write_sweep_plot, ImageFormat};
 use stiction::simulate::{recording_steps, run_steps, Rollout, RunEnd, SweepRow};
 
@@ -64,38 +64,17 @@ pub fn parse_stiffness(spec: &str) -> Result<Vec<f64>> {
 /// The problem of `args` with its overrides applied and the stiffness of every pair set to `k`.
 fn problem_at(args: &SweepArgs, k: f64) -> Result<Problem> {
     let mut problem = shipped::load(&args.file)?;
-    if problem.stepper != Stepper::Convex {
-        return Err(Error::invalid(
-            "stepper",
-            "ncp",
-            "the sweep runs the convex stepper; its contacts have no stiffness",
-        ));
-    }
-    let sim = &mut problem.simulator;
+    let settings = &mut problem.simulator.settings;
     if let Some(approximation) = args.approximation {
-        sim.settings.approximation = approximation;
+        settings.approximation = approximation;
     }
     if let Some(dt) = args.dt {
-        sim.settings.dt = dt;
+        settings.dt = dt;
     }
     if let Some(linear_solver) = args.linear_solver {
-        sim.settings.solver.linear_solver = linear_solver;
+        settings.solver.linear_solver = linear_solver;
     }
-    sim.settings.contact.stiffness = k;
-    sim.settings.validate()?;
-    let own: Vec<_> = sim
-        .geometries()
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.contact.is_some())
-        .map(|(i, g)| (i, g.clone()))
-        .collect();
-    for (i, mut g) in own {
-        if let Some(c) = &mut g.contact {
-            c.stiffness = k;
-        }
-        sim.replace_geometry(i, g)?;
-    }
+    problem.set_contact_stiffness(k)?;
     if let Some(duration) = args.duration {
         problem.duration = crate::simulate::checked_duration(duration)?;
     }
