@@ -53,6 +53,10 @@ pub struct AppliedImpulse {
     pub start: f64,
     /// Repeat period (s); `None` applies once.
     pub period: Option<f64>,
+    /// End of a repeating impulse (s): applications at `start + k period < until`; `None`
+    /// repeats to the end. An impulse `f δt` every step from `start` to `until` is the constant
+    /// generalized force `f` of a phase (Sec. VI-D: "apply a generalized force").
+    pub until: Option<f64>,
     /// Angular impulse (N·m·s, world).
     pub angular: Vector3<f64>,
     /// Linear impulse (N·s, world), at the centre of mass.
@@ -60,7 +64,8 @@ pub struct AppliedImpulse {
 }
 
 impl AppliedImpulse {
-    /// Whether an application time `start + k period` (k ≥ 0) falls in the step `[t, t + dt)`.
+    /// Whether an application time `start + k period` (k ≥ 0, before `until`) falls in the
+    /// step `[t, t + dt)`.
     pub fn applies(&self, t: f64, dt: f64) -> bool {
         let eps = 1e-9 * dt;
         if t + dt - eps <= self.start {
@@ -70,7 +75,8 @@ impl AppliedImpulse {
             None => self.start >= t - eps,
             Some(period) => {
                 let k = ((t - eps - self.start) / period).ceil().max(0.0);
-                self.start + k * period < t + dt - eps
+                let at = self.start + k * period;
+                at < t + dt - eps && self.until.is_none_or(|u| at < u - eps)
             }
         }
     }
@@ -910,5 +916,31 @@ fn recentre_separated(problem: &MixedComplementarityProblem, z: &mut DVector<f64
         let m = l1.len();
         z.rows_mut(o + 12, m).copy_from_slice(&l1);
         z.rows_mut(o + 12 + m, l2.len()).copy_from_slice(&l2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A force of a phase: an impulse every 10 ms step from 0.5 s to 0.8 s is applied in the
+    /// 30 steps of [0.5, 0.8) and in no other.
+    #[test]
+    fn a_repeating_impulse_stops_at_until() {
+        let imp = AppliedImpulse {
+            body: 0,
+            start: 0.5,
+            period: Some(0.01),
+            until: Some(0.8),
+            angular: Vector3::zeros(),
+            linear: Vector3::x(),
+        };
+        let dt = 0.01;
+        let steps: Vec<usize> = (0..200)
+            .filter(|k| imp.applies(*k as f64 * dt, dt))
+            .collect();
+        assert_eq!(steps, (50..80).collect::<Vec<_>>());
+        let forever = AppliedImpulse { until: None, ..imp };
+        assert!(forever.applies(1.5, dt));
     }
 }
