@@ -160,6 +160,7 @@ const CASES: &[Case] = &[
     case("coupler_unknown_body", Replace("position = 0.5 }\n", "position = 0.5 }\n\n[[coupler]]\nfollower = \"arm\"\nleader = \"hand\"\nmultiplier = 2.0\n"), "46:1", "coupler[0]", "a coupler between the joints of two different bodies with one coordinate each (revolute or prismatic)", "`hand`"),
     case("coupler_on_free_joint", Replace("position = 0.5 }\n", "position = 0.5 }\n\n[[coupler]]\nfollower = \"arm\"\nleader = \"ball\"\nmultiplier = 2.0\n"), "46:1", "coupler[0]", "a coupler between the joints of two different bodies with one coordinate each (revolute or prismatic)", "ball"),
     case("coupler_ratio_not_finite", Replace("position = 0.5 }\n", "position = 0.5 }\n\n[[coupler]]\nfollower = \"arm\"\nleader = \"ball\"\nmultiplier = nan\n"), "49:14", "coupler[0].multiplier", "a finite number", "NaN"),
+    case("ncp_impulse_until_before_time", Replace("[[actuator]]", "[[ncp.impulse]]\nbody = \"ball\"\ntime = 0.5\nperiod = 0.01\nuntil = 0.2\n\n[[actuator]]"), "45:9", "ncp.impulse[0].until", "a finite time after `time` (s), with a `period`", "0.2"),
     // Robot models.
     case("model_parent_unknown", Replace("[[actuator]]", "[[model]]\nfile = \"robot.urdf\"\nparent = \"ghost\"\n\n[[actuator]]"), "43:10", "model[0].parent", "`world` or the name of a `[[body]]` of the file with a joint (not a prescribed body)", "`ghost`"),
     // Hydroelastic properties.

@@ -579,6 +579,94 @@ fn a_rolling_cylinder_stops_at_a_box_edge() {
     );
 }
 
+/// Two parallel line contacts (docs/steppers.md): a cylinder lying on the ground rolls at
+/// 0.32 m/s into a box face parallel to its axis, the face covering 8 of the cylinder's 20 cm
+/// (y from −0.25 to −0.17 against the cylinder's −0.25 to −0.05). While the two are apart their
+/// closest points are a segment; the impact must move the wall's ECP along it, and the
+/// off-centre impulse yaws the cylinder onto the box's vertical edge at y = −0.17. Before the
+/// smoothing continuation fallback every such run stopped at the impact (`ncp solver did not
+/// converge`, ‖Φ‖∞ = 3.1e-3). It stops against the box without penetrating either, the wall
+/// taking the impact and the ground the weight at rest.
+#[test]
+fn a_rolling_cylinder_stops_against_a_box_face() {
+    let text = r#"
+        [simulation]
+        dt = 1e-2
+        duration = 0.6
+        stepper = "ncp"
+        [contact]
+        friction = 0.8
+        [ncp]
+        e_r = 0.05
+        [[body]]
+        name = "cylinder"
+        mass = 12.33
+        position = [0.2, -0.15, 0.05]
+        rpy_deg = [90.0, 0.0, 0.0]
+        velocity = [0.32, 0.0, 0.0]
+        angular_velocity = [0.0, 6.4, 0.0]
+        [[geometry]]
+        name = "cylinder"
+        body = "cylinder"
+        shape = "cylinder"
+        radius = 0.05
+        length = 0.2
+        [[geometry]]
+        name = "obstacle"
+        shape = "box"
+        size = [0.1, 0.1, 0.1]
+        position = [0.4, -0.22, 0.05]
+        [[geometry]]
+        name = "ground"
+        shape = "half-space"
+    "#;
+    let p = parse_problem(text, Path::new("face.toml")).expect("valid");
+    let rec = simulate(&p);
+    let dt = p.simulator.settings.dt;
+    let mass = p.simulator.model.bodies[0].inertia.mass;
+    let momentum = mass * 0.32;
+    let mut wall_impulse = 0.0;
+    for (report, s) in rec.reports.iter().zip(&rec.states[1..]) {
+        for c in &report.contacts {
+            assert!(
+                c.gap >= -PENETRATION,
+                "penetration {} at t = {}",
+                c.gap,
+                s.t
+            );
+            if c.geometries.0 == 1 {
+                wall_impulse += c.impulse[0];
+            }
+        }
+    }
+    // The wall stops the cylinder's momentum m v0 = 3.95 N·s, helped or hindered by the
+    // ground's friction during the impact.
+    assert!(
+        wall_impulse > 0.5 * momentum && wall_impulse < 1.5 * momentum,
+        "wall impulse {wall_impulse} N·s against m v0 = {momentum} N·s"
+    );
+    let end = rec.states.last().expect("states");
+    let (x, _, w, v) = body(end, 0);
+    assert!(v.norm() < 1e-6 && w.norm() < 1e-5, "at rest: v {v}, ω {w}");
+    // The face is at x = 0.35: the axis 5 cm before it, yawed a little about the box's edge.
+    assert!((x.x - 0.30).abs() < 0.005, "stopped at the face: {}", x.x);
+    let last = rec.reports.last().expect("steps");
+    for c in &last.contacts {
+        let force = c.impulse[0] / dt;
+        match c.geometries.0 {
+            1 => assert!(
+                force < 0.01 * mass * G,
+                "the wall carries {force} N at rest"
+            ),
+            _ => assert!(
+                (force - mass * G).abs() < 0.01 * mass * G,
+                "the ground carries {force} N at rest, m g = {} N",
+                mass * G
+            ),
+        }
+    }
+}
+
 /// A solve that fails (here: one Newton iteration allowed on an impact) names the body it
 /// failed near and the geometry it touches, around the solver's own error and statistics.
 #[test]

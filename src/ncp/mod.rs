@@ -19,7 +19,7 @@
 //!
 //! In place of PATH, the complementarity pairs are reformulated with the Fischer–Burmeister
 //! function and the square system is solved by semismooth Newton with a line search, warm
-//! started from the previous step.
+//! started from the previous step; a smoothing continuation is the fallback when that fails.
 //!
 //! Files:
 //! - `inequalities.rs`: [`ConvexInequalities`], value and gradient in world coordinates;
@@ -27,7 +27,8 @@
 //! - `friction.rs`: [`FrictionEllipsoid`], maximum dissipation conditions;
 //! - `fischer_burmeister.rs`: φ_FB and its generalized gradient;
 //! - `problem.rs`: [`MixedComplementarityProblem`], unknown layout, residual, Jacobian;
-//! - `newton.rs`: [`semismooth_newton`], [`NcpSolverParams`], [`NcpStats`];
+//! - `newton.rs`: [`semismooth_newton`], [`smoothing_continuation`], [`NcpSolverParams`],
+//!   [`NcpStats`];
 //! - `step.rs`: [`NcpSimulator`], [`NcpStepReport`], [`run`].
 
 pub(crate) mod ecp;
@@ -40,7 +41,7 @@ pub mod step;
 
 pub use friction::FrictionEllipsoid;
 pub use inequalities::ConvexInequalities;
-pub use newton::{semismooth_newton, NcpSolverParams, NcpStats};
+pub use newton::{semismooth_newton, smoothing_continuation, NcpSolverParams, NcpStats};
 pub use problem::MixedComplementarityProblem;
 pub use step::{
     recording_steps, run, run_steps, AppliedImpulse, NcpContactResult, NcpPartialRun, NcpRecording,

@@ -18,7 +18,8 @@
 //! valley where the monotone search crawls, while the non-monotone one can leave for a basin
 //! with no solution. [`semismooth_newton`] therefore tries [`NcpSolverParams::globalizations`]
 //! in turn from the same start (monotone, non-monotone, then a stronger Levenberg–Marquardt
-//! weight); the ncp step then tries a cold start before it fails.
+//! weight); the ncp step then tries a cold start, and last [`smoothing_continuation`] from
+//! both, before it fails.
 
 #![allow(non_snake_case)]
 
@@ -177,6 +178,56 @@ pub fn semismooth_newton(
     Err(Error::NcpNotConverged {
         stats: last.expect("invariant: at least one globalization"),
     })
+}
+
+/// Smoothing continuation, the fallback of the ncp step when [`semismooth_newton`] fails from
+/// every start: solves the smoothed system `Φ_ε(z) = 0` (each φ_FB replaced by
+/// `φ_ε(a, b) = a + b − √(a² + b² + 2ε²)`, whose zeros are `a, b > 0, a b = ε²`) for
+/// `ε = smoothing, smoothing/10, …` down to the tolerance, each level from the last level's
+/// solution (a level that fails is skipped), then the exact system `Φ_0 = Φ` from there, to
+/// the same tolerance as [`semismooth_newton`] (Chen & Mangasarian 1996, Kanzow 1996). The
+/// smoothed merit has no kinks where a multiplier and its inequality both vanish, so the
+/// iterates follow the interior of the complementarity set instead of stopping at a corner
+/// of it. `system(z, ε)` returns `Φ_ε` and its Jacobian; every level uses the monotone search
+/// of `params` with its iteration limit.
+///
+/// # Errors
+/// [`Error::NcpNotConverged`] with the statistics of all levels when the exact system is not
+/// solved.
+pub fn smoothing_continuation(
+    z: &mut DVector<f64>,
+    contacts: usize,
+    params: &NcpSolverParams,
+    smoothing: f64,
+    mut system: impl FnMut(&DVector<f64>, f64) -> (DVector<f64>, DMatrix<f64>),
+) -> Result<NcpStats> {
+    let mut stats = NcpStats {
+        tolerance: params.tolerance,
+        unknowns: z.len(),
+        contacts,
+        ..Default::default()
+    };
+    let mut eps = smoothing;
+    while eps > params.tolerance {
+        let level = NcpSolverParams {
+            tolerance: (0.1 * eps).max(params.tolerance),
+            max_iterations: stats.iterations + params.max_iterations,
+            ..*params
+        };
+        let start = z.clone();
+        if newton_attempt(z, &level, &mut stats, &mut |z| system(z, eps)).is_err() {
+            z.copy_from(&start);
+        }
+        eps *= 0.1;
+    }
+    let exact = NcpSolverParams {
+        max_iterations: stats.iterations + params.max_iterations,
+        ..*params
+    };
+    match newton_attempt(z, &exact, &mut stats, &mut |z| system(z, 0.0)) {
+        Ok(()) => Ok(stats),
+        Err(()) => Err(Error::NcpNotConverged { stats }),
+    }
 }
 
 /// One semismooth Newton run from `z` with one globalization; the statistics in `stats`.

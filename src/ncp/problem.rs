@@ -35,7 +35,9 @@ use num_dual::Dual64;
 
 use crate::math::{integrate_quaternion, rotation_from_quaternion, Pose};
 use crate::ncp::ecp::{closest_point_conditions, contact_frame, EcpUnknowns, PairBody};
-use crate::ncp::fischer_burmeister::{fischer_burmeister, fischer_burmeister_gradient};
+use crate::ncp::fischer_burmeister::{
+    fischer_burmeister, smoothed_fischer_burmeister, smoothed_fischer_burmeister_gradient,
+};
 use crate::ncp::friction::FrictionEllipsoid;
 use crate::ncp::inequalities::ConvexInequalities;
 use crate::scalar::{lit, Scalar};
@@ -382,19 +384,31 @@ impl MixedComplementarityProblem {
     /// The square semismooth system `Φ(z) = [equations; φ_FB(a_k, b_k)]` and an element of its
     /// generalized Jacobian (`unknowns × unknowns`), by one `Dual64` pass per column.
     pub fn fischer_burmeister_system(&self, z: &DVector<f64>) -> (DVector<f64>, DMatrix<f64>) {
+        self.smoothed_fischer_burmeister_system(z, 0.0)
+    }
+
+    /// [`Self::fischer_burmeister_system`] with each pair's φ_FB replaced by the smoothed
+    /// `φ_ε` of [`smoothed_fischer_burmeister`] (the exact system at ε = 0).
+    pub fn smoothed_fischer_burmeister_system(
+        &self,
+        z: &DVector<f64>,
+        smoothing: f64,
+    ) -> (DVector<f64>, DMatrix<f64>) {
         let size = self.unknowns();
         let (eqs, pairs) = self.residual(z.as_slice());
         let ne = eqs.len();
         debug_assert_eq!(ne + pairs.len(), size, "invariant: the MNCP is square");
         let phi = DVector::from_iterator(
             size,
-            eqs.iter()
-                .copied()
-                .chain(pairs.iter().map(|(a, b)| fischer_burmeister(*a, *b))),
+            eqs.iter().copied().chain(
+                pairs
+                    .iter()
+                    .map(|(a, b)| smoothed_fischer_burmeister(*a, *b, smoothing)),
+            ),
         );
         let grads: Vec<(f64, f64)> = pairs
             .iter()
-            .map(|(a, b)| fischer_burmeister_gradient(*a, *b))
+            .map(|(a, b)| smoothed_fischer_burmeister_gradient(*a, *b, smoothing))
             .collect();
         let mut J = DMatrix::zeros(size, size);
         let mut zd: Vec<Dual64> = z.iter().map(|x| Dual64::from(*x)).collect();

@@ -15,12 +15,30 @@ use crate::multibody::{JointKind, MultibodyModel};
 use crate::ncp::ecp::{frame_helper, initial_multipliers};
 use crate::ncp::friction::FrictionEllipsoid;
 use crate::ncp::inequalities::ConvexInequalities;
-use crate::ncp::newton::{semismooth_newton, NcpSolverParams, NcpStats};
+use crate::ncp::newton::{semismooth_newton, smoothing_continuation, NcpSolverParams, NcpStats};
 use crate::ncp::problem::{
     Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales, WorstResidual,
 };
 use crate::simulate::RunEnd;
 use crate::step::{PairParameters, State};
+
+/// Starting smoothing parameters ε of the fallback continuation ([`smoothing_continuation`]),
+/// tried in turn: measured on the cylinder rolling into a box face (`tests/ncp_cases.rs`,
+/// docs/steppers.md), 1e-2 solves most impacts and 1e-1 some of the rest.
+const CONTINUATION_SMOOTHING: [f64; 2] = [1e-2, 1e-1];
+
+/// Iterations and line-search iterations spent by a failed solve.
+fn spent_iterations(error: &Error) -> (usize, usize) {
+    match error {
+        Error::NcpNotConverged { stats } => (stats.iterations, stats.line_search_iterations),
+        _ => (0, 0),
+    }
+}
+
+fn add(total: &mut (usize, usize), more: (usize, usize)) {
+    total.0 += more.0;
+    total.1 += more.1;
+}
 
 /// A multiplier above this counts its inequality as active (a facet in contact, Sec. VI-C).
 /// The solver's tolerance (1e-10) bounds the multipliers of inactive inequalities.
@@ -35,6 +53,10 @@ pub struct AppliedImpulse {
     pub start: f64,
     /// Repeat period (s); `None` applies once.
     pub period: Option<f64>,
+    /// End of a repeating impulse (s): applications at `start + k period < until`; `None`
+    /// repeats to the end. An impulse `f δt` every step from `start` to `until` is the constant
+    /// generalized force `f` of a phase (Sec. VI-D: "apply a generalized force").
+    pub until: Option<f64>,
     /// Angular impulse (N·m·s, world).
     pub angular: Vector3<f64>,
     /// Linear impulse (N·s, world), at the centre of mass.
@@ -42,7 +64,8 @@ pub struct AppliedImpulse {
 }
 
 impl AppliedImpulse {
-    /// Whether an application time `start + k period` (k ≥ 0) falls in the step `[t, t + dt)`.
+    /// Whether an application time `start + k period` (k ≥ 0, before `until`) falls in the
+    /// step `[t, t + dt)`.
     pub fn applies(&self, t: f64, dt: f64) -> bool {
         let eps = 1e-9 * dt;
         if t + dt - eps <= self.start {
@@ -52,7 +75,8 @@ impl AppliedImpulse {
             None => self.start >= t - eps,
             Some(period) => {
                 let k = ((t - eps - self.start) / period).ceil().max(0.0);
-                self.start + k * period < t + dt - eps
+                let at = self.start + k * period;
+                at < t + dt - eps && self.until.is_none_or(|u| at < u - eps)
             }
         }
     }
@@ -454,24 +478,60 @@ impl NcpSimulator {
         };
         // A warm start from the last step can sit in a basin of the merit with no solution
         // (a cube dropped 5 mm onto an edge: ψ stationary at ‖Φ‖∞ = 2.8e-3); the cold,
-        // geometric start is then tried before the step fails.
+        // geometric start is then tried, and last the smoothing continuation from both
+        // starts with their separated pairs' ECPs recentred (a cylinder rolling into a box
+        // face parallel to its axis, docs/steppers.md), before the step fails.
         let stats = match solve(&mut z) {
             Ok(stats) => stats,
-            Err(warm_error) if self.warm.iter().any(Option::is_some) => {
-                let mut cold = self.initial_guess(&problem, true);
-                match solve(&mut cold) {
-                    Ok(mut stats) => {
-                        if let Error::NcpNotConverged { stats: w } = &warm_error {
-                            stats.iterations += w.iterations;
-                            stats.line_search_iterations += w.line_search_iterations;
+            Err(first_error) => {
+                let mut spent = spent_iterations(&first_error);
+                let mut solved = None;
+                let mut starts = vec![];
+                if self.warm.iter().any(Option::is_some) {
+                    let mut cold = self.initial_guess(&problem, true);
+                    match solve(&mut cold) {
+                        Ok(stats) => solved = Some((cold, stats)),
+                        Err(e) => {
+                            add(&mut spent, spent_iterations(&e));
+                            starts.push(z.clone());
+                            starts.push(self.initial_guess(&problem, true));
                         }
-                        z = cold;
+                    }
+                } else {
+                    starts.push(z.clone());
+                }
+                'fallback: for smoothing in CONTINUATION_SMOOTHING {
+                    if solved.is_some() {
+                        break;
+                    }
+                    for start in &starts {
+                        let mut candidate = start.clone();
+                        recentre_separated(&problem, &mut candidate);
+                        match smoothing_continuation(
+                            &mut candidate,
+                            problem.pairs.len(),
+                            params,
+                            smoothing,
+                            |z, e| problem.smoothed_fischer_burmeister_system(z, e),
+                        ) {
+                            Ok(stats) => {
+                                solved = Some((candidate, stats));
+                                break 'fallback;
+                            }
+                            Err(e) => add(&mut spent, spent_iterations(&e)),
+                        }
+                    }
+                }
+                match solved {
+                    Some((solution, mut stats)) => {
+                        add(&mut spent, (stats.iterations, stats.line_search_iterations));
+                        (stats.iterations, stats.line_search_iterations) = spent;
+                        z = solution;
                         stats
                     }
-                    Err(_) => return Err(self.locate(warm_error, &problem, z.as_slice())),
+                    None => return Err(self.locate(first_error, &problem, z.as_slice())),
                 }
             }
-            Err(e) => return Err(self.locate(e, &problem, z.as_slice())),
         };
         let zs = z.as_slice();
         let mut q = state.q.clone();
@@ -775,5 +835,112 @@ pub fn run_steps(
         recording: rec,
         steps_planned: steps,
         end,
+    }
+}
+
+/// Moves the points `a1, a2` of every separated, unloaded pair of `z` to the centre of the
+/// pair's set of closest points (along two directions normal to n, the middle of the overlap
+/// of F's support feature along −n and G's along n), with the multipliers of the inequalities
+/// active there. Any pair of closest points solves such a pair's conditions (the wrench is
+/// zero, Xie & Chakraborty Sec. V); the centre is the start farthest from the ends of a line or
+/// face, where the ECP of an impact must usually move.
+fn recentre_separated(problem: &MixedComplementarityProblem, z: &mut DVector<f64>) {
+    const PERTURBATION: f64 = 1e-6;
+    for c in 0..problem.pairs.len() {
+        let pair = &problem.pairs[c];
+        let s = problem.pair_solution(z.as_slice(), c);
+        if s.p[0] > 1e-9 * pair.scales.impulse || s.gap <= 0.0 {
+            continue;
+        }
+        let n = start_normal(problem, c, z.as_slice());
+        let X_WF = problem.side_pose(&pair.f, z.as_slice());
+        let X_WG = problem.side_pose(&pair.g, z.as_slice());
+        let extent = |shape: &ConvexInequalities,
+                      X: &Pose<f64>,
+                      d: Vector3<f64>,
+                      w: &Vector3<f64>| {
+            if *shape == ConvexInequalities::Plane {
+                None
+            } else {
+                Some(w.dot(&X.transform_point(&shape.support(&(X.R.transpose() * d.normalize())))))
+            }
+        };
+        let (u, _) = crate::ncp::ecp::contact_frame(&n, &frame_helper(&n));
+        let v = n.cross(&u);
+        let support = |shape: &ConvexInequalities, X: &Pose<f64>, d: Vector3<f64>| {
+            X.transform_point(&shape.support(&(X.R.transpose() * d)))
+        };
+        let mut a1 = support(&pair.f.shape, &X_WF, -n);
+        let mut a2 = if pair.g.shape == ConvexInequalities::Plane {
+            a1 - n * n.dot(&(a1 - X_WG.p))
+        } else {
+            support(&pair.g.shape, &X_WG, n)
+        };
+        for w in [u, v] {
+            let hi_f = extent(&pair.f.shape, &X_WF, -n + w * PERTURBATION, &w);
+            let lo_f = extent(&pair.f.shape, &X_WF, -n - w * PERTURBATION, &w);
+            let hi_g = extent(&pair.g.shape, &X_WG, n + w * PERTURBATION, &w);
+            let lo_g = extent(&pair.g.shape, &X_WG, n - w * PERTURBATION, &w);
+            let hi = [hi_f, hi_g]
+                .into_iter()
+                .flatten()
+                .fold(f64::INFINITY, f64::min);
+            let lo = [lo_f, lo_g]
+                .into_iter()
+                .flatten()
+                .fold(f64::NEG_INFINITY, f64::max);
+            if hi.is_finite() && lo.is_finite() && hi >= lo {
+                let mid = 0.5 * (hi + lo);
+                a1 += w * (mid - w.dot(&a1));
+                a2 += w * (mid - w.dot(&a2));
+            }
+        }
+        let gap = n.dot(&(a1 - a2));
+        let a1_F = X_WF.R.transpose() * (a1 - X_WF.p);
+        let a2_G = X_WG.R.transpose() * (a2 - X_WG.p);
+        let size_f = pair.f.shape.size();
+        if pair.f.shape.max_value(&a1_F).abs() > 1e-6 * size_f {
+            continue;
+        }
+        let l1 = initial_multipliers(&pair.f.shape, &a1_F, &(X_WF.R.transpose() * -n), size_f);
+        let l2 = initial_multipliers(
+            &pair.g.shape,
+            &a2_G,
+            &(X_WG.R.transpose() * n),
+            pair.g.shape.size(),
+        );
+        let o = problem.pair_offset(c);
+        z.rows_mut(o, 3).copy_from(&a1);
+        z.rows_mut(o + 3, 3).copy_from(&a2);
+        z[o + 6] = gap;
+        let m = l1.len();
+        z.rows_mut(o + 12, m).copy_from_slice(&l1);
+        z.rows_mut(o + 12 + m, l2.len()).copy_from_slice(&l2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A force of a phase: an impulse every 10 ms step from 0.5 s to 0.8 s is applied in the
+    /// 30 steps of [0.5, 0.8) and in no other.
+    #[test]
+    fn a_repeating_impulse_stops_at_until() {
+        let imp = AppliedImpulse {
+            body: 0,
+            start: 0.5,
+            period: Some(0.01),
+            until: Some(0.8),
+            angular: Vector3::zeros(),
+            linear: Vector3::x(),
+        };
+        let dt = 0.01;
+        let steps: Vec<usize> = (0..200)
+            .filter(|k| imp.applies(*k as f64 * dt, dt))
+            .collect();
+        assert_eq!(steps, (50..80).collect::<Vec<_>>());
+        let forever = AppliedImpulse { until: None, ..imp };
+        assert!(forever.applies(1.5, dt));
     }
 }

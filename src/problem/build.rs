@@ -824,10 +824,22 @@ impl Builder<'_> {
                 None => None,
                 Some(p) => Some(self.positive(&format!("{field}.period"), p)?),
             };
+            let until = match imp.until {
+                None => None,
+                Some(u) if period.is_some() && u > start && u.is_finite() => Some(u),
+                Some(u) => {
+                    return Err(self.err(
+                        &format!("{field}.until"),
+                        "a finite time after `time` (s), with a `period`",
+                        u,
+                    ))
+                }
+            };
             impulses.push(AppliedImpulse {
                 body,
                 start,
                 period,
+                until,
                 angular: self.vec3(&format!("{field}.angular"), imp.angular.unwrap_or([0.0; 3]))?,
                 linear: self.vec3(&format!("{field}.linear"), imp.linear.unwrap_or([0.0; 3]))?,
             });

@@ -94,6 +94,8 @@ pub struct ImpulseSpec {
     pub time: f64,
     /// Repeat period (s); once if absent.
     pub period: Option<f64>,
+    /// End of a repeating impulse (s): applied at `time + k period < until`; forever if absent.
+    pub until: Option<f64>,
     /// Linear impulse (N·s, world), default zero.
     #[serde(default, deserialize_with = "exact::option")]
     pub linear: Option<[f64; 3]>,
