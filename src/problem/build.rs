@@ -154,7 +154,7 @@ impl Problem {
                 "only the convex stepper's contacts have a stiffness (the ncp stepper's are rigid)",
             ));
         }
-        let mut settings = self.simulator.settings.clone();
+        let mut settings = self.simulator.settings;
         settings.contact.stiffness = k;
         settings.validate()?;
         let own: Vec<_> = self
