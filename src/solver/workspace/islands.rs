@@ -364,7 +364,7 @@ impl Island {
         let cliques = &layout.pattern.cliques;
         let sub = &mut self.problem;
         if sub.A.shape() == (nv, nv) {
-            sub.A.fill(0.0);
+            sub.A.as_mut_slice().fill(0.0);
         } else {
             sub.A = DMatrix::zeros(nv, nv);
         }
@@ -377,7 +377,7 @@ impl Island {
             }
         }
         if sub.J.ncols() == nv * self.contacts.len() {
-            sub.J.fill(0.0);
+            sub.J.as_mut_slice().fill(0.0);
         } else {
             sub.J = Matrix3xX::zeros(nv * self.contacts.len());
         }
