@@ -124,13 +124,15 @@ fn problem_pattern(problem: &ConvexProblem<f64>) -> BlockPattern {
 /// (union–find over the cliques), each island's cut-out problem (its blocks of `A`, Jacobian
 /// columns, potentials and rows, written into the island's buffers), the initial guesses, the
 /// parallel Newton solves and the write-back of the solutions. The scene: the clutter settled
-/// in its box (1.6 s), where several islands stay apart (the counted steps assert that the
-/// contact pattern and the islands did not change). Counted are the threads of a rayon pool of
-/// two made for the test, which runs the solves; the test thread only hands the work to it.
+/// in its box (1.6 s), 12 islands (the counted steps assert that the block pattern, the number
+/// of contacts and the number of islands did not change). Counted are the threads of a rayon
+/// pool of two made for the test, which runs the solves; the test thread only hands the work
+/// to it.
 ///
 /// The claim is the solve's, not the whole step's: the step's assembly (free motion, the
 /// narrow phase's contact list, the contact Jacobians and potentials, the constraint rows)
-/// and its report still allocate per step (issue 27, item 4).
+/// and its report still allocate per step (docs/benchmarks.md, "Cost per Newton iteration",
+/// lists where).
 #[test]
 fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_pattern() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/clutter.toml");
@@ -148,7 +150,7 @@ fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_patter
         .build()
         .expect("a pool of two");
     let mut counted = 0;
-    let mut seen: Option<(BlockPattern, usize)> = None;
+    let mut seen: Option<(BlockPattern, usize, usize)> = None;
     for step in 0..12 {
         let problem = p.simulator.assemble(&state, &u).expect("assembles").problem;
         let (allocations, stats) = pool.install(|| {
@@ -160,7 +162,11 @@ fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_patter
         });
         let stats = stats.expect("solves");
         assert!(p.simulator.newton().by_islands() && stats.islands >= 2);
-        let now = (p.simulator.newton().pattern().clone(), problem.nc());
+        let now = (
+            p.simulator.newton().pattern().clone(),
+            problem.nc(),
+            stats.islands,
+        );
         if step > 0 {
             assert_eq!(
                 seen.as_ref(),
