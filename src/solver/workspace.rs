@@ -20,6 +20,8 @@
 
 mod islands;
 
+use std::borrow::Borrow;
+
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
 use crate::contact::{ContactPool, ContactPotential};
@@ -80,6 +82,8 @@ struct NewtonLayout {
     pair_start: Vec<usize>,
     /// The block pattern of `H`: the cliques and the coupled clique pairs.
     pattern: BlockPattern,
+    /// The cliques one contact's Jacobian touches, while its blocks are cut.
+    touched: Vec<usize>,
     /// `D = diag(A)^{-1/2}` (nv).
     D: DVector<f64>,
 }
@@ -262,7 +266,7 @@ impl NewtonWorkspace {
     pub fn iterate_from_least_cost(
         &mut self,
         problem: &ConvexProblem<f64>,
-        guesses: &[&DVector<f64>],
+        guesses: &[impl Borrow<DVector<f64>> + Sync],
         params: &SolverParams,
     ) -> Result<SolverStats> {
         if self.islands.active {
@@ -283,7 +287,7 @@ impl NewtonWorkspace {
         let mut best: Option<(usize, f64)> = None;
         if guesses.len() > 1 {
             for (i, guess) in guesses.iter().enumerate() {
-                self.data.v.copy_from(guess);
+                self.data.v.copy_from(guess.borrow());
                 let cost = self.data.evaluate(&self.layout, problem);
                 if cost.is_finite() && best.is_none_or(|(_, c)| cost < c) {
                     best = Some((i, cost));
@@ -293,7 +297,8 @@ impl NewtonWorkspace {
         let guess = guesses
             .get(best.map_or(0, |(i, _)| i))
             .ok_or_else(|| Error::invalid("guesses", "none", "at least one initial guess"))?;
-        self.data.iterate(&self.layout, problem, guess, params)
+        self.data
+            .iterate(&self.layout, problem, guess.borrow(), params)
     }
 
     /// The velocities of the last [`NewtonWorkspace::iterate`] (nv).
@@ -347,7 +352,14 @@ impl NewtonLayout {
     /// Reads the layout of `problem`, reusing the storage of the last one.
     fn prepare(&mut self, problem: &ConvexProblem<f64>) {
         let (nv, nc) = (problem.nv(), problem.nc());
-        let cliques = problem.cliques.clone();
+        // The last pattern's storage, written over: taken out while the blocks are cut.
+        let mut pattern = std::mem::take(&mut self.pattern);
+        pattern.cliques.resize_with(problem.cliques.len(), Vec::new);
+        for (mine, idx) in pattern.cliques.iter_mut().zip(&problem.cliques) {
+            mine.clear();
+            mine.extend_from_slice(idx);
+        }
+        let cliques = &pattern.cliques;
         self.clique_of.clear();
         self.clique_of.resize(nv, usize::MAX);
         self.local_of.clear();
@@ -366,7 +378,7 @@ impl NewtonLayout {
         self.range_starts
             .extend(cliques.iter().map(|idx| range_start(idx)));
         self.A_blocks.resize_with(cliques.len(), Default::default);
-        for (block, idx) in self.A_blocks.iter_mut().zip(&cliques) {
+        for (block, idx) in self.A_blocks.iter_mut().zip(cliques) {
             if block.nrows() != idx.len() {
                 *block = DMatrix::zeros(idx.len(), idx.len());
             }
@@ -385,26 +397,24 @@ impl NewtonLayout {
         self.jacobian_values.clear();
         self.pair_targets.clear();
         self.pair_start.clear();
-        let pairs = if self.one_clique {
-            Vec::new()
-        } else {
-            let mut pairs = self.cut_blocks(problem, &cliques);
+        pattern.pairs.clear();
+        if !self.one_clique {
+            self.cut_blocks(problem, cliques, &mut pattern.pairs);
             // A coupler between two trees couples their cliques.
             for row in &problem.constraints {
                 for &(a, _) in &row.entries {
                     for &(b, _) in &row.entries {
                         let (ca, cb) = (self.clique_of[a], self.clique_of[b]);
                         if ca < cb {
-                            pairs.push((ca, cb));
+                            pattern.pairs.push((ca, cb));
                         }
                     }
                 }
             }
-            pairs.sort_unstable();
-            pairs.dedup();
-            pairs
-        };
-        self.pattern = BlockPattern { cliques, pairs };
+            pattern.pairs.sort_unstable();
+            pattern.pairs.dedup();
+        }
+        self.pattern = pattern;
         if !self.one_clique {
             self.find_pair_targets(nc);
         }
@@ -417,15 +427,15 @@ impl NewtonLayout {
     }
 
     /// Cuts each contact's Jacobian into its nonzero clique blocks (copied into
-    /// `jacobian_values`); returns the coupled clique pairs, sorted.
+    /// `jacobian_values`); appends the clique pairs each contact couples to `pairs`.
     fn cut_blocks(
         &mut self,
         problem: &ConvexProblem<f64>,
         cliques: &[Vec<usize>],
-    ) -> Vec<(usize, usize)> {
+        pairs: &mut Vec<(usize, usize)>,
+    ) {
         let (nv, nc) = (problem.nv(), problem.nc());
-        let mut pairs = Vec::new();
-        let mut touched = Vec::new();
+        let touched = &mut self.touched;
         for i in 0..nc {
             self.block_start.push(self.blocks.len());
             touched.clear();
@@ -439,7 +449,7 @@ impl NewtonLayout {
             }
             touched.sort_unstable();
             touched.dedup();
-            for &c in &touched {
+            for &c in touched.iter() {
                 let offset = self.jacobian_values.len();
                 for &j in &cliques[c] {
                     self.jacobian_values
@@ -452,9 +462,6 @@ impl NewtonLayout {
             }
         }
         self.block_start.push(self.blocks.len());
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs
     }
 
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.

@@ -176,6 +176,12 @@ macro_rules! each_pool {
     };
 }
 
+/// `out` ← `pool[indices]`, in order.
+fn gather<P: Copy>(pool: &[P], indices: &[usize], out: &mut Vec<P>) {
+    out.clear();
+    out.extend(indices.iter().map(|&i| pool[i]));
+}
+
 /// A computation over a pool's potentials with their concrete type: what the solver runs in
 /// its loops ([`ContactPool::visit`]).
 pub trait PoolVisitor<T: Scalar> {
@@ -243,6 +249,26 @@ impl<T: Scalar> ContactPool<T> {
                 .collect(),
             ContactPool::Sap(v) => v.iter().copied().map(Potential::Sap).collect(),
             ContactPool::Any(v) => v.clone(),
+        }
+    }
+
+    /// Writes this pool's contacts `indices`, in that order, into `out` as a pool of this
+    /// pool's kind, reusing `out`'s vector when it is of the same kind.
+    pub fn gather_into(&self, indices: &[usize], out: &mut ContactPool<T>) {
+        match (self, &mut *out) {
+            (ContactPool::Lagged(p), ContactPool::Lagged(o)) => gather(p, indices, o),
+            (ContactPool::Similar(p), ContactPool::Similar(o)) => gather(p, indices, o),
+            (ContactPool::Sap(p), ContactPool::Sap(o)) => gather(p, indices, o),
+            (ContactPool::Any(p), ContactPool::Any(o)) => gather(p, indices, o),
+            (pool, out) => {
+                *out = match pool {
+                    ContactPool::Lagged(_) => ContactPool::Lagged(Vec::new()),
+                    ContactPool::Similar(_) => ContactPool::Similar(Vec::new()),
+                    ContactPool::Sap(_) => ContactPool::Sap(Vec::new()),
+                    ContactPool::Any(_) => ContactPool::Any(Vec::new()),
+                };
+                pool.gather_into(indices, out);
+            }
         }
     }
 

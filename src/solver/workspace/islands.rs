@@ -18,8 +18,10 @@
 //! velocity index, and each keeps its velocities, contacts and rows in increasing order, so
 //! the split is a function of the problem alone. [`Islands::solve`] cuts each island's
 //! problem out (its blocks of `A`, its contacts' Jacobian columns, biases and potentials, its
-//! rows with velocities renumbered) and solves it with its own [`NewtonWorkspace`], in parallel
-//! over rayon's threads; the solutions are written back in place by index. Each island's solve
+//! rows with velocities renumbered) into buffers it keeps from step to step, and solves it with
+//! its own [`NewtonWorkspace`], in parallel over rayon's threads; the solutions are written
+//! back in place by index. While the islands keep their sizes nothing is allocated
+//! (`tests/newton_no_alloc.rs`). Each island's solve
 //! is sequential, and faer factors with `Par::Seq`, so the result does not depend on the
 //! number of threads, bit for bit (`tests/islands.rs`).
 //!
@@ -41,6 +43,8 @@
 //! are the root sums of squares of the islands' (so `residual ≤ tolerance` still reads
 //! "converged"), the condition estimate the largest island's.
 #![allow(non_snake_case)]
+
+use std::borrow::Borrow;
 
 use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 use rayon::prelude::*;
@@ -72,20 +76,64 @@ pub(super) struct Islands {
     /// steps.
     islands: Vec<Island>,
     count: usize,
+    /// Union–find forest over the cliques, reused by every split.
+    parent: Vec<usize>,
+    /// Whether a contact or row touches each clique.
+    touched: Vec<bool>,
+    /// The first clique of each contact's Jacobian (`None`: a zero Jacobian).
+    contact_clique: Vec<Option<usize>>,
+    /// The cliques in the order of their first velocity.
+    order: Vec<usize>,
+    /// The island of each union–find root.
+    island_of_root: Vec<usize>,
 }
 
 /// One island: its cliques, velocities, contacts and rows (increasing indices of the whole
 /// problem), its cut-out problem and the workspace that solves it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Island {
     cliques: Vec<usize>,
     velocities: Vec<usize>,
     contacts: Vec<usize>,
     rows: Vec<usize>,
-    problem: Option<ConvexProblem<f64>>,
+    /// The island's problem, cut out anew each step into the same storage.
+    problem: ConvexProblem<f64>,
     workspace: NewtonWorkspace,
     /// The initial guesses restricted to the island's velocities.
     guesses: Vec<DVector<f64>>,
+    /// The result of the island's last solve.
+    result: Option<Result<SolverStats>>,
+}
+
+impl Default for Island {
+    fn default() -> Self {
+        Island {
+            cliques: Vec::new(),
+            velocities: Vec::new(),
+            contacts: Vec::new(),
+            rows: Vec::new(),
+            problem: ConvexProblem {
+                A: DMatrix::zeros(0, 0),
+                cliques: Vec::new(),
+                v_star: DVector::zeros(0),
+                v0: DVector::zeros(0),
+                J: Matrix3xX::zeros(0),
+                b: Vec::new(),
+                contacts: ContactPool::Lagged(Vec::new()),
+                constraints: Vec::new(),
+            },
+            workspace: NewtonWorkspace::default(),
+            guesses: Vec::new(),
+            result: None,
+        }
+    }
+}
+
+/// `x` resized to `n` entries (its storage kept when the size is already `n`).
+fn resize_vector(x: &mut DVector<f64>, n: usize) {
+    if x.len() != n {
+        *x = DVector::zeros(n);
+    }
 }
 
 /// The root of `x` in the union–find forest `parent`, halving paths on the way.
@@ -117,14 +165,18 @@ impl Islands {
         }
         let cliques = &layout.pattern.cliques;
         let n = cliques.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        let mut touched = vec![false; n];
-        let mut contact_clique = Vec::with_capacity(problem.nc());
+        let (parent, touched) = (&mut self.parent, &mut self.touched);
+        parent.clear();
+        parent.extend(0..n);
+        touched.clear();
+        touched.resize(n, false);
+        let contact_clique = &mut self.contact_clique;
+        contact_clique.clear();
         for i in 0..problem.nc() {
             let own = &layout.blocks[layout.block_start[i]..layout.block_start[i + 1]];
             for b in own {
                 touched[b.clique] = true;
-                union(&mut parent, own[0].clique, b.clique);
+                union(parent, own[0].clique, b.clique);
             }
             contact_clique.push(own.first().map(|b| b.clique));
         }
@@ -134,22 +186,26 @@ impl Islands {
             for &(k, _) in &row.entries {
                 let c = layout.clique_of[k];
                 touched[c] = true;
-                union(&mut parent, first, c);
+                union(parent, first, c);
             }
         }
         // Islands numbered in the order of their smallest velocity index.
-        let mut order: Vec<usize> = (0..n).collect();
+        let order = &mut self.order;
+        order.clear();
+        order.extend(0..n);
         order.sort_by_key(|&c| cliques[c].first().copied().unwrap_or(usize::MAX));
-        let mut island_of_root = vec![FREE; n];
+        let island_of_root = &mut self.island_of_root;
+        island_of_root.clear();
+        island_of_root.resize(n, FREE);
         self.island_of.clear();
         self.island_of.resize(n, FREE);
         self.free.clear();
-        for &c in &order {
+        for &c in order.iter() {
             if !touched[c] {
                 self.free.extend_from_slice(&cliques[c]);
                 continue;
             }
-            let root = find(&mut parent, c);
+            let root = find(parent, c);
             if island_of_root[root] == FREE {
                 island_of_root[root] = self.count;
                 self.count += 1;
@@ -169,7 +225,7 @@ impl Islands {
             island.contacts.clear();
             island.rows.clear();
         }
-        for &c in &order {
+        for &c in &self.order {
             if self.island_of[c] != FREE {
                 let island = &mut self.islands[self.island_of[c]];
                 island.cliques.push(c);
@@ -185,7 +241,7 @@ impl Islands {
             }
         }
         self.detached.clear();
-        for (i, c) in contact_clique.into_iter().enumerate() {
+        for (i, &c) in self.contact_clique.iter().enumerate() {
             match c {
                 Some(c) => self.islands[self.island_of[c]].contacts.push(i),
                 None => self.detached.push(i),
@@ -213,16 +269,17 @@ impl Islands {
         layout: &NewtonLayout,
         data: &mut IterationData,
         problem: &ConvexProblem<f64>,
-        guesses: &[&DVector<f64>],
+        guesses: &[impl Borrow<DVector<f64>> + Sync],
         params: &SolverParams,
     ) -> Result<SolverStats> {
         let mut island_params = *params;
         island_params.factor_at_solution = false;
         let local = &self.local;
-        let results: Vec<Result<SolverStats>> = self.islands[..self.count]
+        self.islands[..self.count]
             .par_iter_mut()
-            .map(|island| island.solve(layout, local, problem, guesses, &island_params))
-            .collect();
+            .for_each(|island| {
+                island.result = Some(island.solve(layout, local, problem, guesses, &island_params))
+            });
         let mut stats = SolverStats {
             contacts: problem.nc(),
             criterion: ConvergenceCriterion::Optimality,
@@ -230,7 +287,11 @@ impl Islands {
             ..Default::default()
         };
         let (mut residual2, mut tolerance2) = (0.0, 0.0);
-        for (k, (island, result)) in self.islands[..self.count].iter().zip(results).enumerate() {
+        for (k, island) in self.islands[..self.count].iter_mut().enumerate() {
+            let result = island
+                .result
+                .take()
+                .expect("invariant: every island was solved");
             let s = result.map_err(|e| global_error(e, &island.velocities))?;
             if k == 0 || s.iterations > stats.iterations {
                 stats.iterations = s.iterations;
@@ -277,26 +338,21 @@ impl Island {
         layout: &NewtonLayout,
         local: &[usize],
         problem: &ConvexProblem<f64>,
-        guesses: &[&DVector<f64>],
+        guesses: &[impl Borrow<DVector<f64>> + Sync],
         params: &SolverParams,
     ) -> Result<SolverStats> {
         self.cut(layout, local, problem);
-        let sub = self
-            .problem
-            .as_ref()
-            .expect("invariant: the island's problem was just cut");
         self.guesses
             .resize_with(guesses.len(), || DVector::zeros(0));
         for (mine, guess) in self.guesses.iter_mut().zip(guesses) {
-            *mine = DVector::from_iterator(
-                self.velocities.len(),
-                self.velocities.iter().map(|&k| guess[k]),
-            );
+            resize_vector(mine, self.velocities.len());
+            for (x, &k) in mine.iter_mut().zip(&self.velocities) {
+                *x = guess.borrow()[k];
+            }
         }
-        let guesses: Vec<&DVector<f64>> = self.guesses.iter().collect();
-        self.workspace.prepare(sub);
+        self.workspace.prepare(&self.problem);
         self.workspace
-            .iterate_from_least_cost(sub, &guesses, params)
+            .iterate_from_least_cost(&self.problem, &self.guesses, params)
     }
 
     /// The island's problem: `A`'s clique blocks, `v*`, `v0`, its contacts' Jacobian columns
@@ -306,63 +362,68 @@ impl Island {
     fn cut(&mut self, layout: &NewtonLayout, local: &[usize], problem: &ConvexProblem<f64>) {
         let nv = self.velocities.len();
         let cliques = &layout.pattern.cliques;
-        let mut A = DMatrix::zeros(nv, nv);
+        let sub = &mut self.problem;
+        if sub.A.shape() == (nv, nv) {
+            sub.A.as_mut_slice().fill(0.0);
+        } else {
+            sub.A = DMatrix::zeros(nv, nv);
+        }
         for &c in &self.cliques {
             let block = &layout.A_blocks[c];
             for (l, &j) in cliques[c].iter().enumerate() {
                 for (k, &i) in cliques[c].iter().enumerate() {
-                    A[(local[i], local[j])] = block[(k, l)];
+                    sub.A[(local[i], local[j])] = block[(k, l)];
                 }
             }
         }
-        let mut J = Matrix3xX::zeros(nv * self.contacts.len());
+        if sub.J.ncols() == nv * self.contacts.len() {
+            sub.J.as_mut_slice().fill(0.0);
+        } else {
+            sub.J = Matrix3xX::zeros(nv * self.contacts.len());
+        }
         for (n, &i) in self.contacts.iter().enumerate() {
             for b in &layout.blocks[layout.block_start[i]..layout.block_start[i + 1]] {
                 let values =
                     &layout.jacobian_values[b.offset..b.offset + 3 * cliques[b.clique].len()];
                 for (column, &k) in values.chunks_exact(3).zip(&cliques[b.clique]) {
-                    J.column_mut(n * nv + local[k])
+                    sub.J
+                        .column_mut(n * nv + local[k])
                         .copy_from(&Vector3::new(column[0], column[1], column[2]));
                 }
             }
         }
-        let gather =
-            |x: &DVector<f64>| DVector::from_iterator(nv, self.velocities.iter().map(|&k| x[k]));
-        let contacts = match &problem.contacts {
-            ContactPool::Lagged(p) => {
-                ContactPool::Lagged(self.contacts.iter().map(|&i| p[i]).collect())
+        for (x, full) in [
+            (&mut sub.v_star, &problem.v_star),
+            (&mut sub.v0, &problem.v0),
+        ] {
+            resize_vector(x, nv);
+            for (x, &k) in x.iter_mut().zip(&self.velocities) {
+                *x = full[k];
             }
-            ContactPool::Similar(p) => {
-                ContactPool::Similar(self.contacts.iter().map(|&i| p[i]).collect())
+        }
+        sub.cliques.resize_with(self.cliques.len(), Vec::new);
+        for (mine, &c) in sub.cliques.iter_mut().zip(&self.cliques) {
+            mine.clear();
+            mine.extend(cliques[c].iter().map(|&k| local[k]));
+        }
+        sub.b.clear();
+        sub.b.extend(self.contacts.iter().map(|&i| problem.b[i]));
+        problem
+            .contacts
+            .gather_into(&self.contacts, &mut sub.contacts);
+        sub.constraints.truncate(self.rows.len());
+        for (n, &j) in self.rows.iter().enumerate() {
+            let row = &problem.constraints[j];
+            if n == sub.constraints.len() {
+                sub.constraints.push(row.clone());
             }
-            ContactPool::Sap(p) => ContactPool::Sap(self.contacts.iter().map(|&i| p[i]).collect()),
-            ContactPool::Any(p) => ContactPool::Any(self.contacts.iter().map(|&i| p[i]).collect()),
-        };
-        let constraints = self
-            .rows
-            .iter()
-            .map(|&j| {
-                let row = &problem.constraints[j];
-                ConstraintRow {
-                    entries: row.entries.iter().map(|&(k, c)| (local[k], c)).collect(),
-                    ..row.clone()
-                }
-            })
-            .collect();
-        self.problem = Some(ConvexProblem {
-            A,
-            cliques: self
-                .cliques
-                .iter()
-                .map(|&c| cliques[c].iter().map(|&k| local[k]).collect())
-                .collect(),
-            v_star: gather(&problem.v_star),
-            v0: gather(&problem.v0),
-            J,
-            b: self.contacts.iter().map(|&i| problem.b[i]).collect(),
-            contacts,
-            constraints,
-        });
+            let mine = &mut sub.constraints[n];
+            mine.entries.clear();
+            mine.entries
+                .extend(row.entries.iter().map(|&(k, c)| (local[k], c)));
+            (mine.kind, mine.R, mine.v_hat, mine.lower, mine.upper) =
+                (row.kind, row.R, row.v_hat, row.lower, row.upper);
+        }
     }
 
     /// Writes the island's solution into the whole problem's `data` by index.
