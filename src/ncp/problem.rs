@@ -388,7 +388,7 @@ impl MixedComplementarityProblem {
     }
 
     /// [`Self::fischer_burmeister_system`] with each pair's φ_FB replaced by the smoothed
-    /// `φ_ε` of [`smoothed_fischer_burmeister`] (the exact system at ε = 0).
+    /// `φ_ε(a, b) = a + b − √(a² + b² + 2ε²)` (Kanzow 1996; the exact system at ε = 0).
     pub fn smoothed_fischer_burmeister_system(
         &self,
         z: &DVector<f64>,
