@@ -512,14 +512,12 @@ fn stacked_cubes_carry_their_weights() {
     assert!(body(s, 1).3.norm() < 1e-9, "top cube stopped by friction");
 }
 
-/// A cylinder lying on the ground rolls at 0.3 m/s into the vertical edge of a box turned 45°
-/// about the vertical: the edge stops it (inelastic impact, then rest against the edge on its
-/// line contact with the ground) without penetrating either. Before the start guess put only
-/// the weight's component along a pair's normal into its impulse, the wall pair started
-/// carrying the cylinder's weight sideways and the solve stalled at rest against the edge.
-#[test]
-fn a_rolling_cylinder_stops_at_a_box_edge() {
-    let text = r#"
+/// A 12.33 kg cylinder (r = 5 cm, 20 cm) lying on the ground, its axis along y, rolling at
+/// 0.32 m/s toward +x into a fixed 10 cm box at `obstacle_pose` (TOML lines of the box's
+/// geometry table): μ = 0.8, e_r = 0.05, δt = 10 ms, 0.6 s.
+fn rolling_cylinder_into_a_box(obstacle_pose: &str) -> String {
+    format!(
+        r#"
         [simulation]
         dt = 1e-2
         duration = 0.6
@@ -545,13 +543,25 @@ fn a_rolling_cylinder_stops_at_a_box_edge() {
         name = "obstacle"
         shape = "box"
         size = [0.1, 0.1, 0.1]
-        position = [0.4207, -0.22, 0.05]
-        rpy_deg = [0.0, 0.0, 45.0]
+        {obstacle_pose}
         [[geometry]]
         name = "ground"
         shape = "half-space"
-    "#;
-    let p = parse_problem(text, Path::new("edge.toml")).expect("valid");
+    "#
+    )
+}
+
+/// A cylinder lying on the ground rolls at 0.3 m/s into the vertical edge of a box turned 45°
+/// about the vertical: the edge stops it (inelastic impact, then rest against the edge on its
+/// line contact with the ground) without penetrating either. Before the start guess put only
+/// the weight's component along a pair's normal into its impulse, the wall pair started
+/// carrying the cylinder's weight sideways and the solve stalled at rest against the edge.
+#[test]
+fn a_rolling_cylinder_stops_at_a_box_edge() {
+    let text = rolling_cylinder_into_a_box(
+        "position = [0.4207, -0.22, 0.05]\n        rpy_deg = [0.0, 0.0, 45.0]",
+    );
+    let p = parse_problem(&text, Path::new("edge.toml")).expect("valid");
     let rec = simulate(&p);
     // The edge is the box's vertex at x = 0.4207 − 0.1/√2 = 0.35: the cylinder's side stops
     // there, its axis about 5 cm behind (it yaws a little about the edge: measured 0.304 m).
@@ -589,38 +599,8 @@ fn a_rolling_cylinder_stops_at_a_box_edge() {
 /// taking the impact and the ground the weight at rest.
 #[test]
 fn a_rolling_cylinder_stops_against_a_box_face() {
-    let text = r#"
-        [simulation]
-        dt = 1e-2
-        duration = 0.6
-        stepper = "ncp"
-        [contact]
-        friction = 0.8
-        [ncp]
-        e_r = 0.05
-        [[body]]
-        name = "cylinder"
-        mass = 12.33
-        position = [0.2, -0.15, 0.05]
-        rpy_deg = [90.0, 0.0, 0.0]
-        velocity = [0.32, 0.0, 0.0]
-        angular_velocity = [0.0, 6.4, 0.0]
-        [[geometry]]
-        name = "cylinder"
-        body = "cylinder"
-        shape = "cylinder"
-        radius = 0.05
-        length = 0.2
-        [[geometry]]
-        name = "obstacle"
-        shape = "box"
-        size = [0.1, 0.1, 0.1]
-        position = [0.4, -0.22, 0.05]
-        [[geometry]]
-        name = "ground"
-        shape = "half-space"
-    "#;
-    let p = parse_problem(text, Path::new("face.toml")).expect("valid");
+    let text = rolling_cylinder_into_a_box("position = [0.4, -0.22, 0.05]");
+    let p = parse_problem(&text, Path::new("face.toml")).expect("valid");
     let rec = simulate(&p);
     let dt = p.simulator.settings.dt;
     let mass = p.simulator.model.bodies[0].inertia.mass;

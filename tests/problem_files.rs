@@ -74,23 +74,21 @@ fn the_contact_stiffness_is_set_everywhere_or_refused() {
         "radius = 0.05\ncontact = { stiffness = 2e5 }\n",
     );
     let mut problem = parse_problem(&own, Path::new("own.toml")).expect("a valid problem");
+    // The scene's default and the ball's own stiffness (N/m).
+    let stiffnesses = |p: &stiction::problem::Problem| {
+        let ball = p.simulator.geometries()[0].contact.as_ref();
+        (
+            p.simulator.settings.contact.stiffness,
+            ball.expect("its own contact").stiffness,
+        )
+    };
     problem
         .set_contact_stiffness(3e8)
         .expect("a valid stiffness");
-    assert_eq!(problem.simulator.settings.contact.stiffness, 3e8);
-    let ball = problem.simulator.geometries()[0]
-        .contact
-        .as_ref()
-        .expect("its own contact");
-    assert_eq!(ball.stiffness, 3e8);
+    assert_eq!(stiffnesses(&problem), (3e8, 3e8));
     for k in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert!(problem.set_contact_stiffness(k).is_err(), "{k}");
-        assert_eq!(problem.simulator.settings.contact.stiffness, 3e8);
-        let ball = problem.simulator.geometries()[0]
-            .contact
-            .as_ref()
-            .expect("its own contact");
-        assert_eq!(ball.stiffness, 3e8);
+        assert_eq!(stiffnesses(&problem), (3e8, 3e8));
     }
     let ncp = VALID.replace("duration = 0.1", "duration = 0.1\nstepper = \"ncp\"");
     let mut problem = parse_problem(&ncp, Path::new("ncp.toml")).expect("a valid ncp problem");
