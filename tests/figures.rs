@@ -161,8 +161,8 @@ fn clutter_iterations_against_dt() {
 
 /// ICF Figs. 17-18 (quick: δt = 10 ms, k = 1e5, 1e7, 1e9 N/m): Lagged's steady penetration
 /// falls as 1/k (slope −1 within 0.05; measured −1.02, and −1.00 regularized) and is tenths of
-/// microns at steel's 1e7 N/m (measured 3.2e-7 m); its conditioning worsens with k (log10 κ
-/// 7.5, 8.3, 10.5); SAP stops stiffening past its near-rigid stiffness, so its penetration,
+/// microns at steel's 1e7 N/m (measured 3.6e-7 m); its conditioning worsens with k (log10 κ
+/// 7.5, 8.2, 10.4); SAP stops stiffening past its near-rigid stiffness, so its penetration,
 /// iterations and conditioning are the same at 1e7 and 1e9 (measured 2.83e-5 m, 11.3, 6.7).
 #[test]
 fn clutter_penetration_falls_as_one_over_stiffness() {
