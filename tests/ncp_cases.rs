@@ -551,6 +551,27 @@ fn rolling_cylinder_into_a_box(obstacle_pose: &str) -> String {
     )
 }
 
+/// The obstacle's (geometry 1's) normal impulse on the cylinder in each step (N·s), after
+/// asserting that no contact of the run penetrates.
+fn obstacle_impulses(rec: &NcpRecording) -> Vec<f64> {
+    rec.reports
+        .iter()
+        .zip(&rec.states[1..])
+        .map(|(report, s)| {
+            for c in &report.contacts {
+                assert!(
+                    c.gap >= -PENETRATION,
+                    "penetration {} at t = {}",
+                    c.gap,
+                    s.t
+                );
+            }
+            let obstacle = report.contacts.iter().filter(|c| c.geometries.0 == 1);
+            obstacle.map(|c| c.impulse[0]).sum()
+        })
+        .collect()
+}
+
 /// A cylinder lying on the ground rolls at 0.3 m/s into the vertical edge of a box turned 45°
 /// about the vertical: the edge stops it (inelastic impact, then rest against the edge on its
 /// line contact with the ground) without penetrating either. Before the start guess put only
@@ -566,18 +587,7 @@ fn a_rolling_cylinder_stops_at_a_box_edge() {
     // The edge is the box's vertex at x = 0.4207 − 0.1/√2 = 0.35: the cylinder's side stops
     // there, its axis about 5 cm behind (it yaws a little about the edge: measured 0.304 m).
     let edge = 0.4207 - 0.05 * std::f64::consts::SQRT_2;
-    let mut touched = false;
-    for (report, s) in rec.reports.iter().zip(&rec.states[1..]) {
-        for c in &report.contacts {
-            assert!(
-                c.gap >= -PENETRATION,
-                "penetration {} at t = {}",
-                c.gap,
-                s.t
-            );
-            touched |= c.geometries.0 == 1 && c.impulse[0] > 0.0;
-        }
-    }
+    let touched = obstacle_impulses(&rec).iter().any(|&p| p > 0.0);
     assert!(touched, "the edge was hit");
     let end = rec.states.last().expect("states");
     let (x, _, w, v) = body(end, 0);
@@ -605,20 +615,7 @@ fn a_rolling_cylinder_stops_against_a_box_face() {
     let dt = p.simulator.settings.dt;
     let mass = p.simulator.model.bodies[0].inertia.mass;
     let momentum = mass * 0.32;
-    let mut wall_impulse = 0.0;
-    for (report, s) in rec.reports.iter().zip(&rec.states[1..]) {
-        for c in &report.contacts {
-            assert!(
-                c.gap >= -PENETRATION,
-                "penetration {} at t = {}",
-                c.gap,
-                s.t
-            );
-            if c.geometries.0 == 1 {
-                wall_impulse += c.impulse[0];
-            }
-        }
-    }
+    let wall_impulse: f64 = obstacle_impulses(&rec).iter().sum();
     // The wall stops the cylinder's momentum m v0 = 3.95 N·s, helped or hindered by the
     // ground's friction during the impact.
     assert!(

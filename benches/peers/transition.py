@@ -40,9 +40,6 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 def pusher_path() -> Path:
     import gymnasium
 

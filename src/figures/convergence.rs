@@ -345,16 +345,7 @@ pub(super) fn clutter_iterations(load: Loader<'_>, quality: Quality) -> Result<P
         name: "clutter-iterations",
         title: format!("ICF Fig. 16: clutter, solver cost against δt over {horizon}"),
         x_label: "log10 δt (s)",
-        panels: vec![
-            LinePanel {
-                y_label: "mean Newton iterations per step",
-                curves: iterations,
-            },
-            LinePanel {
-                y_label: "mean log10 κ₁(H)",
-                curves: condition,
-            },
-        ],
+        panels: cost_panels(iterations, condition).into(),
         equal_aspect: false,
         numbers,
         notes: match quality {
@@ -364,6 +355,21 @@ pub(super) fn clutter_iterations(load: Loader<'_>, quality: Quality) -> Result<P
             Quality::Full => vec![],
         },
     })
+}
+
+/// The panels of the clutter's mean solver cost per step (ICF Figs. 16 and 18): Newton
+/// iterations and log10 condition estimate, one curve per approximation.
+fn cost_panels(iterations: Vec<Curve>, condition: Vec<Curve>) -> [LinePanel; 2] {
+    [
+        LinePanel {
+            y_label: "mean Newton iterations per step",
+            curves: iterations,
+        },
+        LinePanel {
+            y_label: "mean log10 κ₁(H)",
+            curves: condition,
+        },
+    ]
 }
 
 /// Mean of `values` (NaN when empty).
@@ -720,20 +726,12 @@ pub(super) fn clutter_stiffness(load: Loader<'_>, quality: Quality) -> Result<Pa
             "ICF Figs. 17-18: clutter, steady penetration and solver cost against stiffness, δt = {dt} s"
         ),
         x_label: "log10 k (N/m)",
-        panels: vec![
-            LinePanel {
-                y_label: "log10 mean steady penetration (m)",
-                curves: penetration,
-            },
-            LinePanel {
-                y_label: "mean Newton iterations per step",
-                curves: iterations,
-            },
-            LinePanel {
-                y_label: "mean log10 κ₁(H)",
-                curves: condition,
-            },
-        ],
+        panels: std::iter::once(LinePanel {
+            y_label: "log10 mean steady penetration (m)",
+            curves: penetration,
+        })
+        .chain(cost_panels(iterations, condition))
+        .collect(),
         equal_aspect: false,
         numbers,
         notes: vec![
