@@ -17,8 +17,8 @@
 //! `trajectory_optimization.rs` (ICF ext. Sec. XII-D: iLQR through pressure-field contact, the
 //! Panda rolling a ball, top view and cost per iteration), `grasp.rs` (ICF ext. Sec. XII-B: the
 //! Franka hand's grasp stress test, time to failure and its errors, Figs. 21-22),
-//! `pressure_field.rs` (Elandt Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and
-//! 4.13(b); Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
+//! `pressure_field.rs` (Elandt Sec. 4.3: two compliant spheres' equal-pressure surface,
+//! Fig. 4.7; Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b); Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8), `geared_finger.rs`
 //! (ICF ext. Sec. XII-C: the BarrettHand-style finger's clutch torques through loading,
@@ -257,6 +257,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 4.5, Figs. 4.10, 4.13(b)",
         summary: "rigid sphere and cylinder in a compliant layer (H = D/4): pressure against radius, diameter and force against PFC's closed forms",
         compute: pressure_field::layer,
+    },
+    FigureSpec {
+        name: "elandt-compliant-compliant",
+        source: "Elandt Sec. 4.3, Fig. 4.7",
+        summary: "two compliant spheres pressed together, E_B/E_A = 1, 4, 16 and rigid: the equal-pressure surface, its pressure and force against the smooth fields' closed forms",
+        compute: pressure_field::compliant_compliant,
     },
     FigureSpec {
         name: "elandt-pencil",

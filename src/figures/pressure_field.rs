@@ -1,5 +1,6 @@
 //! Elandt's pressure field contact (the seed `003_…`): the pencil reoriented in a loosening
-//! pinch (Sec. 5.3.1, Fig. 5.3; [`pencil`]), and the study against a compliant layer
+//! pinch (Sec. 5.3.1, Fig. 5.3; [`pencil`]), the equal-pressure surface of two compliant
+//! spheres (Sec. 4.3, Fig. 4.7; [`compliant_compliant`]), and the study against a compliant layer
 //! (Sec. 4.5, Figs. 4.10 and 4.13(b), PFC's side): a rigid sphere and a rigid cylinder pressed
 //! into a compliant layer of thickness `H` by a depth `h`, the contact surface's pressure
 //! against the radius, its diameter and its force, beside PFC's closed forms.
@@ -313,6 +314,214 @@ pub(super) fn pencil(load: Loader<'_>, _quality: Quality) -> Result<PaperFigure>
         ],
         notes: vec![
             "Elandt's gripper, pencil and loosening schedule are not given in numbers; the problem file states ours (a 2 cm compliant rod of E = 1 MPa, 2 cm rigid pads, δt = 1 ms, Lagged).".into(),
+        ],
+    })
+}
+
+/// The radius of both spheres of the compliant-compliant study (m).
+const BALL_RADIUS: f64 = 0.05;
+/// Their overlap `δ = 2R − d` (m), `d` the distance of their centres.
+const BALL_OVERLAP: f64 = 0.005;
+
+/// Elandt Sec. 4.3 (Fig. 4.7), for two compliant spheres of radius `R` whose fields are
+/// `p_A = E_A (1 − |x|/R)` (centre at the origin) and `p_B = E_B (1 − |x − d ẑ|/R)`: the
+/// height `z` of the equal-pressure surface `p_A = p_B` at the distance `ρ` from the axis, and
+/// its pressure. `None` for `E_B` is a rigid B, whose surface then is the contact surface.
+/// Bisection between B's surface (`p_B = 0 ≤ p_A`) and A's (`p_A = 0 ≤ p_B`), where the
+/// difference changes sign.
+fn equal_pressure(rho: f64, d: f64, e_a: f64, e_b: Option<f64>) -> (f64, f64) {
+    let r = BALL_RADIUS;
+    let p_a = |z: f64| e_a * (1.0 - (z * z + rho * rho).sqrt() / r);
+    let chord = (r * r - rho * rho).max(0.0).sqrt();
+    let (mut lo, mut hi) = (d - chord, chord);
+    let Some(e_b) = e_b else {
+        return (lo, p_a(lo));
+    };
+    let p_b = |z: f64| e_b * (1.0 - ((d - z) * (d - z) + rho * rho).sqrt() / r);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if p_a(mid) > p_b(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let z = 0.5 * (lo + hi);
+    (z, p_a(z))
+}
+
+/// Elandt Sec. 4.3, Fig. 4.7: the contact surface of two compliant bodies is where their
+/// pressure fields are equal. Two spheres of radius `R = 5 cm` overlapping by `δ = 5 mm`, the
+/// lower one A of modulus `E_A`, the upper one B of `E_B = k E_A` for `k = 1, 4, 16` and rigid.
+/// On the axis the surface sits `δ E_B/(E_A + E_B)` inside A (the fields are linear along the
+/// axis: `E_A (R − a) = E_B (R − d + a)`), so a stiffer B pushes it into the softer A, the
+/// rigid B to B's own surface; its rim is where both surfaces meet, whatever the moduli; the
+/// pressure there on the axis is `δ/R` times the moduli in series `E_A E_B/(E_A + E_B)`; the
+/// force is `∫ p 2πρ dρ` over the surface's projection (1-D quadrature of the smooth fields).
+/// The meshes are inscribed polyhedra whose fields are linear in each coned tetrahedron.
+pub(super) fn compliant_compliant(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
+    let hint = match quality {
+        Quality::Quick => 4e-3,
+        Quality::Full => 1.5e-3,
+    };
+    let (r, delta) = (BALL_RADIUS, BALL_OVERLAP);
+    let d = 2.0 * r - delta;
+    let rim = (r * r - d * d / 4.0).sqrt();
+    let e_a = MODULUS;
+    let sphere = Shape::Sphere { radius: r };
+    let lower = HydroGeometry::new(&sphere, &Hydroelastic::compliant(e_a, hint))?;
+    let mut surface_curves = Vec::new();
+    let mut pressure_curves = Vec::new();
+    let mut numbers = Vec::new();
+    for ratio in [Some(1.0), Some(4.0), Some(16.0), None] {
+        let e_b = ratio.map(|k| k * e_a);
+        let (label, key) = match ratio {
+            Some(k) => (format!("E_B = {k} E_A"), format!("k{k}")),
+            None => ("B rigid".to_string(), "rigid".to_string()),
+        };
+        let upper = match e_b {
+            Some(e) => HydroGeometry::new(&sphere, &Hydroelastic::compliant(e, hint))?,
+            None => HydroGeometry::new(&sphere, &Hydroelastic::rigid(hint))?,
+        };
+        let polygons = contact_surface(
+            &Placed {
+                geometry: &lower,
+                X_WG: Pose::identity(),
+                modulus: e_a,
+            },
+            &Placed {
+                geometry: &upper,
+                X_WG: Pose::translation(Vector3::new(0.0, 0.0, d)),
+                modulus: e_b.unwrap_or(0.0),
+            },
+        )?;
+        // Polygons as (ρ, z, p, A n_z), sorted by ρ.
+        let mut measured: Vec<[f64; 4]> = polygons
+            .iter()
+            .map(|p| {
+                [
+                    p.centroid.xy().norm(),
+                    p.centroid.z,
+                    p.pressure,
+                    p.area * p.nhat.z.abs(),
+                ]
+            })
+            .collect();
+        measured.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        let force: f64 = measured.iter().map(|m| m[2] * m[3]).sum();
+        // Simpson's rule for ∫ p 2πρ dρ over [0, rim].
+        let n = 2000;
+        let h = rim / n as f64;
+        let closed_force = (0..=n)
+            .map(|i| {
+                let rho = i as f64 * h;
+                let w = if i == 0 || i == n {
+                    1.0
+                } else if i % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                w * equal_pressure(rho, d, e_a, e_b).1 * 2.0 * PI * rho
+            })
+            .sum::<f64>()
+            * h
+            / 3.0;
+        let peak = equal_pressure(0.0, d, e_a, e_b).1;
+        let (surface_error, pressure_error) = measured.iter().fold((0.0, 0.0), |(s, q), m| {
+            let (z, p) = equal_pressure(m[0], d, e_a, e_b);
+            (f64::max(s, (m[1] - z).abs()), f64::max(q, (m[2] - p).abs()))
+        });
+        // The depth into A on the axis: the polygons within a tenth of the rim.
+        let near: Vec<&[f64; 4]> = measured.iter().filter(|m| m[0] < 0.1 * rim).collect();
+        let axis_depth = near.iter().map(|m| (r - m[1]) * m[3]).sum::<f64>()
+            / near.iter().map(|m| m[3]).sum::<f64>();
+        let share = e_b.map_or(1.0, |e| e / (e_a + e));
+        let largest = measured.last().map_or(f64::NAN, |m| m[0]);
+        numbers.push(number(
+            format!("{key}.axis_depth"),
+            format!("{label}: depth of the surface into A near the axis / δ"),
+            &format!("E_B/(E_A + E_B) = {share:.4}"),
+            axis_depth / delta,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.surface_error"),
+            format!("{label}: largest distance of a polygon's centroid from the equal-pressure surface / δ"),
+            "0 (the surface p_A = p_B)",
+            surface_error / delta,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.pressure_error"),
+            format!("{label}: largest pressure error of a polygon / peak pressure"),
+            &format!("0; peak (δ/R) E_A E_B/(E_A + E_B) = {:.1} kPa", peak / 1e3),
+            pressure_error / peak,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.force"),
+            format!("{label}: force / ∫ p 2πρ dρ"),
+            &format!("1 (quadrature {closed_force:.2} N)"),
+            force / closed_force,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.rim"),
+            format!("{label}: largest centroid radius / the rim √(R² − d²/4)"),
+            "just under 1: the surface ends where both surfaces meet",
+            largest / rim,
+            "1",
+        ));
+        surface_curves.push(Curve {
+            name: format!("{label}: polygons"),
+            points: measured
+                .iter()
+                .map(|m| (m[0] * 1e3, (m[1] - d / 2.0) * 1e3))
+                .collect(),
+        });
+        pressure_curves.push(Curve {
+            name: format!("{label}: polygons"),
+            points: measured.iter().map(|m| (m[0] * 1e3, m[2] / 1e3)).collect(),
+        });
+        let smooth: Vec<(f64, f64, f64)> = (0..=100)
+            .map(|i| {
+                let rho = rim * f64::from(i) / 100.0;
+                let (z, p) = equal_pressure(rho, d, e_a, e_b);
+                (rho * 1e3, (z - d / 2.0) * 1e3, p / 1e3)
+            })
+            .collect();
+        surface_curves.push(Curve {
+            name: format!("{label}: p_A = p_B"),
+            points: smooth.iter().map(|s| (s.0, s.1)).collect(),
+        });
+        pressure_curves.push(Curve {
+            name: format!("{label}: closed form"),
+            points: smooth.iter().map(|s| (s.0, s.2)).collect(),
+        });
+    }
+    Ok(PaperFigure {
+        name: "elandt-compliant-compliant",
+        title: "Elandt Fig. 4.7: two compliant spheres (R = 5 cm, overlap 5 mm), the equal-pressure surface".into(),
+        x_label: "distance from the axis ρ (mm)",
+        panels: vec![
+            LinePanel {
+                y_label: "surface height above mid-plane (mm)",
+                curves: surface_curves,
+            },
+            LinePanel {
+                y_label: "pressure (kPa)",
+                curves: pressure_curves,
+            },
+        ],
+        equal_aspect: false,
+        numbers,
+        notes: vec![
+            format!("A's modulus is E_A = {MODULUS:e} Pa; Elandt's Fig. 4.7 is a qualitative 2-D sketch, so the closed forms (the smooth fields p = E (1 − r/R)) are the reference."),
+            format!(
+                "The spheres are inscribed polyhedra with edges of about {} mm, each coned to its centre (the field linear in each tetrahedron), so the polygons sit slightly off the smooth surface.",
+                hint * 1e3
+            ),
         ],
     })
 }
