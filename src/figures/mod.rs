@@ -253,6 +253,12 @@ pub const FIGURES: &[FigureSpec] = &[
         compute: trajectory_optimization::panda_push_ball_cost,
     },
     FigureSpec {
+        name: "elandt-damping",
+        source: "Elandt Sec. 4.4.2, Fig. 4.9, eq. (5.12)",
+        summary: "damping trends: a rigid sphere moving down, up and sideways in a compliant layer; each polygon's pressure scaled by max(1 − χ v_n, 0)",
+        compute: pressure_field::damping,
+    },
+    FigureSpec {
         name: "elandt-layer",
         source: "Elandt Sec. 4.5, Figs. 4.10, 4.13(b)",
         summary: "rigid sphere and cylinder in a compliant layer (H = D/4): pressure against radius, diameter and force against PFC's closed forms",

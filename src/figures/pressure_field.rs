@@ -525,3 +525,285 @@ pub(super) fn compliant_compliant(_load: Loader<'_>, quality: Quality) -> Result
         ],
     })
 }
+
+/// The indenter of the damping study: radius (m), depth in the layer (m), the layer's
+/// thickness (m), the dissipation `χ` (Hunt & Crossley's `d`, s/m) and the speed (m/s).
+const DAMPING_SPHERE: f64 = 0.02;
+const DAMPING_DEPTH: f64 = 1e-3;
+const DAMPING_LAYER: f64 = 0.01;
+const DAMPING_CHI: f64 = 2.0;
+const DAMPING_SPEED: f64 = 0.1;
+/// The step (s): short enough that the penetration a step adds, `δt v`, is a small part of
+/// the polygons' `p0/g` away from the rim.
+const DAMPING_DT: f64 = 1e-6;
+
+/// One pressure-field polygon's contact in a step of the damping study.
+struct DampedPolygon {
+    /// Centroid (world, m).
+    point: Vector3<f64>,
+    /// The sphere's outward normal there.
+    outward: Vector3<f64>,
+    /// Normal force (N).
+    force: f64,
+    /// Virtual penetration at the end of the step, `p0/g − δt v_n` (m).
+    penetration: f64,
+}
+
+/// What the damping did to one polygon: its force over its force at rest, eq. (5.12)'s
+/// factor, and the Lagged step's lag term `−δt v_n/φ0`.
+struct Factor {
+    point: Vector3<f64>,
+    measured: f64,
+    elandt: f64,
+    lag: f64,
+}
+
+/// Each pressure-field polygon of one step of a heavy rigid sphere `DAMPING_DEPTH` deep in a
+/// compliant layer, moving at `velocity` (m/s), without gravity or friction.
+fn damping_step(velocity: [f64; 3], hint: f64) -> Result<Vec<DampedPolygon>> {
+    let text = format!(
+        r#"
+        [simulation]
+        dt = {DAMPING_DT:e}
+        duration = {DAMPING_DT:e}
+        approximation = "lagged"
+        gravity = [0.0, 0.0, 0.0]
+        [contact]
+        friction = 0.0
+        dissipation = {DAMPING_CHI:e}
+        [[body]]
+        name = "indenter"
+        mass = 1000.0
+        joint = "free"
+        position = [0.0, 0.0, {z:e}]
+        velocity = [{vx:e}, {vy:e}, {vz:e}]
+        [[geometry]]
+        name = "indenter"
+        body = "indenter"
+        shape = "sphere"
+        radius = {DAMPING_SPHERE:e}
+        hydroelastic = {{ resolution_hint = {hint:e} }}
+        [[geometry]]
+        name = "layer"
+        body = "world"
+        shape = "half-space"
+        hydroelastic = {{ modulus = {MODULUS:e}, thickness = {DAMPING_LAYER:e} }}
+        "#,
+        z = DAMPING_SPHERE - DAMPING_DEPTH,
+        vx = velocity[0],
+        vy = velocity[1],
+        vz = velocity[2],
+    );
+    let mut problem =
+        crate::problem::parse_problem(&text, std::path::Path::new("elandt-damping.toml"))?;
+    let u = nalgebra::DVector::zeros(problem.simulator.model.nu());
+    let (_, report) = problem.simulator.step(&problem.initial_state, &u)?;
+    Ok(report
+        .contacts
+        .iter()
+        .map(|c| {
+            // The normal points from A to B; the sphere's outward normal points into the layer.
+            let outward = if c.geometries.0 == 0 {
+                c.normal
+            } else {
+                -c.normal
+            };
+            DampedPolygon {
+                point: c.point,
+                outward,
+                force: c.normal_force,
+                penetration: c.penetration,
+            }
+        })
+        .collect())
+}
+
+/// Elandt Sec. 4.4.2, Fig. 4.9 and eq. (5.12): damping trends. Normal dissipation scales the
+/// pressure by `max(1 − χ v_n, 0)` at each point of the contact surface, `v_n` the relative
+/// normal velocity there (positive separating): where the surfaces approach the pressure
+/// grows, where they separate it falls, and never below zero (no suction). A rigid sphere
+/// (R = 2 cm) 1 mm deep in a compliant layer (E = 1 MPa, 1 cm thick) moves at 0.1 m/s down,
+/// up, sideways and, to show the clamp, up at 0.6 m/s; χ = 2 s/m. One step of the convex
+/// contact solve (Lagged, δt = 1 µs, the sphere 1 t so that its velocity stays) gives each
+/// polygon's force; divided by the force of the same polygon at rest it is the factor the
+/// damping applies. ICF's Lagged force also grows by the penetration the step adds,
+/// `1 − δt v_n/φ0` (`φ0 = p0/g`), which is small away from the rim: the comparison uses the
+/// polygons where it is below 1 %.
+pub(super) fn damping(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
+    let hint = match quality {
+        Quality::Quick => 1e-3,
+        Quality::Full => 4e-4,
+    };
+    let rest = damping_step([0.0; 3], hint)?;
+    let v = DAMPING_SPEED;
+    let cases: [(&str, &str, [f64; 3]); 5] = [
+        ("down", "down 0.1 m/s", [0.0, 0.0, -v]),
+        ("up", "up 0.1 m/s", [0.0, 0.0, v]),
+        ("right", "right (+x) 0.1 m/s", [v, 0.0, 0.0]),
+        ("left", "left (−x) 0.1 m/s", [-v, 0.0, 0.0]),
+        ("lift", "up 0.6 m/s (χ v > 1)", [0.0, 0.0, 0.6]),
+    ];
+    // The cut through the sphere's lowest point along x, for the profiles.
+    let on_cut = |x: &Vector3<f64>| x.y.abs() < 0.75 * hint;
+    let pressure_at = |x: &Vector3<f64>| MODULUS * (-x.z).max(0.0) / DAMPING_LAYER / 1e3;
+    let mut profiles = vec![Curve {
+        name: "at rest: p0".into(),
+        points: sorted(
+            rest.iter()
+                .filter(|c| on_cut(&c.point))
+                .map(|c| (c.point.x * 1e3, pressure_at(&c.point)))
+                .collect(),
+        ),
+    }];
+    let mut factors = Vec::new();
+    let mut numbers = Vec::new();
+    for (key, label, velocity) in cases {
+        let moving = damping_step(velocity, hint)?;
+        if moving.len() != rest.len()
+            || moving
+                .iter()
+                .zip(&rest)
+                .any(|(m, r)| (m.point - r.point).norm() > 1e-12)
+        {
+            return Err(crate::error::Error::invalid(
+                "elandt-damping",
+                key,
+                "the moving and resting steps found different contact surfaces",
+            ));
+        }
+        let velocity = Vector3::from(velocity);
+        // Per polygon: x, the measured factor, Elandt's factor, and the lag term's share.
+        let rows: Vec<Factor> = moving
+            .iter()
+            .zip(&rest)
+            .filter(|(_, r)| r.force > 0.0)
+            .map(|(m, r)| {
+                // The layer (A) is still: the separation rate is −v·n_out.
+                let v_n = -velocity.dot(&r.outward);
+                let elandt = (1.0 - DAMPING_CHI * v_n).max(0.0);
+                // At rest the step adds no penetration: φ0 = p0/g is the resting one's.
+                Factor {
+                    point: r.point,
+                    measured: m.force / r.force,
+                    elandt,
+                    lag: -DAMPING_DT * v_n / r.penetration,
+                }
+            })
+            .collect();
+        let compared: Vec<&Factor> = rows.iter().filter(|r| r.lag.abs() < 0.01).collect();
+        let error = compared
+            .iter()
+            .map(|r| (r.measured - r.elandt).abs())
+            .fold(0.0, f64::max);
+        let range = |column: fn(&Factor) -> f64| {
+            compared
+                .iter()
+                .map(|r| column(r))
+                .fold((f64::INFINITY, 0.0), |(lo, hi), x| {
+                    (f64::min(lo, x), f64::max(hi, x))
+                })
+        };
+        let (measured_low, measured_high) = range(|r| r.measured);
+        let (low, high) = range(|r| r.elandt);
+        numbers.push(number(
+            format!("{key}.error"),
+            format!(
+                "{label}: largest |p/p0 − max(1 − χ v_n, 0)| over the {} of {} polygons where the lag term is below 1 %",
+                compared.len(),
+                rows.len()
+            ),
+            "0 (eq. 5.12)",
+            error,
+            "1",
+        ));
+        let lagged_error = rows
+            .iter()
+            .map(|r| (r.measured - r.elandt * (1.0 + r.lag)).abs())
+            .fold(0.0, f64::max);
+        numbers.push(number(
+            format!("{key}.lagged_error"),
+            format!(
+                "{label}: largest |p/p0 − max(1 − χ v_n, 0) (1 − δt v_n/φ0)| over all polygons"
+            ),
+            "0 (eq. 5.12 with ICF's Lagged step)",
+            lagged_error,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.largest"),
+            format!("{label}: largest p/p0 over the same polygons"),
+            &format!("{high:.3} (max(1 − χ v_n, 0) over them)"),
+            measured_high,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.smallest"),
+            format!("{label}: smallest p/p0 over the same polygons"),
+            &format!("{low:.3}"),
+            measured_low,
+            "1",
+        ));
+        numbers.push(number(
+            format!("{key}.suction"),
+            format!("{label}: smallest normal force of any polygon"),
+            "≥ 0: no suction",
+            moving.iter().map(|m| m.force).fold(f64::INFINITY, f64::min),
+            "N",
+        ));
+        profiles.push(Curve {
+            name: label.into(),
+            points: sorted(
+                rows.iter()
+                    .filter(|r| on_cut(&r.point))
+                    .map(|r| (r.point.x * 1e3, pressure_at(&r.point) * r.measured))
+                    .collect(),
+            ),
+        });
+        factors.push(Curve {
+            name: format!("{label}: measured"),
+            points: sorted(
+                rows.iter()
+                    .filter(|r| on_cut(&r.point))
+                    .map(|r| (r.point.x * 1e3, r.measured))
+                    .collect(),
+            ),
+        });
+        factors.push(Curve {
+            name: format!("{label}: max(1 − χ v_n, 0)"),
+            points: sorted(
+                rows.iter()
+                    .filter(|r| on_cut(&r.point))
+                    .map(|r| (r.point.x * 1e3, r.elandt))
+                    .collect(),
+            ),
+        });
+    }
+    Ok(PaperFigure {
+        name: "elandt-damping",
+        title: "Elandt Fig. 4.9, eq. (5.12): damping trends, a rigid sphere moving in a compliant layer".into(),
+        x_label: "x along the cut y = 0 (mm)",
+        panels: vec![
+            LinePanel {
+                y_label: "pressure p (kPa)",
+                curves: profiles,
+            },
+            LinePanel {
+                y_label: "p/p0",
+                curves: factors,
+            },
+        ],
+        equal_aspect: false,
+        numbers,
+        notes: vec![
+            format!("R = {} cm, 1 mm deep, layer E = {MODULUS:e} Pa and {} cm thick, χ (Hunt & Crossley's d) = {DAMPING_CHI} s/m, one Lagged step of δt = 1 µs, no friction; polygons of about {} mm.", DAMPING_SPHERE * 100.0, DAMPING_LAYER * 100.0, hint * 1e3),
+            "Elandt's boat (Fig. 4.9) is a sketch; a sphere shows the same trends, each point by its own normal: moving down every point approaches, moving sideways the leading side approaches and the trailing side separates.".into(),
+            "The measured factor also holds ICF's lag term 1 − δt v_n/φ0 of the Lagged step, which grows near the rim where φ0 = p0/g → 0: the error is taken over the polygons where that term is below 1 %.".into(),
+        ],
+    })
+}
+
+/// `points` sorted by x.
+fn sorted(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    points
+}
