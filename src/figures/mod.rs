@@ -18,7 +18,8 @@
 //! Panda rolling a ball, top view and cost per iteration), `grasp.rs` (ICF ext. Sec. XII-B: the
 //! Franka hand's grasp stress test, time to failure and its errors, Figs. 21-22),
 //! `pressure_field.rs` (Elandt Sec. 4.3: two compliant spheres' equal-pressure surface,
-//! Fig. 4.7; Sec. 4.5: rigid indenters in a compliant layer, Figs. 4.10 and 4.13(b); Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
+//! Fig. 4.7; Sec. 4.4.2: damping trends, Fig. 4.9; Sec. 4.5: rigid indenters in a compliant
+//! layer, Figs. 4.10 and 4.13(b); Sec. 5.3.3: sorting by contact area, Fig. 5.5; Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8), `geared_finger.rs`
 //! (ICF ext. Sec. XII-C: the BarrettHand-style finger's clutch torques through loading,
@@ -275,6 +276,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 5.3.1, Fig. 5.3",
         summary: "a compliant pencil on a pivot in a loosening pinch: held, turns, stopped again; the scrub torque grows with the patch",
         compute: pressure_field::pencil,
+    },
+    FigureSpec {
+        name: "elandt-sorting",
+        source: "Elandt Sec. 5.3.3, Fig. 5.5",
+        summary: "a paddle senses the contact surface area of a sphere, a cylinder and a box dropped on it and tilts each into its bin",
+        compute: pressure_field::sorting,
     },
     FigureSpec {
         name: "xie-cube-slide",

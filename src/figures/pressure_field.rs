@@ -1,6 +1,8 @@
 //! Elandt's pressure field contact (the seed `003_…`): the pencil reoriented in a loosening
 //! pinch (Sec. 5.3.1, Fig. 5.3; [`pencil`]), the equal-pressure surface of two compliant
-//! spheres (Sec. 4.3, Fig. 4.7; [`compliant_compliant`]), and the study against a compliant layer
+//! spheres (Sec. 4.3, Fig. 4.7; [`compliant_compliant`]), damping trends (Sec. 4.4.2,
+//! Fig. 4.9; [`damping`]), sorting by the sensed contact area (Sec. 5.3.3, Fig. 5.5;
+//! [`sorting`]), and the study against a compliant layer
 //! (Sec. 4.5, Figs. 4.10 and 4.13(b), PFC's side): a rigid sphere and a rigid cylinder pressed
 //! into a compliant layer of thickness `H` by a depth `h`, the contact surface's pressure
 //! against the radius, its diameter and its force, beside PFC's closed forms.
@@ -806,4 +808,305 @@ pub(super) fn damping(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure
 fn sorted(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     points
+}
+
+/// The sorting paddle's tilt toward a bin (rad) and its PD gain (N·m/rad); its joints' own
+/// damping (N·m·s/rad, implicit in the step) is the D part.
+const SORT_TILT: f64 = 0.61;
+const SORT_KP: f64 = 100.0;
+/// Sensed-area thresholds between the bins (m²): below the first to the left, below the
+/// second to the front, else to the right.
+const SORT_THRESHOLDS: [f64; 2] = [6e-4, 2e-3];
+/// When the paddle senses (s: the mean area over this window) and tilts (ramped over 0.2 s).
+const SORT_SENSE: (f64, f64) = (0.4, 0.5);
+
+/// The bins of the sorting figure: where an object must end on the floor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bin {
+    /// x < −0.12 m.
+    Left,
+    /// y > 0.12 m.
+    Front,
+    /// x > 0.12 m.
+    Right,
+}
+
+impl Bin {
+    fn sensed(area: f64) -> Bin {
+        if area < SORT_THRESHOLDS[0] {
+            Bin::Left
+        } else if area < SORT_THRESHOLDS[1] {
+            Bin::Front
+        } else {
+            Bin::Right
+        }
+    }
+
+    /// The paddle's target (pitch about y, roll about x) to drop into this bin (rad): positive
+    /// pitch lowers the +x edge, negative roll the +y edge.
+    fn tilt(self) -> [f64; 2] {
+        match self {
+            Bin::Left => [-SORT_TILT, 0.0],
+            Bin::Front => [0.0, -SORT_TILT],
+            Bin::Right => [SORT_TILT, 0.0],
+        }
+    }
+
+    fn contains(self, p: &Vector3<f64>) -> bool {
+        match self {
+            Bin::Left => p.x < -0.12,
+            Bin::Front => p.y > 0.12,
+            Bin::Right => p.x > 0.12,
+        }
+    }
+
+    fn index(self) -> f64 {
+        match self {
+            Bin::Left => 0.0,
+            Bin::Front => 1.0,
+            Bin::Right => 2.0,
+        }
+    }
+}
+
+/// One sorted object: its time series (t, sensed area m², paddle pitch and roll rad, the
+/// object's distance from the paddle's axis m), the mean sensed area, the bin chosen and where
+/// the object ended.
+struct Sorted {
+    series: Vec<[f64; 5]>,
+    area: f64,
+    bin: Bin,
+    end: Vector3<f64>,
+}
+
+/// Elandt Sec. 5.3.3: drops the compliant object `geometry` (a TOML geometry body without its
+/// name and body) on the rigid paddle, senses its contact surface's area, tilts toward the bin
+/// the area says, and runs until `duration`.
+fn sort_object(geometry: &str, duration: f64) -> Result<Sorted> {
+    let text = format!(
+        r#"
+        [simulation]
+        dt = 1e-3
+        duration = {duration}
+        approximation = "lagged"
+        [contact]
+        friction = 0.3
+        dissipation = 20.0
+        [[body]]
+        name = "pitch"
+        mass = 0.1
+        inertia = [1e-4, 1e-4, 1e-4]
+        joint = "revolute"
+        axis = [0.0, 1.0, 0.0]
+        origin = [0.0, 0.0, 0.3]
+        damping = [5.0]
+        [[body]]
+        name = "paddle"
+        parent = "pitch"
+        mass = 1.0
+        joint = "revolute"
+        axis = [1.0, 0.0, 0.0]
+        damping = [5.0]
+        [[body]]
+        name = "object"
+        mass = 0.3
+        position = [0.0, 0.0, 0.36]
+        [[geometry]]
+        name = "paddle"
+        body = "paddle"
+        shape = "box"
+        size = [0.24, 0.24, 0.02]
+        hydroelastic = {{ resolution_hint = 0.03 }}
+        [[geometry]]
+        name = "object"
+        body = "object"
+        {geometry}
+        [[geometry]]
+        name = "floor"
+        shape = "half-space"
+        hydroelastic = {{}}
+        [[actuator]]
+        body = "pitch"
+        [[actuator]]
+        body = "paddle"
+        "#,
+    );
+    let mut problem =
+        crate::problem::parse_problem(&text, std::path::Path::new("elandt-sorting.toml"))?;
+    let sim = &mut problem.simulator;
+    let mut tracker = crate::report::BodyStateTracker::new(&sim.model);
+    let mut state = problem.initial_state.clone();
+    let (mut sensed, mut samples) = (0.0, 0usize);
+    let mut bin = None;
+    let mut series = Vec::new();
+    let mut end = Vector3::zeros();
+    while state.t < duration - 0.5 * sim.settings.dt {
+        let ramp = ((state.t - SORT_SENSE.1) / 0.2).clamp(0.0, 1.0);
+        let target = bin.map_or([0.0; 2], |b: Bin| b.tilt().map(|a| a * ramp));
+        let u = nalgebra::DVector::from_fn(2, |j, _| SORT_KP * (target[j] - state.q[j]));
+        let (next, report) = sim.step(&state, &u)?;
+        let area: f64 = report
+            .patches
+            .iter()
+            .filter(|p| p.geometries == (0, 1) || p.geometries == (1, 0))
+            .map(|p| p.area)
+            .fold(0.0, |a, b| a + b);
+        if next.t > SORT_SENSE.0 && next.t <= SORT_SENSE.1 {
+            sensed += area;
+            samples += 1;
+        }
+        if bin.is_none() && next.t >= SORT_SENSE.1 - 1e-9 {
+            bin = Some(Bin::sensed(sensed / samples.max(1) as f64));
+        }
+        end = tracker.next(&sim.model, &next)[2].p_WB;
+        series.push([next.t, area, next.q[0], next.q[1], end.xy().norm()]);
+        state = next;
+    }
+    let bin = bin.ok_or_else(|| {
+        crate::error::Error::invalid(
+            "elandt-sorting",
+            "duration",
+            "ends before the paddle senses",
+        )
+    })?;
+    Ok(Sorted {
+        series,
+        area: sensed / samples.max(1) as f64,
+        bin,
+        end,
+    })
+}
+
+/// Elandt Sec. 5.3.3, Fig. 5.5: contact surfaces as virtual tactile data. A paddle 0.3 m above
+/// the floor senses the area of the contact surface of what lands on it and tilts by 35°
+/// toward one of three bins: small areas to the left, middle to the front, large to the
+/// right. Three compliant objects of 0.3 kg and E = 200 kPa: a sphere (R = 3 cm, about
+/// 2πRδ = 4 cm² at rest, δ = √(mg/(πE))), a cylinder on its side (R = 2.5 cm, 8 cm long, a
+/// strip of about 9 cm²) and a flat box (6 × 6 × 3 cm, its whole 36 cm² face). Elandt's
+/// paddle, objects and thresholds are not given in numbers; these are ours.
+pub(super) fn sorting(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
+    let (hint, duration) = match quality {
+        Quality::Quick => (0.008, 1.5),
+        Quality::Full => (0.004, 2.0),
+    };
+    let modulus = 2e5;
+    let objects = [
+        (
+            "sphere",
+            format!(
+                "shape = \"sphere\"\nradius = 0.03\nhydroelastic = {{ modulus = {modulus:e}, resolution_hint = {hint:e} }}"
+            ),
+            Bin::Left,
+        ),
+        (
+            "cylinder",
+            format!(
+                "shape = \"cylinder\"\nradius = 0.025\nlength = 0.08\nrpy_deg = [90.0, 0.0, 0.0]\nhydroelastic = {{ modulus = {modulus:e}, resolution_hint = {hint:e} }}"
+            ),
+            Bin::Front,
+        ),
+        (
+            "box",
+            format!(
+                "shape = \"box\"\nsize = [0.06, 0.06, 0.03]\nhydroelastic = {{ modulus = {modulus:e}, resolution_hint = {hint:e} }}"
+            ),
+            Bin::Right,
+        ),
+    ];
+    // The resting areas of the smooth fields p = E (1 − r/R) under the weight F = mg (small δ):
+    // a sphere F = π E δ², area 2πRδ; a cylinder of length L on its side
+    // F = (4/3) (E/R) L δ √(2Rδ), area 2√(2Rδ) L; the box its whole face.
+    let weight = 0.3 * 9.81;
+    let sphere_area = 2.0 * PI * 0.03 * (weight / (PI * modulus)).sqrt();
+    let (r, l) = (0.025, 0.08);
+    let delta = (3.0 * weight * r / (4.0 * modulus * l * (2.0 * r).sqrt())).powf(2.0 / 3.0);
+    let closed = [sphere_area, 2.0 * (2.0 * r * delta).sqrt() * l, 0.06 * 0.06];
+    let sorted = objects
+        .iter()
+        .map(|(_, geometry, _)| sort_object(geometry, duration))
+        .collect::<Result<Vec<_>>>()?;
+    let mut numbers = Vec::new();
+    let mut areas = Vec::new();
+    let mut tilts = Vec::new();
+    let mut distances = Vec::new();
+    for (((name, _, expected), s), closed) in objects.iter().zip(&sorted).zip(closed) {
+        numbers.push(number(
+            format!("{name}.area"),
+            format!(
+                "{name}: sensed contact surface area, mean over {}-{} s",
+                SORT_SENSE.0, SORT_SENSE.1
+            ),
+            &format!(
+                "{:.1} (at rest, smooth field); sphere < cylinder < box",
+                closed * 1e4
+            ),
+            s.area * 1e4,
+            "cm²",
+        ));
+        numbers.push(number(
+            format!("{name}.bin"),
+            format!("{name}: bin the paddle chose (0 left, 1 front, 2 right)"),
+            &format!("{}", expected.index()),
+            s.bin.index(),
+            "1",
+        ));
+        numbers.push(number(
+            format!("{name}.in_bin"),
+            format!("{name}: ended on the floor in that bin (1 yes): x = {:.3} m, y = {:.3} m, z = {:.3} m", s.end.x, s.end.y, s.end.z),
+            "1",
+            f64::from(u8::from(s.bin.contains(&s.end) && s.end.z < 0.1)),
+            "1",
+        ));
+        let column = |i: usize, scale: f64| -> Vec<(f64, f64)> {
+            s.series.iter().map(|x| (x[0], x[i] * scale)).collect()
+        };
+        areas.push(Curve {
+            name: (*name).into(),
+            points: column(1, 1e4),
+        });
+        let (axis, index) = if s.bin == Bin::Front {
+            ("roll", 3)
+        } else {
+            ("pitch", 2)
+        };
+        tilts.push(Curve {
+            name: format!("{name}: {axis}"),
+            points: column(index, 180.0 / PI),
+        });
+        distances.push(Curve {
+            name: (*name).into(),
+            points: column(4, 1.0),
+        });
+    }
+    for (k, threshold) in SORT_THRESHOLDS.iter().enumerate() {
+        areas.push(Curve {
+            name: format!("threshold {}", k + 1),
+            points: vec![(0.0, threshold * 1e4), (duration, threshold * 1e4)],
+        });
+    }
+    Ok(PaperFigure {
+        name: "elandt-sorting",
+        title: "Elandt Fig. 5.5: sorting by the sensed contact surface area".into(),
+        x_label: "t (s)",
+        panels: vec![
+            LinePanel {
+                y_label: "contact surface area on the paddle (cm²)",
+                curves: areas,
+            },
+            LinePanel {
+                y_label: "paddle tilt (deg)",
+                curves: tilts,
+            },
+            LinePanel {
+                y_label: "object off the paddle's axis (m)",
+                curves: distances,
+            },
+        ],
+        equal_aspect: false,
+        numbers,
+        notes: vec![
+            format!("Ours, not Elandt's (his are not given in numbers): a rigid 24 × 24 × 2 cm paddle on two revolute joints 0.3 m up, PD on the tilt (kp = {SORT_KP} N·m/rad, joint damping 5 N·m·s/rad), thresholds {} and {} cm², 35° tilt; compliant objects of 0.3 kg, E = {modulus:e} Pa, meshes of {} mm; μ = 0.3, Lagged, δt = 1 ms.", SORT_THRESHOLDS[0] * 1e4, SORT_THRESHOLDS[1] * 1e4, hint * 1e3),
+            "The controller reads only the contact surface's area (the pressure-field patch between paddle and object), as Elandt's does.".into(),
+        ],
+    })
 }

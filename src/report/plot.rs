@@ -806,12 +806,17 @@ fn draw<DB: DrawingBackend>(
         for (i, series) in panel.series.iter().enumerate() {
             let style = Palette99::pick(i).stroke_width(2);
             chart
-                .draw_series(
-                    series
-                        .segments
-                        .iter()
-                        .map(|segment| PathElement::new(segment.clone(), style)),
-                )?
+                // Each pair of points its own path: plotters joins a thick path's pieces with
+                // unlimited miters, which draw long spikes where a curve turns back sharply
+                // (a jump followed by a small drop).
+                .draw_series(series.segments.iter().flat_map(|segment| {
+                    let single = (segment.len() == 1).then(|| segment.clone());
+                    segment
+                        .windows(2)
+                        .map(<[(f64, f64)]>::to_vec)
+                        .chain(single)
+                        .map(move |pair| PathElement::new(pair, style))
+                }))?
                 .label(series.name.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
         }
