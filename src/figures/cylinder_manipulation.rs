@@ -65,7 +65,8 @@ struct Sample {
 struct Obstacle {
     index: usize,
     name: String,
-    /// Corners seen from above, in order (m).
+    /// Corners of its mid-section normal to its z axis, in order (m; its footprint for an
+    /// upright box).
     corners: [Vector3<f64>; 4],
 }
 
@@ -87,18 +88,16 @@ fn simulate_manipulation(load: Loader<'_>) -> Result<Manipulation> {
 
 fn manipulation(problem: &Problem, rec: &NcpRecording) -> Result<Manipulation> {
     let geometries = problem.simulator.geometries();
-    let cylinder = geometries
+    let (radius, half_length, R_BG) = geometries
         .iter()
-        .find(|g| g.body == BodyId::Body(0) && matches!(g.shape, Shape::Cylinder { .. }))
+        .find_map(|g| match g.shape {
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } if g.body == BodyId::Body(0) => Some((radius, half_length, g.X_BG.R)),
+            _ => None,
+        })
         .ok_or_else(|| Error::invalid(CASE, "its first body", "carries no cylinder"))?;
-    let Shape::Cylinder {
-        radius,
-        half_length,
-    } = cylinder.shape
-    else {
-        unreachable!("matched above")
-    };
-    let R_BG = cylinder.X_BG.R;
     let obstacles = geometries
         .iter()
         .enumerate()
