@@ -28,10 +28,10 @@ use crate::report::plot::{Curve, LinePanel};
 const CASE: &str = "xie-cylinder-manipulation";
 
 /// The goal of the problem file: the cylinder standing with its centre above (x, y) (m).
-pub const GOAL: [f64; 2] = [0.40, 0.09];
+const GOAL: [f64; 2] = [0.40, 0.09];
 
 /// The ends of the paper's phases (s): fall, roll, pivot, roll on, lift; rest to the end.
-pub const PHASE_ENDS: [f64; 5] = [0.65, 1.5, 2.15, 3.25, 4.7];
+const PHASE_ENDS: [f64; 5] = [0.65, 1.5, 2.15, 3.25, 4.7];
 
 /// Moving while the centre is faster than this (m/s).
 const MOVING: f64 = 1e-2;
