@@ -225,6 +225,63 @@ fn xie_cube_topple_goes_point_line_surface() {
     assert_eq!(n(&fig, "final_facets"), 1.0);
 }
 
+/// XC Sec. VI-D (Figs. 9-10), `problems/xie-cylinder-manipulation.toml`: the standing
+/// cylinder (r = 5 cm, 12.33 kg) tipped over lies on its side (tilt 90° to 0.01°, centre r
+/// above the ground to 1e-6 m; measured 2e-10° and 1e-12 m off); rolls without slip
+/// (`|v| = r |ω · axis|` to 1e-8 m/s, measured 3.7e-11) at the closed-form speed
+/// `r τ T/(3/2 m r²)` of 2 N·m over 0.2 s (0.1 %, measured 0.43255 against 0.43254 m/s);
+/// is stopped by box A before 1.5 s (measured 1.34 s; at rest to 1e-6 m/s, measured 9.6e-10);
+/// pivots 80-95° about the vertical through its contact with the plane (measured 86.6°, the
+/// centre moving below 1e-6 m, measured 4.4e-10); rolls on (above 15 cm, measured 18.2 cm)
+/// and ends beyond A's far side (measured 4.6 cm), standing (tilt below 0.5°, measured 0)
+/// within 1 cm of the goal (measured 7.8 mm), at rest before the paper's rest phase at 4.7 s
+/// (measured 4.23 s). Nothing penetrates the ground (the lowest point from the pose) or any
+/// obstacle (every pair's gap) by 1e-9 m (measured 1.6e-12 and 2.4e-13 m); every step
+/// converges (the figure is made).
+#[test]
+fn xie_cylinder_manipulation_tips_rolls_pivots_past_the_box_and_stands_at_the_goal() {
+    let fig = quick("xie-cylinder-manipulation");
+    let (r, m) = (0.05, 12.33);
+    assert!((n(&fig, "fall.tilt") - 90.0).abs() < 0.01);
+    assert!((n(&fig, "fall.height") - r).abs() < 1e-6);
+    assert!(n(&fig, "roll.slip") < 1e-8);
+    let closed_form = r * 2.0 * 0.2 / (1.5 * m * r * r);
+    let speed = n(&fig, "roll.speed");
+    assert!(
+        (speed - closed_form).abs() < 1e-3 * closed_form,
+        "{speed} against {closed_form} m/s"
+    );
+    assert!(n(&fig, "blocked.time") < 1.5);
+    assert!(n(&fig, "blocked.speed") < 1e-6);
+    let turn = n(&fig, "pivot.turn");
+    assert!((80.0..95.0).contains(&turn), "pivot turns {turn}°");
+    assert!(n(&fig, "pivot.shift") < 1e-6);
+    assert!(n(&fig, "roll_on.distance") > 0.15);
+    assert!(n(&fig, "passed") > 0.0);
+    assert!(n(&fig, "final.tilt") < 0.5);
+    assert!(n(&fig, "final.goal_distance") < 0.01);
+    assert!(n(&fig, "rest.time") < 4.7);
+    assert!(n(&fig, "penetration.ground") < 1e-9);
+    assert!(n(&fig, "penetration.contacts") < 1e-9);
+}
+
+/// XC Fig. 9 from above: the same run draws the path among both boxes and reports the same
+/// pass and goal distance.
+#[test]
+fn xie_cylinder_manipulation_top_view_shows_the_pass() {
+    let fig = quick("xie-cylinder-manipulation-top");
+    let names: Vec<&str> = fig.panels[0]
+        .curves
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    for name in ["centre", "box A", "box B", "goal circle"] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    assert!(n(&fig, "passed") > 0.0);
+    assert!(n(&fig, "final.goal_distance") < 0.01);
+}
+
 /// Elandt Figs. 4.10 and 4.13(b), PFC's side: pressed into a layer with H = D/4, a rigid
 /// sphere's contact surface is D across (1e-3, measured 0.9999) with the closed-form pressure
 /// profile at every polygon (2 % of the peak, measured 0.5 %), and the forces of the

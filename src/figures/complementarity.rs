@@ -25,7 +25,7 @@ use crate::step::State;
 const SLIDING: f64 = 1e-3;
 
 /// Loads `case`, optionally sets its duration (s), and runs it with the ncp stepper.
-fn simulate(
+pub(super) fn simulate(
     load: Loader<'_>,
     case: &str,
     duration: Option<f64>,
@@ -38,7 +38,7 @@ fn simulate(
 }
 
 /// Free body `b`'s position, orientation, angular and linear velocity in `s`.
-fn pose(
+pub(super) fn pose(
     s: &State,
     b: usize,
 ) -> (
@@ -62,7 +62,7 @@ fn pose(
     )
 }
 
-fn curve(name: &str, points: Vec<(f64, f64)>) -> Curve {
+pub(super) fn curve(name: &str, points: Vec<(f64, f64)>) -> Curve {
     Curve {
         name: name.to_string(),
         points,

@@ -21,7 +21,9 @@
 //! Fig. 4.7; Sec. 4.4.2: damping trends, Fig. 4.9; Sec. 4.5: rigid indenters in a compliant
 //! layer, Figs. 4.10 and 4.13(b); Sec. 5.3.3: sorting by contact area, Fig. 5.5; Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
-//! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8), `geared_finger.rs`
+//! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8),
+//! `cylinder_manipulation.rs` (Xie & Chakraborty Sec. VI-D: the cylinder tipped, rolled,
+//! pivoted past a box and stood up by a schedule of wrenches, Figs. 9-10), `geared_finger.rs`
 //! (ICF ext. Sec. XII-C: the BarrettHand-style finger's clutch torques through loading,
 //! driving and breakaway, Fig. 24, and their spectrum).
 //!
@@ -32,6 +34,7 @@
 
 mod complementarity;
 mod convergence;
+mod cylinder_manipulation;
 mod geared_finger;
 mod grasp;
 mod point_contact;
@@ -300,6 +303,18 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Xie & Chakraborty Sec. VI-C, Fig. 8",
         summary: "cube released on a corner (ncp): 3 → 2 → 1 active facets, sliding velocities, ECP",
         compute: complementarity::cube_topple,
+    },
+    FigureSpec {
+        name: "xie-cylinder-manipulation",
+        source: "Xie & Chakraborty Sec. VI-D, Figs. 9-10",
+        summary: "steel cylinder on rubber (ncp) tipped over, rolled into a box, pivoted off it, rolled past it and stood up at the goal by constant wrenches: height, tilt, speeds, contact forces",
+        compute: cylinder_manipulation::cylinder_manipulation,
+    },
+    FigureSpec {
+        name: "xie-cylinder-manipulation-top",
+        source: "Xie & Chakraborty Sec. VI-D, Fig. 9",
+        summary: "the same run from above: the centre's path and the cylinder's outline at each phase's end among the two boxes, start and goal",
+        compute: cylinder_manipulation::cylinder_manipulation_top,
     },
 ];
 

@@ -98,6 +98,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "tumbling-box",
         include_str!("../../../problems/tumbling-box.toml"),
     ),
+    (
+        "xie-cylinder-manipulation",
+        include_str!("../../../problems/xie-cylinder-manipulation.toml"),
+    ),
 ];
 
 /// The shipped problem `name`, named `problems/NAME.toml` in errors.
