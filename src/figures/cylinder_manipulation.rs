@@ -335,9 +335,8 @@ pub(super) fn cylinder_manipulation(load: Loader<'_>, _quality: Quality) -> Resu
     Ok(PaperFigure {
         name: "xie-cylinder-manipulation",
         title: format!(
-            "XC Sec. VI-D (Figs. 9-10): cylinder (r = {r} m, L = {} m) tipped, rolled, pivoted, rolled, stood up; δt = {} s",
-            2.0 * m.half_length,
-            m.dt
+            "XC Sec. VI-D: a cylinder (r = {r} m, L = {} m) tipped, rolled, pivoted, stood up",
+            2.0 * m.half_length
         ),
         x_label: "t (s)",
         panels: vec![
