@@ -3,26 +3,72 @@
 //! Cholesky per tree or free body) in `O(Σ n_c³)` instead of `O(nv³)`. Generic over the scalar.
 #![allow(non_snake_case)]
 
-use nalgebra::{Cholesky, DMatrix, Dyn};
+use nalgebra::{Cholesky, DMatrix, DVector, DVectorViewMut, Dyn};
 
 use crate::scalar::Scalar;
 
 /// Cholesky factors of the diagonal clique blocks of a block-diagonal SPD matrix.
+///
+/// Made once ([`BlockDiagonalCholesky::new`]) or kept and factored again at every step
+/// ([`BlockDiagonalCholesky::refactor`]), which reuses each block's storage: a simulator's
+/// free motion factors `A` without allocating once it has seen the model.
+#[derive(Clone, Debug)]
 pub struct BlockDiagonalCholesky<T: Scalar> {
     cliques: Vec<Vec<usize>>,
-    factors: Vec<Cholesky<T, Dyn>>,
+    /// The factor of each clique's block; `None` only after a block failed to factor.
+    factors: Vec<Option<Cholesky<T, Dyn>>>,
+    /// A clique's entries of a right-hand side ([`BlockDiagonalCholesky::solve_in_place`]).
+    scratch: Vec<T>,
+}
+
+impl<T: Scalar> Default for BlockDiagonalCholesky<T> {
+    fn default() -> Self {
+        BlockDiagonalCholesky {
+            cliques: Vec::new(),
+            factors: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
 }
 
 impl<T: Scalar> BlockDiagonalCholesky<T> {
     /// Factors the diagonal blocks of `A` (n × n, symmetric, zero outside the blocks of
     /// `cliques`, which partition `0..n`); `None` if a block is not positive definite.
     pub fn new(A: &DMatrix<T>, cliques: &[Vec<usize>]) -> Option<Self> {
-        let cliques = cliques.to_vec();
-        let factors = cliques
-            .iter()
-            .map(|idx| A.select_rows(idx).select_columns(idx).cholesky())
-            .collect::<Option<Vec<_>>>()?;
-        Some(BlockDiagonalCholesky { cliques, factors })
+        let mut chol = BlockDiagonalCholesky::default();
+        chol.refactor(A, cliques).then_some(chol)
+    }
+
+    /// Factors `A`'s blocks as [`BlockDiagonalCholesky::new`], in the storage of the blocks
+    /// factored before (no allocation when the cliques' sizes are those of the last call);
+    /// whether every block was positive definite (the factor is not to be used otherwise).
+    pub fn refactor(&mut self, A: &DMatrix<T>, cliques: &[Vec<usize>]) -> bool {
+        // Keeps the inner lists' storage.
+        cliques.clone_into(&mut self.cliques);
+        self.factors.resize_with(cliques.len(), || None);
+        let mut ok = true;
+        for (idx, factor) in cliques.iter().zip(&mut self.factors) {
+            let n = idx.len();
+            let mut block = match factor.take() {
+                Some(f) if f.l_dirty().nrows() == n => f.unpack_dirty(),
+                _ => DMatrix::zeros(n, n),
+            };
+            for (c, &j) in idx.iter().enumerate() {
+                for (r, &i) in idx.iter().enumerate() {
+                    block[(r, c)] = A[(i, j)];
+                }
+            }
+            *factor = Cholesky::new(block);
+            ok &= factor.is_some();
+        }
+        ok
+    }
+
+    /// The factor of clique `c`'s block.
+    fn factor(&self, c: usize) -> &Cholesky<T, Dyn> {
+        self.factors[c]
+            .as_ref()
+            .expect("invariant: a factor is used only after it factored")
     }
 
     /// `W = B_cᵀ A_c⁻¹ B_c` summed over the cliques `c` of `touched`, with `B_c` the rows of
@@ -33,7 +79,7 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
         let mut W = DMatrix::zeros(k, k);
         for &c in touched {
             let Bc = B.select_rows(&self.cliques[c]);
-            W += Bc.transpose() * self.factors[c].solve(&Bc);
+            W += Bc.transpose() * self.factor(c).solve(&Bc);
         }
         W
     }
@@ -41,13 +87,31 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
     /// `A⁻¹ B` (n × k).
     pub fn solve(&self, B: &DMatrix<T>) -> DMatrix<T> {
         let mut X = DMatrix::zeros(B.nrows(), B.ncols());
-        for (idx, chol) in self.cliques.iter().zip(&self.factors) {
-            let x = chol.solve(&B.select_rows(idx));
+        for (c, idx) in self.cliques.iter().enumerate() {
+            let x = self.factor(c).solve(&B.select_rows(idx));
             for (k, &i) in idx.iter().enumerate() {
                 X.row_mut(i).copy_from(&x.row(k));
             }
         }
         X
+    }
+
+    /// `b ← A⁻¹ b`, clique by clique through a buffer kept in `self`: the same numbers as
+    /// [`BlockDiagonalCholesky::solve`] of the column `b`, without allocating once the
+    /// buffer has the largest clique's size.
+    pub fn solve_in_place(&mut self, b: &mut DVector<T>) {
+        for (idx, factor) in self.cliques.iter().zip(&self.factors) {
+            let factor = factor
+                .as_ref()
+                .expect("invariant: a factor is used only after it factored");
+            self.scratch.clear();
+            self.scratch.extend(idx.iter().map(|&i| b[i]));
+            let n = idx.len();
+            factor.solve_mut(&mut DVectorViewMut::from_slice(&mut self.scratch, n));
+            for (k, &i) in idx.iter().enumerate() {
+                b[i] = self.scratch[k];
+            }
+        }
     }
 }
 

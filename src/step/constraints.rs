@@ -58,6 +58,34 @@ pub fn constraint_rows<T: Scalar>(
     u: &DVector<T>,
     dt: T,
 ) -> Result<Vec<ConstraintRow<T>>> {
+    let servos = model
+        .transmissions
+        .iter()
+        .any(|t| t.kind != TransmissionKind::Effort);
+    let has_rows = !(model.limits.is_empty() && model.couplers.is_empty())
+        || !model.friction.is_empty()
+        || servos;
+    if !has_rows {
+        return Ok(Vec::new());
+    }
+    let chol =
+        BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    constraint_rows_with(model, &chol, A.nrows(), q0, u, dt)
+}
+
+/// [`constraint_rows`] with the factor `chol` of `A`'s clique blocks (nv × nv), as the step's
+/// free motion keeps it ([`crate::multibody::FreeMotion::factor`]).
+///
+/// # Errors
+/// As [`constraint_rows`] but for the factorization.
+pub(crate) fn constraint_rows_with<T: Scalar>(
+    model: &MultibodyModel<T>,
+    chol: &BlockDiagonalCholesky<T>,
+    nv: usize,
+    q0: &DVector<T>,
+    u: &DVector<T>,
+    dt: T,
+) -> Result<Vec<ConstraintRow<T>>> {
     let mut specs: Vec<(
         ConstraintKind,
         Vec<(usize, T)>,
@@ -134,7 +162,7 @@ pub fn constraint_rows<T: Scalar>(
     if specs.is_empty() {
         return Ok(Vec::new());
     }
-    let w = delassus_rows(A, cliques, specs.iter().map(|s| &s.1))?;
+    let w = delassus_rows(chol, nv, specs.iter().map(|s| &s.1));
     let beta = lit::<T>(near_rigid_factor());
     Ok(specs
         .into_iter()
@@ -171,26 +199,25 @@ pub fn servo_target<T: Scalar>(t: &Transmission, u: T) -> T {
     t.clamped(u) / lit::<T>(t.gear)
 }
 
-/// `w_j = c_j A⁻¹ c_jᵀ` of each row's entries (A block-diagonal over `cliques`).
+/// `w_j = c_j A⁻¹ c_jᵀ` of each row's entries, with the factor `chol` of `A` (nv × nv,
+/// block-diagonal over its cliques).
 #[allow(non_snake_case)]
 fn delassus_rows<'a, T: Scalar>(
-    A: &DMatrix<T>,
-    cliques: &[Vec<usize>],
+    chol: &BlockDiagonalCholesky<T>,
+    nv: usize,
     rows: impl ExactSizeIterator<Item = &'a Vec<(usize, T)>>,
-) -> Result<Vec<T>> {
-    let chol =
-        BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
+) -> Vec<T> {
     let rows: Vec<&Vec<(usize, T)>> = rows.collect();
-    let mut C = DMatrix::zeros(A.nrows(), rows.len());
+    let mut C = DMatrix::zeros(nv, rows.len());
     for (j, entries) in rows.iter().enumerate() {
         for &(k, c) in entries.iter() {
             C[(k, j)] += c;
         }
     }
     let X = chol.solve(&C);
-    Ok((0..rows.len())
+    (0..rows.len())
         .map(|j| C.column(j).dot(&X.column(j)))
-        .collect())
+        .collect()
 }
 
 /// The first-order sensitivities of a row's bias `v̂` and regularization `R` (f64), for the
