@@ -339,6 +339,117 @@ mod tests {
         find_contacts(&scene, &[Pose::identity(), X], 0.01).unwrap()
     }
 
+    /// A pile of shapes on the ground at step `k` of a slow tumble: boxes resting tilted on
+    /// the ground and on each other, a sphere, a cylinder and a capsule.
+    fn pile(k: usize) -> (CollisionScene, Vec<Pose<f64>>) {
+        let scene = CollisionScene::new(vec![
+            geometry("ground", BodyId::World, Shape::HalfSpace),
+            geometry(
+                "box",
+                BodyId::Body(0),
+                Shape::Box {
+                    half_extents: Vector3::new(0.05, 0.04, 0.03),
+                },
+            ),
+            geometry(
+                "box on box",
+                BodyId::Body(1),
+                Shape::Box {
+                    half_extents: Vector3::new(0.03, 0.03, 0.03),
+                },
+            ),
+            geometry("sphere", BodyId::Body(2), Shape::Sphere { radius: 0.04 }),
+            geometry(
+                "cylinder",
+                BodyId::Body(3),
+                Shape::Cylinder {
+                    radius: 0.03,
+                    half_length: 0.05,
+                },
+            ),
+            geometry(
+                "capsule",
+                BodyId::Body(4),
+                Shape::Capsule {
+                    radius: 0.02,
+                    half_length: 0.04,
+                },
+            ),
+        ])
+        .unwrap();
+        let angle = 0.02 * k as f64;
+        let tilted = |axis: Vector3<f64>, p: Vector3<f64>| Pose {
+            R: *nalgebra::Rotation3::from_scaled_axis(axis * angle).matrix(),
+            p,
+        };
+        let poses = vec![
+            Pose::identity(),
+            tilted(Vector3::new(0.3, 1.0, 0.0), Vector3::new(0.0, 0.0, 0.0295)),
+            tilted(Vector3::new(1.0, 0.2, 0.5), Vector3::new(0.01, 0.0, 0.088)),
+            Pose::translation(Vector3::new(0.08, 0.0, 0.0398 + 1e-4 * k as f64)),
+            tilted(Vector3::new(0.0, 1.0, 1.0), Vector3::new(-0.1, 0.0, 0.0499)),
+            tilted(Vector3::new(1.0, 0.0, 0.0), Vector3::new(0.0, 0.1, 0.0599)),
+        ];
+        (scene, poses)
+    }
+
+    /// A query that keeps its lists and manifolds from one step to the next finds what a
+    /// fresh one finds, bit for bit (parry would update a manifold handed back to it instead
+    /// of computing it anew; ours are handed over fresh), as the pile moves and its contacts
+    /// come and go.
+    #[test]
+    fn a_kept_query_finds_what_a_fresh_one_finds() {
+        let mut kept = PointQuery::default();
+        for k in [0, 1, 2, 5, 1, 9, 3] {
+            let (scene, poses) = pile(k);
+            kept.find(&scene, &poses, 0.01).unwrap();
+            let fresh = find_contacts(&scene, &poses, 0.01).unwrap();
+            assert_eq!(kept.contacts, fresh, "step {k}");
+            let pairs = |c: &[GeometricContact]| {
+                let mut p: Vec<_> = c.iter().map(|c| (c.geometry_a, c.geometry_b)).collect();
+                p.dedup();
+                p.len()
+            };
+            assert!(pairs(&fresh) >= 4, "step {k}: {fresh:#?}");
+        }
+    }
+
+    /// Our manifold of a half-space against a box or a cylinder, either first, is parry's
+    /// (its dispatcher's, into a new manifold), point for point and bit for bit.
+    #[test]
+    fn half_space_manifolds_are_parrys() {
+        let (scene, poses) = pile(3);
+        let poses: Vec<ParryPose> = poses
+            .iter()
+            .enumerate()
+            .map(|(i, X)| {
+                to_parry_pose(&X.compose(&Pose {
+                    R: scene.shapes[i].1,
+                    p: Vector3::zeros(),
+                }))
+            })
+            .collect();
+        for (a, b) in [(0, 1), (1, 0), (0, 4), (4, 0), (0, 3)] {
+            let pos12 = poses[a].inv_mul(&poses[b]);
+            let (sa, sb) = (scene.shapes[a].0.as_ref(), scene.shapes[b].0.as_ref());
+            let mut ours = vec![ContactManifold::new()];
+            ours[0].points.push(TrackedContact::new(
+                Default::default(),
+                Default::default(),
+                PackedFeatureId::face(7),
+                PackedFeatureId::face(7),
+                1.0,
+            ));
+            manifolds_of(&pos12, sa, sb, 0.01, &mut ours).unwrap();
+            let mut parrys: Vec<ContactManifold<(), ()>> = Vec::new();
+            DefaultQueryDispatcher
+                .contact_manifolds(&pos12, sa, sb, 0.01, &mut parrys, &mut None)
+                .unwrap();
+            assert!(!parrys[0].points.is_empty(), "({a}, {b})");
+            assert_eq!(format!("{ours:?}"), format!("{parrys:?}"), "({a}, {b})");
+        }
+    }
+
     #[test]
     fn sphere_above_ground_within_margin() {
         let c = ground_and(

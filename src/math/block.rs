@@ -140,4 +140,42 @@ mod tests {
         A[(1, 1)] = -1.0;
         assert!(BlockDiagonalCholesky::new(&A, &cliques).is_none());
     }
+
+    /// A factor kept and factored again (other matrices, another partition, a failure in
+    /// between) solves as a new one, bit for bit, in place as into a new matrix.
+    #[test]
+    fn refactored_in_place_as_new() {
+        let spd = |n: usize, seed: f64| {
+            let B = DMatrix::from_fn(n, n, |i, j| ((i * n + j) as f64 * seed).sin());
+            &B * B.transpose() + DMatrix::identity(n, n)
+        };
+        let mut kept = BlockDiagonalCholesky::default();
+        let partitions = [
+            vec![vec![0, 3], vec![1], vec![2, 4]],
+            vec![vec![0, 1, 2, 3, 4]],
+            vec![vec![0, 3], vec![1], vec![2, 4]],
+        ];
+        for (k, cliques) in partitions.iter().enumerate() {
+            let mut A = DMatrix::zeros(5, 5);
+            for (c, idx) in cliques.iter().enumerate() {
+                let block = spd(idx.len(), 0.7 + (k + c) as f64);
+                for (r, &i) in idx.iter().enumerate() {
+                    for (s, &j) in idx.iter().enumerate() {
+                        A[(i, j)] = block[(r, s)];
+                    }
+                }
+            }
+            let mut singular = A.clone();
+            singular[(1, 1)] = -1.0;
+            assert!(!kept.refactor(&singular, cliques));
+            assert!(kept.refactor(&A, cliques));
+            let new = BlockDiagonalCholesky::new(&A, cliques).unwrap();
+            let b = DVector::from_fn(5, |i, _| (i as f64 + 0.5).cos());
+            let expected = new.solve(&DMatrix::from_column_slice(5, 1, b.as_slice()));
+            let mut x = b.clone();
+            kept.solve_in_place(&mut x);
+            assert_eq!(x.as_slice(), expected.as_slice(), "partition {k}");
+            assert!((&A * &x - &b).norm() < 1e-12);
+        }
+    }
 }
