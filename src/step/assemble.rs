@@ -383,7 +383,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
     admit(input, frames, contacts, b, &mut J_all);
     problem.J = J_all;
     scratch.structure.cliques.clone_into(&mut problem.cliques);
-    let factor = &scratch.free.factor;
+    let factor = &mut scratch.free.factor;
     make_pool(
         &mut problem.contacts,
         input.approximation,
@@ -395,7 +395,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
         &scratch.structure.body_clique,
         dt,
     )?;
-    problem.constraints = constraint_rows_with(model, factor, nv, input.q, input.u, dt)?;
+    problem.constraints = constraint_rows_with(model, factor, input.q, input.u, dt)?;
     if problem.v0.len() == nv {
         problem.v0.copy_from(input.v);
     } else {

@@ -68,20 +68,21 @@ pub fn constraint_rows<T: Scalar>(
     if !has_rows {
         return Ok(Vec::new());
     }
-    let chol =
+    let mut chol =
         BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    constraint_rows_with(model, &chol, A.nrows(), q0, u, dt)
+    constraint_rows_with(model, &mut chol, q0, u, dt)
 }
 
-/// [`constraint_rows`] with the factor `chol` of `A`'s clique blocks (nv × nv), as the step's
-/// free motion keeps it ([`crate::multibody::FreeMotion::factor`]).
+/// [`constraint_rows`] with the factor `chol` of `A`'s clique blocks, as the step's free
+/// motion keeps it ([`crate::multibody::FreeMotion::factor`]). Every row has one entry, or
+/// two (a coupler), so its `w` is the dense solve's bit for bit
+/// ([`BlockDiagonalCholesky::row_quadratic_form`]).
 ///
 /// # Errors
 /// As [`constraint_rows`] but for the factorization.
 pub(crate) fn constraint_rows_with<T: Scalar>(
     model: &MultibodyModel<T>,
-    chol: &BlockDiagonalCholesky<T>,
-    nv: usize,
+    chol: &mut BlockDiagonalCholesky<T>,
     q0: &DVector<T>,
     u: &DVector<T>,
     dt: T,
@@ -162,33 +163,33 @@ pub(crate) fn constraint_rows_with<T: Scalar>(
     if specs.is_empty() {
         return Ok(Vec::new());
     }
-    let w = delassus_rows(chol, nv, specs.iter().map(|s| &s.1));
     let beta = lit::<T>(near_rigid_factor());
-    Ok(specs
-        .into_iter()
-        .zip(w)
-        .map(|((kind, entries, regularization, (lower, upper)), w)| {
-            let (R, v_hat) = match regularization {
-                Regularization::NearRigid { g0 } => (beta * w, -g0 / (dt + dt)),
-                Regularization::Friction => (beta * w, T::zero()),
-                Regularization::Servo { Kp, Kd, q_d, q0 } => {
-                    let stiffness = dt * lit::<T>(Kp) + lit::<T>(Kd);
-                    (
-                        T::one() / (dt * stiffness),
-                        -lit::<T>(Kp) * (q0 - q_d) / stiffness,
-                    )
-                }
-            };
-            ConstraintRow {
-                kind,
-                entries,
-                R,
-                v_hat,
-                lower,
-                upper,
+    let mut rows = Vec::with_capacity(specs.len());
+    for (kind, entries, regularization, (lower, upper)) in specs {
+        // `w = c A⁻¹ cᵀ` of a near-rigid row, solved in the cliques of its entries only.
+        let (R, v_hat) = match regularization {
+            Regularization::NearRigid { g0 } => {
+                (beta * chol.row_quadratic_form(&entries), -g0 / (dt + dt))
             }
-        })
-        .collect())
+            Regularization::Friction => (beta * chol.row_quadratic_form(&entries), T::zero()),
+            Regularization::Servo { Kp, Kd, q_d, q0 } => {
+                let stiffness = dt * lit::<T>(Kp) + lit::<T>(Kd);
+                (
+                    T::one() / (dt * stiffness),
+                    -lit::<T>(Kp) * (q0 - q_d) / stiffness,
+                )
+            }
+        };
+        rows.push(ConstraintRow {
+            kind,
+            entries,
+            R,
+            v_hat,
+            lower,
+            upper,
+        });
+    }
+    Ok(rows)
 }
 
 /// Impulse bounds of a row (lowest, highest), `None` for infinite.
@@ -197,27 +198,6 @@ type Bounds<T> = (Option<T>, Option<T>);
 /// A servo's target joint position `q_d = clamp(u)/g` (rad or m).
 pub fn servo_target<T: Scalar>(t: &Transmission, u: T) -> T {
     t.clamped(u) / lit::<T>(t.gear)
-}
-
-/// `w_j = c_j A⁻¹ c_jᵀ` of each row's entries, with the factor `chol` of `A` (nv × nv,
-/// block-diagonal over its cliques).
-#[allow(non_snake_case)]
-fn delassus_rows<'a, T: Scalar>(
-    chol: &BlockDiagonalCholesky<T>,
-    nv: usize,
-    rows: impl ExactSizeIterator<Item = &'a Vec<(usize, T)>>,
-) -> Vec<T> {
-    let rows: Vec<&Vec<(usize, T)>> = rows.collect();
-    let mut C = DMatrix::zeros(nv, rows.len());
-    for (j, entries) in rows.iter().enumerate() {
-        for &(k, c) in entries.iter() {
-            C[(k, j)] += c;
-        }
-    }
-    let X = chol.solve(&C);
-    (0..rows.len())
-        .map(|j| C.column(j).dot(&X.column(j)))
-        .collect()
 }
 
 /// The first-order sensitivities of a row's bias `v̂` and regularization `R` (f64), for the
