@@ -62,10 +62,11 @@ pub fn constraint_rows<T: Scalar>(
         .transmissions
         .iter()
         .any(|t| t.kind != TransmissionKind::Effort);
-    let has_rows = !(model.limits.is_empty() && model.couplers.is_empty())
-        || !model.friction.is_empty()
-        || servos;
-    if !has_rows {
+    let no_rows = model.limits.is_empty()
+        && model.couplers.is_empty()
+        && model.friction.is_empty()
+        && !servos;
+    if no_rows {
         return Ok(Vec::new());
     }
     let mut chol =
@@ -87,12 +88,7 @@ pub(crate) fn constraint_rows_with<T: Scalar>(
     u: &DVector<T>,
     dt: T,
 ) -> Result<Vec<ConstraintRow<T>>> {
-    let mut specs: Vec<(
-        ConstraintKind,
-        Vec<(usize, T)>,
-        Regularization<T>,
-        Bounds<T>,
-    )> = Vec::new();
+    let mut specs: Vec<RowSpec<T>> = Vec::new();
     for l in &model.limits {
         let q = q0[l.q_index];
         if l.lower.is_finite() {
@@ -194,6 +190,14 @@ pub(crate) fn constraint_rows_with<T: Scalar>(
 
 /// Impulse bounds of a row (lowest, highest), `None` for infinite.
 type Bounds<T> = (Option<T>, Option<T>);
+
+/// What a row is made from: its kind, entries, regularization and impulse bounds.
+type RowSpec<T> = (
+    ConstraintKind,
+    Vec<(usize, T)>,
+    Regularization<T>,
+    Bounds<T>,
+);
 
 /// A servo's target joint position `q_d = clamp(u)/g` (rad or m).
 pub fn servo_target<T: Scalar>(t: &Transmission, u: T) -> T {
