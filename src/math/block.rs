@@ -239,6 +239,9 @@ mod tests {
                 let dense = c.column(0).dot(&new.solve(&c).column(0));
                 assert_eq!(kept.row_quadratic_form(&entries), dense, "{entries:?}");
             }
+            // A joint's two limit rows, `c = ±e_k`, have one `w`, bit for bit.
+            let upper = kept.row_quadratic_form(&[(3, -1.0)]);
+            assert_eq!(kept.row_quadratic_form(&[(3, 1.0)]), upper);
         }
     }
 }

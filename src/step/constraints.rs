@@ -161,13 +161,26 @@ pub(crate) fn constraint_rows_with<T: Scalar>(
     }
     let beta = lit::<T>(near_rigid_factor());
     let mut rows = Vec::with_capacity(specs.len());
+    // The last single-entry row's velocity index and `w`: a joint's lower and upper limit rows
+    // (`c = ±e_k`, one after the other) have one `w`, bit for bit (the solve is odd in its
+    // right-hand side, and `(−1)(−x) = x`).
+    let mut last: Option<(usize, T)> = None;
+    let mut w_of = |entries: &[(usize, T)]| match entries {
+        [(k, c)] if c.re().abs() == 1.0 => match last {
+            Some((j, w)) if j == *k => w,
+            _ => {
+                let w = chol.row_quadratic_form(entries);
+                last = Some((*k, w));
+                w
+            }
+        },
+        _ => chol.row_quadratic_form(entries),
+    };
     for (kind, entries, regularization, (lower, upper)) in specs {
         // `w = c A⁻¹ cᵀ` of a near-rigid row, solved in the cliques of its entries only.
         let (R, v_hat) = match regularization {
-            Regularization::NearRigid { g0 } => {
-                (beta * chol.row_quadratic_form(&entries), -g0 / (dt + dt))
-            }
-            Regularization::Friction => (beta * chol.row_quadratic_form(&entries), T::zero()),
+            Regularization::NearRigid { g0 } => (beta * w_of(&entries), -g0 / (dt + dt)),
+            Regularization::Friction => (beta * w_of(&entries), T::zero()),
             Regularization::Servo { Kp, Kd, q_d, q0 } => {
                 let stiffness = dt * lit::<T>(Kp) + lit::<T>(Kd);
                 (
