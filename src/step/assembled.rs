@@ -1,7 +1,7 @@
 //! What an assembled step keeps (DESIGN steps 1-2): the convex problem and its contacts, each
 //! contact kept as what it does not share with the other contacts of its frame (a
 //! pressure-field pair's polygons share one frame, bodies and parameters). The forward step
-//! reads its reports from this and keeps its lists for the next step ([`AssemblyBuffers`]);
+//! reads its reports from this and keeps it for the next step to write over ([`Assembled`]);
 //! [`StepProblem`] is the public form, each contact a full [`ContactPoint`].
 #![allow(non_snake_case)]
 

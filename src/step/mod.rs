@@ -590,8 +590,9 @@ impl Simulator {
 
     /// [`Simulator::step`] into `next` and `report`, whose storage is reused: once the
     /// simulator has seen the contact pattern (and `next` and `report` have held a step of
-    /// it), a step of point contacts with the Lagged or Similar approximation allocates
-    /// nothing (`tests/newton_no_alloc.rs`). The results are those of [`Simulator::step`], bit
+    /// it), a step of point contacts with the Lagged approximation allocates nothing
+    /// (`tests/newton_no_alloc.rs`; docs/benchmarks.md, "What a step allocates", lists what
+    /// still does). The results are those of [`Simulator::step`], bit
     /// for bit.
     ///
     /// # Errors
