@@ -235,11 +235,11 @@ pub fn assemble_problem<T: Scalar>(
 /// factor, the model's cliques, the witnesses of the geometric query and the last frame's
 /// body Jacobians.
 pub(super) struct AssemblyScratch<T: Scalar> {
-    pub(super) free: FreeMotion<T>,
+    free: FreeMotion<T>,
     structure: CliqueStructure,
     /// The witnesses of the step under way; after it, what the contacts of the last step
     /// held (the boxes of their features, written over by the next step's witnesses).
-    pub(super) witnesses: Vec<ContactWitness<T>>,
+    witnesses: Vec<ContactWitness<T>>,
     shared: Option<SharedFrame<T>>,
 }
 

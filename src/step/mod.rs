@@ -503,15 +503,13 @@ impl Simulator {
             geometry_poses_into(model, data, collision.geometries(), state.t, X_WG);
             query.find(collision, X_WG, margin)?;
             // Each witness written over the last step's, keeping its feature's box.
-            let mut count = 0;
-            for c in &query.contacts {
-                match list.get_mut(count) {
+            for (i, c) in query.contacts.iter().enumerate() {
+                match list.get_mut(i) {
                     Some(w) => w.assign(c),
                     None => list.push(ContactWitness::from(c)),
                 }
-                count += 1;
             }
-            list.truncate(count);
+            list.truncate(query.contacts.len());
             find_polygons_coherent(collision, X_WG, surfaces, |p| {
                 list.push(ContactWitness::from(p))
             })
