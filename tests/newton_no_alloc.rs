@@ -28,12 +28,17 @@ thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
     /// Whether this thread is one of the islands test's pool.
     static IN_POOL: Cell<bool> = const { Cell::new(false) };
+    /// Whether this thread is one of the whole-step test's pools.
+    static IN_STEP_POOL: Cell<bool> = const { Cell::new(false) };
 }
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 /// Whether the islands test counts its pool's allocations.
 static POOL_COUNTING: AtomicBool = AtomicBool::new(false);
 static POOL_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// The same for the whole-step test's pools, apart: the tests run at the same time.
+static STEP_POOL_COUNTING: AtomicBool = AtomicBool::new(false);
+static STEP_POOL_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 fn count() {
     if COUNTING.try_with(Cell::get).unwrap_or(false) {
@@ -41,6 +46,11 @@ fn count() {
     }
     if POOL_COUNTING.load(Ordering::Relaxed) && IN_POOL.try_with(Cell::get).unwrap_or(false) {
         POOL_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+    if STEP_POOL_COUNTING.load(Ordering::Relaxed)
+        && IN_STEP_POOL.try_with(Cell::get).unwrap_or(false)
+    {
+        STEP_POOL_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -199,7 +209,7 @@ fn count_steps(
     let u = DVector::zeros(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
-        .start_handler(|_| IN_POOL.with(|c| c.set(true)))
+        .start_handler(|_| IN_STEP_POOL.with(|c| c.set(true)))
         .build()
         .expect("a pool of two");
     pool.install(|| {
@@ -207,11 +217,11 @@ fn count_steps(
         let mut report = StepReport::default();
         (0..warm_up + steps)
             .map(|_| {
-                let before = POOL_ALLOCATIONS.load(Ordering::SeqCst);
-                POOL_COUNTING.store(true, Ordering::SeqCst);
+                let before = STEP_POOL_ALLOCATIONS.load(Ordering::SeqCst);
+                STEP_POOL_COUNTING.store(true, Ordering::SeqCst);
                 let stepped = sim.step_into(&state, &u, &mut next, &mut report);
-                POOL_COUNTING.store(false, Ordering::SeqCst);
-                let allocations = POOL_ALLOCATIONS.load(Ordering::SeqCst) - before;
+                STEP_POOL_COUNTING.store(false, Ordering::SeqCst);
+                let allocations = STEP_POOL_ALLOCATIONS.load(Ordering::SeqCst) - before;
                 stepped.expect("steps");
                 std::mem::swap(&mut state, &mut next);
                 let newton = sim.newton();
