@@ -27,7 +27,7 @@ pub mod scene;
 
 pub use filter::CollisionFilter;
 pub use geometry::Geometry;
-pub use point::{find_contacts, GeometricContact, PARALLEL_MIN_PAIRS};
+pub use point::{find_contacts, GeometricContact, PointQuery, PARALLEL_MIN_PAIRS};
 pub use pressure::{
     find_polygons, find_polygons_coherent, FoundPolygon, PolygonContact, SurfaceCache,
 };

@@ -5,10 +5,13 @@
 #![allow(non_snake_case)]
 
 use nalgebra::Vector3;
-use parry3d_f64::bounding_volume::BoundingVolume;
+use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 use parry3d_f64::math::Pose as ParryPose;
 use parry3d_f64::query::{
-    ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
+    ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher, TrackedContact, Unsupported,
+};
+use parry3d_f64::shape::{
+    HalfSpace, PackedFeatureId, PolygonalFeature, PolygonalFeatureMap, ShapeType,
 };
 use rayon::prelude::*;
 
@@ -49,49 +52,210 @@ pub fn find_contacts(
     X_WG: &[Pose<f64>],
     margin: f64,
 ) -> Result<Vec<GeometricContact>> {
-    let n = scene.geometries.len();
-    let poses: Vec<ParryPose> = (0..n)
-        .map(|i| {
+    let mut query = PointQuery::default();
+    query.find(scene, X_WG, margin)?;
+    Ok(query.contacts)
+}
+
+/// The point-contact query with its lists kept from one step to the next
+/// ([`PointQuery::find`]): the parry poses and boxes, the candidate pairs, each candidate's
+/// contact manifold and contacts, and the contacts found. Once it has seen as many candidates
+/// and contacts, a query allocates nothing (but what rayon may, when the narrow phase runs on
+/// its threads).
+#[derive(Default)]
+pub struct PointQuery {
+    poses: Vec<ParryPose>,
+    aabbs: Vec<Aabb>,
+    candidates: Vec<(usize, usize)>,
+    /// One per candidate (the first `candidates.len()` of them).
+    pairs: Vec<PairQuery>,
+    /// The contacts found by the last [`PointQuery::find`], in candidate order.
+    pub contacts: Vec<GeometricContact>,
+}
+
+impl std::fmt::Debug for PointQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PointQuery")
+            .field("contacts", &self.contacts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The narrow phase of one candidate pair: the manifold parry writes into, handed to it as
+/// fresh at every query (its point list kept), and the pair's contacts.
+#[derive(Default)]
+struct PairQuery {
+    manifolds: Vec<ContactManifold<(), ()>>,
+    contacts: Vec<GeometricContact>,
+    error: Option<Error>,
+}
+
+impl PointQuery {
+    /// [`find_contacts`] into [`PointQuery::contacts`], reusing the lists of the last query.
+    /// The result is that of [`find_contacts`], bit for bit: each pair's manifold is handed to
+    /// parry as a new one (no contact kept from the last query, which parry would update
+    /// instead of computing anew).
+    ///
+    /// # Errors
+    /// As [`find_contacts`]; the first failing pair in candidate order.
+    pub fn find(&mut self, scene: &CollisionScene, X_WG: &[Pose<f64>], margin: f64) -> Result<()> {
+        let n = scene.geometries.len();
+        let PointQuery {
+            poses,
+            aabbs,
+            candidates,
+            pairs,
+            contacts,
+        } = self;
+        poses.clear();
+        poses.extend((0..n).map(|i| {
             to_parry_pose(&X_WG[i].compose(&Pose {
                 R: scene.shapes[i].1,
                 p: Vector3::zeros(),
             }))
-        })
-        .collect();
-    let aabbs: Vec<_> = (0..n)
-        .map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin))
-        .collect();
-    // Broad phase: pairs that may collide and whose loosened boxes overlap, in index order.
-    let candidates: Vec<(usize, usize)> = (0..n)
-        .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
-        .filter(|&(i, j)| {
-            scene.may_touch(i, j)
-                && !scene.is_hydroelastic_pair(i, j)
-                && aabbs[i].intersects(&aabbs[j])
-        })
-        .collect();
-    // Narrow phase, in parallel over the candidates when there are enough to pay for the
-    // threads; either way the pairs' contacts are concatenated in candidate order, so the
-    // result is the same bit for bit.
-    let narrow = |&(i, j): &(usize, usize)| narrow_phase(scene, X_WG, &poses, i, j, margin);
-    let per_pair: Vec<Vec<GeometricContact>> = if candidates.len() >= PARALLEL_MIN_PAIRS {
-        candidates
-            .par_iter()
-            .with_min_len(PARALLEL_MIN_PAIRS / 2)
-            .map(narrow)
-            .collect::<Result<_>>()?
-    } else {
-        candidates.iter().map(narrow).collect::<Result<_>>()?
-    };
-    Ok(per_pair.concat())
+        }));
+        aabbs.clear();
+        aabbs.extend((0..n).map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin)));
+        // Broad phase: pairs that may collide and whose loosened boxes overlap, in index
+        // order.
+        candidates.clear();
+        candidates.extend(
+            (0..n)
+                .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| {
+                    scene.may_touch(i, j)
+                        && !scene.is_hydroelastic_pair(i, j)
+                        && aabbs[i].intersects(&aabbs[j])
+                }),
+        );
+        if pairs.len() < candidates.len() {
+            pairs.resize_with(candidates.len(), PairQuery::default);
+        }
+        // Narrow phase, in parallel over the candidates when there are enough to pay for the
+        // threads; either way the pairs' contacts are concatenated in candidate order, so the
+        // result is the same bit for bit.
+        let poses = &poses[..];
+        let narrow = |(pair, &(i, j)): (&mut PairQuery, &(usize, usize))| {
+            pair.error = narrow_phase(scene, X_WG, poses, i, j, margin, pair).err();
+        };
+        let pairs = &mut pairs[..candidates.len()];
+        if candidates.len() >= PARALLEL_MIN_PAIRS {
+            pairs
+                .par_iter_mut()
+                .zip(candidates.par_iter())
+                .with_min_len(PARALLEL_MIN_PAIRS / 2)
+                .for_each(narrow);
+        } else {
+            pairs.iter_mut().zip(candidates.iter()).for_each(narrow);
+        }
+        contacts.clear();
+        for pair in pairs.iter_mut() {
+            if let Some(e) = pair.error.take() {
+                return Err(e);
+            }
+            contacts.extend_from_slice(&pair.contacts);
+        }
+        Ok(())
+    }
 }
 
 /// Candidate pairs from which the narrow phase runs on rayon's threads: below, the threads
 /// cost more than the queries (a box-box manifold takes a few µs).
 pub const PARALLEL_MIN_PAIRS: usize = 64;
 
+/// `manifolds` as parry's query receives them fresh (one new manifold), keeping the storage
+/// of the first one's points.
+fn fresh_manifold(manifolds: &mut Vec<ContactManifold<(), ()>>) {
+    manifolds.truncate(1);
+    match manifolds.first_mut() {
+        Some(m) => {
+            let mut points = std::mem::take(&mut m.points);
+            points.clear();
+            *m = ContactManifold::new();
+            m.points = points;
+        }
+        None => manifolds.push(ContactManifold::new()),
+    }
+}
+
+/// The contact manifold of a half-space and a polyhedral shape (`pos12`: the shape in the
+/// half-space's frame, or the other way round when `flipped`), as parry's
+/// `contact_manifold_halfspace_pfm` computes it into a fresh manifold, the same operations
+/// in the same order; parry's own takes the manifold's point list out to match contacts
+/// with and fills a new one, an allocation per query we avoid.
+fn halfspace_pfm(
+    pos12: &ParryPose,
+    halfspace1: &HalfSpace,
+    (pfm2, border_radius2): (&dyn PolygonalFeatureMap, f64),
+    prediction: f64,
+    manifold: &mut ContactManifold<(), ()>,
+    flipped: bool,
+) {
+    let normal1_2 = pos12.rotation.inverse() * halfspace1.normal;
+    let mut feature2 = PolygonalFeature::default();
+    pfm2.local_support_feature(-normal1_2, &mut feature2);
+    manifold.points.clear();
+    for i in 0..feature2.num_vertices {
+        let vtx2 = feature2.vertices[i];
+        let vtx2_1 = pos12 * vtx2;
+        let dist_to_plane = vtx2_1.dot(halfspace1.normal);
+        if dist_to_plane - border_radius2 <= prediction {
+            manifold.points.push(TrackedContact::flipped(
+                vtx2_1 - halfspace1.normal * dist_to_plane,
+                vtx2 - normal1_2 * border_radius2,
+                PackedFeatureId::face(0),
+                feature2.vids[i],
+                dist_to_plane - border_radius2,
+                flipped,
+            ));
+        }
+    }
+    if flipped {
+        manifold.local_n1 = -normal1_2;
+        manifold.local_n2 = halfspace1.normal;
+    } else {
+        manifold.local_n1 = halfspace1.normal;
+        manifold.local_n2 = -normal1_2;
+    }
+}
+
+/// Parry's contact manifolds of shapes `a` and `b` at `pos12` (b in a's frame) into
+/// `manifolds`, handed over fresh ([`fresh_manifold`]): parry's dispatcher, but for a
+/// half-space against a shape other than a ball ([`halfspace_pfm`]), and with a workspace of
+/// its own for composite shapes (none of ours).
+fn manifolds_of(
+    pos12: &ParryPose,
+    a: &dyn parry3d_f64::shape::Shape,
+    b: &dyn parry3d_f64::shape::Shape,
+    margin: f64,
+    manifolds: &mut Vec<ContactManifold<(), ()>>,
+) -> std::result::Result<(), Unsupported> {
+    let convex = a.is_convex() && b.is_convex();
+    if !convex {
+        manifolds.clear();
+        return DefaultQueryDispatcher.contact_manifolds(pos12, a, b, margin, manifolds, &mut None);
+    }
+    fresh_manifold(manifolds);
+    let manifold = &mut manifolds[0];
+    let ball = |s: &dyn parry3d_f64::shape::Shape| s.shape_type() == ShapeType::Ball;
+    match (a.as_halfspace(), b.as_halfspace()) {
+        (Some(halfspace), None) if !ball(b) => {
+            let pfm = b.as_polygonal_feature_map().ok_or(Unsupported)?;
+            halfspace_pfm(pos12, halfspace, pfm, margin, manifold, false);
+            Ok(())
+        }
+        (None, Some(halfspace)) if !ball(a) => {
+            let pfm = a.as_polygonal_feature_map().ok_or(Unsupported)?;
+            halfspace_pfm(&pos12.inverse(), halfspace, pfm, margin, manifold, true);
+            Ok(())
+        }
+        _ => DefaultQueryDispatcher
+            .contact_manifold_convex_convex(pos12, a, b, None, None, margin, manifold),
+    }
+}
+
 /// The contact points of candidate pair `(i, j)` (`i < j`), A being the world or prescribed
-/// geometry when there is one.
+/// geometry when there is one, into `pair.contacts`.
 fn narrow_phase(
     scene: &CollisionScene,
     X_WG: &[Pose<f64>],
@@ -99,32 +263,30 @@ fn narrow_phase(
     i: usize,
     j: usize,
     margin: f64,
-) -> Result<Vec<GeometricContact>> {
+    pair: &mut PairQuery,
+) -> Result<()> {
     let (a, b) = pair_order(&scene.geometries, i, j);
-    let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
-    let mut workspace: Option<ContactManifoldsWorkspace> = None;
     let pos12 = poses[a].inv_mul(&poses[b]);
-    DefaultQueryDispatcher
-        .contact_manifolds(
-            &pos12,
-            scene.shapes[a].0.as_ref(),
-            scene.shapes[b].0.as_ref(),
-            margin,
-            &mut manifolds,
-            &mut workspace,
-        )
-        .map_err(|_| Error::UnsupportedPair {
-            a: scene.geometries[a].shape.kind().to_string(),
-            b: scene.geometries[b].shape.kind().to_string(),
-        })?;
+    let out = &mut pair.contacts;
+    out.clear();
+    manifolds_of(
+        &pos12,
+        scene.shapes[a].0.as_ref(),
+        scene.shapes[b].0.as_ref(),
+        margin,
+        &mut pair.manifolds,
+    )
+    .map_err(|_| Error::UnsupportedPair {
+        a: scene.geometries[a].shape.kind().to_string(),
+        b: scene.geometries[b].shape.kind().to_string(),
+    })?;
     let (R_GaSa, R_GbSb) = (scene.shapes[a].1, scene.shapes[b].1);
     let X_AB = X_WG[a].inverse().compose(&X_WG[b]);
     let local = |i: usize| LocalShape {
         shape: &scene.geometries[i].shape,
         hull: scene.hulls[i].as_ref(),
     };
-    let mut out = Vec::new();
-    for m in &manifolds {
+    for m in &pair.manifolds {
         let n_Sa = nv(m.local_n1);
         for c in &m.points {
             if c.dist >= margin {
@@ -154,7 +316,7 @@ fn narrow_phase(
             });
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -175,6 +337,117 @@ mod tests {
         ])
         .unwrap();
         find_contacts(&scene, &[Pose::identity(), X], 0.01).unwrap()
+    }
+
+    /// A pile of shapes on the ground at step `k` of a slow tumble: boxes resting tilted on
+    /// the ground and on each other, a sphere, a cylinder and a capsule.
+    fn pile(k: usize) -> (CollisionScene, Vec<Pose<f64>>) {
+        let scene = CollisionScene::new(vec![
+            geometry("ground", BodyId::World, Shape::HalfSpace),
+            geometry(
+                "box",
+                BodyId::Body(0),
+                Shape::Box {
+                    half_extents: Vector3::new(0.05, 0.04, 0.03),
+                },
+            ),
+            geometry(
+                "box on box",
+                BodyId::Body(1),
+                Shape::Box {
+                    half_extents: Vector3::new(0.03, 0.03, 0.03),
+                },
+            ),
+            geometry("sphere", BodyId::Body(2), Shape::Sphere { radius: 0.04 }),
+            geometry(
+                "cylinder",
+                BodyId::Body(3),
+                Shape::Cylinder {
+                    radius: 0.03,
+                    half_length: 0.05,
+                },
+            ),
+            geometry(
+                "capsule",
+                BodyId::Body(4),
+                Shape::Capsule {
+                    radius: 0.02,
+                    half_length: 0.04,
+                },
+            ),
+        ])
+        .unwrap();
+        let angle = 0.02 * k as f64;
+        let tilted = |axis: Vector3<f64>, p: Vector3<f64>| Pose {
+            R: *nalgebra::Rotation3::from_scaled_axis(axis * angle).matrix(),
+            p,
+        };
+        let poses = vec![
+            Pose::identity(),
+            tilted(Vector3::new(0.3, 1.0, 0.0), Vector3::new(0.0, 0.0, 0.0295)),
+            tilted(Vector3::new(1.0, 0.2, 0.5), Vector3::new(0.01, 0.0, 0.088)),
+            Pose::translation(Vector3::new(0.08, 0.0, 0.0398 + 1e-4 * k as f64)),
+            tilted(Vector3::new(0.0, 1.0, 1.0), Vector3::new(-0.1, 0.0, 0.0499)),
+            tilted(Vector3::new(1.0, 0.0, 0.0), Vector3::new(0.0, 0.1, 0.0599)),
+        ];
+        (scene, poses)
+    }
+
+    /// A query that keeps its lists and manifolds from one step to the next finds what a
+    /// fresh one finds, bit for bit (parry would update a manifold handed back to it instead
+    /// of computing it anew; ours are handed over fresh), as the pile moves and its contacts
+    /// come and go.
+    #[test]
+    fn a_kept_query_finds_what_a_fresh_one_finds() {
+        let mut kept = PointQuery::default();
+        for k in [0, 1, 2, 5, 1, 9, 3] {
+            let (scene, poses) = pile(k);
+            kept.find(&scene, &poses, 0.01).unwrap();
+            let fresh = find_contacts(&scene, &poses, 0.01).unwrap();
+            assert_eq!(kept.contacts, fresh, "step {k}");
+            let pairs = |c: &[GeometricContact]| {
+                let mut p: Vec<_> = c.iter().map(|c| (c.geometry_a, c.geometry_b)).collect();
+                p.dedup();
+                p.len()
+            };
+            assert!(pairs(&fresh) >= 4, "step {k}: {fresh:#?}");
+        }
+    }
+
+    /// Our manifold of a half-space against a box or a cylinder, either first, is parry's
+    /// (its dispatcher's, into a new manifold), point for point and bit for bit.
+    #[test]
+    fn half_space_manifolds_are_parrys() {
+        let (scene, poses) = pile(3);
+        let poses: Vec<ParryPose> = poses
+            .iter()
+            .enumerate()
+            .map(|(i, X)| {
+                to_parry_pose(&X.compose(&Pose {
+                    R: scene.shapes[i].1,
+                    p: Vector3::zeros(),
+                }))
+            })
+            .collect();
+        for (a, b) in [(0, 1), (1, 0), (0, 4), (4, 0), (0, 3)] {
+            let pos12 = poses[a].inv_mul(&poses[b]);
+            let (sa, sb) = (scene.shapes[a].0.as_ref(), scene.shapes[b].0.as_ref());
+            let mut ours = vec![ContactManifold::new()];
+            ours[0].points.push(TrackedContact::new(
+                Default::default(),
+                Default::default(),
+                PackedFeatureId::face(7),
+                PackedFeatureId::face(7),
+                1.0,
+            ));
+            manifolds_of(&pos12, sa, sb, 0.01, &mut ours).unwrap();
+            let mut parrys: Vec<ContactManifold<(), ()>> = Vec::new();
+            DefaultQueryDispatcher
+                .contact_manifolds(&pos12, sa, sb, 0.01, &mut parrys, &mut None)
+                .unwrap();
+            assert!(!parrys[0].points.is_empty(), "({a}, {b})");
+            assert_eq!(format!("{ours:?}"), format!("{parrys:?}"), "({a}, {b})");
+        }
     }
 
     #[test]

@@ -3,26 +3,85 @@
 //! Cholesky per tree or free body) in `O(Σ n_c³)` instead of `O(nv³)`. Generic over the scalar.
 #![allow(non_snake_case)]
 
-use nalgebra::{Cholesky, DMatrix, Dyn};
+use nalgebra::{Cholesky, DMatrix, DVector, DVectorViewMut, Dyn};
 
 use crate::scalar::Scalar;
 
 /// Cholesky factors of the diagonal clique blocks of a block-diagonal SPD matrix.
+///
+/// Made once ([`BlockDiagonalCholesky::new`]) or kept and factored again at every step
+/// ([`BlockDiagonalCholesky::refactor`]), which reuses each block's storage: a simulator's
+/// free motion factors `A` without allocating once it has seen the model.
+#[derive(Clone, Debug)]
 pub struct BlockDiagonalCholesky<T: Scalar> {
     cliques: Vec<Vec<usize>>,
-    factors: Vec<Cholesky<T, Dyn>>,
+    /// The factor of each clique's block; `None` only after a block failed to factor.
+    factors: Vec<Option<Cholesky<T, Dyn>>>,
+    /// The clique of each index and its position in the clique.
+    position: Vec<(usize, usize)>,
+    /// A clique's entries of a right-hand side ([`BlockDiagonalCholesky::solve_in_place`]),
+    /// and of a row and its solve ([`BlockDiagonalCholesky::row_quadratic_form`]).
+    scratch: Vec<T>,
+    row: Vec<T>,
+}
+
+impl<T: Scalar> Default for BlockDiagonalCholesky<T> {
+    fn default() -> Self {
+        BlockDiagonalCholesky {
+            cliques: Vec::new(),
+            factors: Vec::new(),
+            position: Vec::new(),
+            scratch: Vec::new(),
+            row: Vec::new(),
+        }
+    }
 }
 
 impl<T: Scalar> BlockDiagonalCholesky<T> {
     /// Factors the diagonal blocks of `A` (n × n, symmetric, zero outside the blocks of
     /// `cliques`, which partition `0..n`); `None` if a block is not positive definite.
     pub fn new(A: &DMatrix<T>, cliques: &[Vec<usize>]) -> Option<Self> {
-        let cliques = cliques.to_vec();
-        let factors = cliques
-            .iter()
-            .map(|idx| A.select_rows(idx).select_columns(idx).cholesky())
-            .collect::<Option<Vec<_>>>()?;
-        Some(BlockDiagonalCholesky { cliques, factors })
+        let mut chol = BlockDiagonalCholesky::default();
+        chol.refactor(A, cliques).then_some(chol)
+    }
+
+    /// Factors `A`'s blocks as [`BlockDiagonalCholesky::new`], in the storage of the blocks
+    /// factored before (no allocation when the cliques' sizes are those of the last call);
+    /// whether every block was positive definite (the factor is not to be used otherwise).
+    pub fn refactor(&mut self, A: &DMatrix<T>, cliques: &[Vec<usize>]) -> bool {
+        // Keeps the inner lists' storage.
+        cliques.clone_into(&mut self.cliques);
+        self.factors.resize_with(cliques.len(), || None);
+        self.position.clear();
+        self.position.resize(A.nrows(), (usize::MAX, 0));
+        for (c, idx) in cliques.iter().enumerate() {
+            for (p, &i) in idx.iter().enumerate() {
+                self.position[i] = (c, p);
+            }
+        }
+        let mut ok = true;
+        for (idx, factor) in cliques.iter().zip(&mut self.factors) {
+            let n = idx.len();
+            let mut block = match factor.take() {
+                Some(f) if f.l_dirty().nrows() == n => f.unpack_dirty(),
+                _ => DMatrix::zeros(n, n),
+            };
+            for (c, &j) in idx.iter().enumerate() {
+                for (r, &i) in idx.iter().enumerate() {
+                    block[(r, c)] = A[(i, j)];
+                }
+            }
+            *factor = Cholesky::new(block);
+            ok &= factor.is_some();
+        }
+        ok
+    }
+
+    /// The factor of clique `c`'s block.
+    fn factor(&self, c: usize) -> &Cholesky<T, Dyn> {
+        self.factors[c]
+            .as_ref()
+            .expect("invariant: a factor is used only after it factored")
     }
 
     /// `W = B_cᵀ A_c⁻¹ B_c` summed over the cliques `c` of `touched`, with `B_c` the rows of
@@ -33,7 +92,7 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
         let mut W = DMatrix::zeros(k, k);
         for &c in touched {
             let Bc = B.select_rows(&self.cliques[c]);
-            W += Bc.transpose() * self.factors[c].solve(&Bc);
+            W += Bc.transpose() * self.factor(c).solve(&Bc);
         }
         W
     }
@@ -41,13 +100,66 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
     /// `A⁻¹ B` (n × k).
     pub fn solve(&self, B: &DMatrix<T>) -> DMatrix<T> {
         let mut X = DMatrix::zeros(B.nrows(), B.ncols());
-        for (idx, chol) in self.cliques.iter().zip(&self.factors) {
-            let x = chol.solve(&B.select_rows(idx));
+        for (c, idx) in self.cliques.iter().enumerate() {
+            let x = self.factor(c).solve(&B.select_rows(idx));
             for (k, &i) in idx.iter().enumerate() {
                 X.row_mut(i).copy_from(&x.row(k));
             }
         }
         X
+    }
+
+    /// `w = cᵀ A⁻¹ c` of a sparse row `c` given by its entries `(index, c_index)`, solving
+    /// only in the cliques the entries touch (into buffers kept in `self`: no allocation once
+    /// they have the largest clique's size). The same number as `c · (A⁻¹ c)` of the dense
+    /// column `c` ([`BlockDiagonalCholesky::solve`]) for rows of one or two entries (the sum
+    /// of the same two products; zero terms change no sum).
+    pub fn row_quadratic_form(&mut self, entries: &[(usize, T)]) -> T {
+        let mut w = T::zero();
+        for (e, &(k, _)) in entries.iter().enumerate() {
+            let c = self.position[k].0;
+            if entries[..e].iter().any(|&(j, _)| self.position[j].0 == c) {
+                continue;
+            }
+            let n = self.cliques[c].len();
+            self.row.clear();
+            self.row.resize(n, T::zero());
+            for &(j, value) in entries {
+                let (cj, p) = self.position[j];
+                if cj == c {
+                    self.row[p] += value;
+                }
+            }
+            self.scratch.clone_from(&self.row);
+            let factor = self.factors[c]
+                .as_ref()
+                .expect("invariant: a factor is used only after it factored");
+            factor.solve_mut(&mut DVectorViewMut::from_slice(&mut self.scratch, n));
+            for (r, x) in self.row.iter().zip(&self.scratch) {
+                if *r != T::zero() {
+                    w += *r * *x;
+                }
+            }
+        }
+        w
+    }
+
+    /// `b ← A⁻¹ b`, clique by clique through a buffer kept in `self`: the same numbers as
+    /// [`BlockDiagonalCholesky::solve`] of the column `b`, without allocating once the
+    /// buffer has the largest clique's size.
+    pub fn solve_in_place(&mut self, b: &mut DVector<T>) {
+        for (idx, factor) in self.cliques.iter().zip(&self.factors) {
+            let factor = factor
+                .as_ref()
+                .expect("invariant: a factor is used only after it factored");
+            self.scratch.clear();
+            self.scratch.extend(idx.iter().map(|&i| b[i]));
+            let n = idx.len();
+            factor.solve_mut(&mut DVectorViewMut::from_slice(&mut self.scratch, n));
+            for (k, &i) in idx.iter().enumerate() {
+                b[i] = self.scratch[k];
+            }
+        }
     }
 }
 
@@ -75,5 +187,61 @@ mod tests {
         assert!((W - B0.transpose() * chol.solve(&B0)).norm() < 1e-13);
         A[(1, 1)] = -1.0;
         assert!(BlockDiagonalCholesky::new(&A, &cliques).is_none());
+    }
+
+    /// A factor kept and factored again (other matrices, another partition, a failure in
+    /// between) solves as a new one, bit for bit, in place as into a new matrix.
+    #[test]
+    fn refactored_in_place_as_new() {
+        let spd = |n: usize, seed: f64| {
+            let B = DMatrix::from_fn(n, n, |i, j| ((i * n + j) as f64 * seed).sin());
+            &B * B.transpose() + DMatrix::identity(n, n)
+        };
+        let mut kept = BlockDiagonalCholesky::default();
+        let partitions = [
+            vec![vec![0, 3], vec![1], vec![2, 4]],
+            vec![vec![0, 1, 2, 3, 4]],
+            vec![vec![0, 3], vec![1], vec![2, 4]],
+        ];
+        for (k, cliques) in partitions.iter().enumerate() {
+            let mut A = DMatrix::zeros(5, 5);
+            for (c, idx) in cliques.iter().enumerate() {
+                let block = spd(idx.len(), 0.7 + (k + c) as f64);
+                for (r, &i) in idx.iter().enumerate() {
+                    for (s, &j) in idx.iter().enumerate() {
+                        A[(i, j)] = block[(r, s)];
+                    }
+                }
+            }
+            let mut singular = A.clone();
+            singular[(1, 1)] = -1.0;
+            assert!(!kept.refactor(&singular, cliques));
+            assert!(kept.refactor(&A, cliques));
+            let new = BlockDiagonalCholesky::new(&A, cliques).unwrap();
+            let b = DVector::from_fn(5, |i, _| (i as f64 + 0.5).cos());
+            let expected = new.solve(&DMatrix::from_column_slice(5, 1, b.as_slice()));
+            let mut x = b.clone();
+            kept.solve_in_place(&mut x);
+            assert_eq!(x.as_slice(), expected.as_slice(), "partition {k}");
+            assert!((&A * &x - &b).norm() < 1e-12);
+            // `c A⁻¹ cᵀ` of rows of one entry and of two (in one clique or two), solved in
+            // their cliques only, against the dense solve: bit for bit.
+            for entries in [
+                vec![(3, -1.0)],
+                vec![(1, 1.0)],
+                vec![(4, 1.0), (2, -0.5)],
+                vec![(0, 1.0), (2, 0.3)],
+            ] {
+                let mut c = DMatrix::zeros(5, 1);
+                for &(i, value) in &entries {
+                    c[(i, 0)] += value;
+                }
+                let dense = c.column(0).dot(&new.solve(&c).column(0));
+                assert_eq!(kept.row_quadratic_form(&entries), dense, "{entries:?}");
+            }
+            // A joint's two limit rows, `c = ±e_k`, have one `w`, bit for bit.
+            let upper = kept.row_quadratic_form(&[(3, -1.0)]);
+            assert_eq!(kept.row_quadratic_form(&[(3, 1.0)]), upper);
+        }
     }
 }

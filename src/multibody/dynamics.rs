@@ -21,19 +21,33 @@ use crate::scalar::{lit, Scalar};
 /// [`update_poses`]: crate::multibody::kinematics::update_poses
 /// [`Pose::force_in_parent`]: crate::math::Pose::force_in_parent
 pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>) -> DMatrix<T> {
-    let mut Ic: Vec<OriginInertia<T>> = model
-        .bodies
-        .iter()
-        .map(|b| OriginInertia::from(&b.inertia))
-        .collect();
+    let mut M = DMatrix::zeros(model.nv(), model.nv());
+    mass_matrix_into(model, data, &mut Vec::new(), &mut M);
+    M
+}
+
+/// [`mass_matrix`] written into `M` with the composite inertias in `Ic`, both kept by the
+/// caller: nothing allocated once they have their sizes. `M` is made zero when it has not
+/// the size nv × nv; otherwise only the entries of each tree are written (all of them, each
+/// first assigned), and the others must be zero, as a matrix this function wrote leaves them.
+fn mass_matrix_into<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
+    Ic: &mut Vec<OriginInertia<T>>,
+    M: &mut DMatrix<T>,
+) {
+    Ic.clear();
+    Ic.extend(model.bodies.iter().map(|b| OriginInertia::from(&b.inertia)));
     for (i, joint) in model.joints.iter().enumerate().rev() {
         if let Some(p) = joint.parent {
             let add = Ic[i].in_parent(&data.X_PB[i]);
             Ic[p] += add;
         }
     }
-    let mut M = DMatrix::zeros(model.nv(), model.nv());
-    for (i, (ji, Ic_i)) in model.joints.iter().zip(&Ic).enumerate() {
+    if M.shape() != (model.nv(), model.nv()) {
+        *M = DMatrix::zeros(model.nv(), model.nv());
+    }
+    for (i, (ji, Ic_i)) in model.joints.iter().zip(Ic.iter()).enumerate() {
         for (a, s) in data.S[i].iter().enumerate() {
             let mut F = Ic_i.apply(s);
             let row = ji.v_start + a;
@@ -56,7 +70,6 @@ pub fn mass_matrix<T: Scalar>(model: &MultibodyModel<T>, data: &MultibodyData<T>
             M[(ji.v_start + a, ji.v_start + a)] += *armature;
         }
     }
-    M
 }
 
 /// Inverse dynamics `τ = M(q) v̇ + c(q, v)` by the recursive Newton-Euler algorithm
@@ -94,11 +107,45 @@ fn rnea<T: Scalar>(
     v: &DVector<T>,
     vdot: Option<&DVector<T>>,
 ) -> DVector<T> {
+    let mut tau = DVector::zeros(model.nv());
+    rnea_into(model, data, v, vdot, &mut RneaBuffers::default(), &mut tau);
+    tau
+}
+
+/// The body accelerations and forces of [`rnea_into`].
+#[derive(Clone, Debug)]
+struct RneaBuffers<T: Scalar> {
+    a: Vec<Vector6<T>>,
+    f: Vec<Vector6<T>>,
+}
+
+impl<T: Scalar> Default for RneaBuffers<T> {
+    fn default() -> Self {
+        RneaBuffers {
+            a: Vec::new(),
+            f: Vec::new(),
+        }
+    }
+}
+
+/// [`rnea`] written into `tau` (nv) with the bodies' accelerations and forces in `buffers`:
+/// nothing allocated once they have their sizes.
+fn rnea_into<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
+    v: &DVector<T>,
+    vdot: Option<&DVector<T>>,
+    buffers: &mut RneaBuffers<T>,
+    tau: &mut DVector<T>,
+) {
     let nb = model.bodies.len();
     // The world accelerates upwards at −g (RBDA Sec. 5.3): gravity for free.
     let a_world = spatial(Vector3::zeros(), -model.gravity);
-    let mut a = vec![Vector6::zeros(); nb];
-    let mut f = vec![Vector6::zeros(); nb];
+    let RneaBuffers { a, f } = buffers;
+    a.clear();
+    a.resize(nb, Vector6::zeros());
+    f.clear();
+    f.resize(nb, Vector6::zeros());
     for (i, j) in model.joints.iter().enumerate() {
         let mut Sqd = Vector6::zeros();
         let mut Sqdd = Vector6::zeros();
@@ -119,7 +166,10 @@ fn rnea<T: Scalar>(
         let I = OriginInertia::from(&model.bodies[i].inertia);
         f[i] = I.apply(&a[i]) + force_cross(&data.V[i], &I.apply(&data.V[i]));
     }
-    let mut tau = DVector::zeros(model.nv());
+    if tau.len() != model.nv() {
+        *tau = DVector::zeros(model.nv());
+    }
+    tau.fill(T::zero());
     for (i, j) in model.joints.iter().enumerate().rev() {
         for (k, s) in data.S[i].iter().enumerate() {
             let index = j.v_start + k;
@@ -133,7 +183,6 @@ fn rnea<T: Scalar>(
             f[p] += back;
         }
     }
-    tau
 }
 
 /// Free-motion velocity of DESIGN step 1 (ICF eq. (1) with zero impulses):
@@ -152,33 +201,93 @@ pub fn free_motion_velocity<T: Scalar>(
     u: &DVector<T>,
     dt: T,
 ) -> Result<(DVector<T>, DMatrix<T>)> {
-    check_len("q", model.nq(), q0.len())?;
-    check_len("v", model.nv(), v0.len())?;
-    check_len("u", model.nu(), u.len())?;
-    forward_kinematics(model, data, q0, v0);
-    let mut A = mass_matrix(model, data);
-    let mut k = -bias_forces(model, data, v0);
-    for (col, (&index, t)) in model.actuators.iter().zip(&model.transmissions).enumerate() {
-        if t.kind == TransmissionKind::Effort {
-            k[index] += effort_input(t, u[col]);
-        }
-    }
-    for j in &model.joints {
-        for (a, d) in j.damping.iter().enumerate() {
-            let i = j.v_start + a;
-            A[(i, i)] += dt * *d;
-            k[i] -= *d * v0[i];
-        }
-        if let Some(spring) = &j.spring {
-            k[j.v_start] -= spring.stiffness * (q0[j.q_start] - spring.reference);
-        }
-    }
-    // A is block diagonal over trees: one small Cholesky per tree.
-    let chol = BlockDiagonalCholesky::new(&A, &model.cliques())
-        .ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    let dv = chol.solve(&DMatrix::from_column_slice(k.len(), 1, (k * dt).as_slice()));
-    let v_star = v0 + DVector::from_column_slice(dv.as_slice());
+    let (mut v_star, mut A) = (DVector::zeros(0), DMatrix::zeros(0, 0));
+    let cliques = model.cliques();
+    FreeMotion::default().compute(model, data, q0, v0, u, dt, &cliques, &mut v_star, &mut A)?;
     Ok((v_star, A))
+}
+
+/// The buffers of the free motion ([`free_motion_velocity`]) kept from one step to the next,
+/// and the factor of `A`'s clique blocks (which the Delassus estimates and the constraint
+/// rows solve with): [`FreeMotion::compute`] allocates nothing once it has seen the model.
+#[derive(Clone, Debug)]
+pub struct FreeMotion<T: Scalar> {
+    /// The factor of `A`'s clique blocks, of the last [`FreeMotion::compute`].
+    pub factor: BlockDiagonalCholesky<T>,
+    /// The composite inertias of the mass matrix.
+    composite: Vec<OriginInertia<T>>,
+    rnea: RneaBuffers<T>,
+}
+
+impl<T: Scalar> Default for FreeMotion<T> {
+    fn default() -> Self {
+        FreeMotion {
+            factor: BlockDiagonalCholesky::default(),
+            composite: Vec::new(),
+            rnea: RneaBuffers::default(),
+        }
+    }
+}
+
+impl<T: Scalar> FreeMotion<T> {
+    /// Writes `v*` and `A` at `(q0, v0, u)` for a step `dt` (s) into `v_star` and `A`, as
+    /// [`free_motion_velocity`] returns them, and keeps the factor of `A`; `cliques` are the
+    /// model's ([`MultibodyModel::cliques`]). `A` is a matrix this function wrote before, or
+    /// of another size (its entries outside the trees' blocks stay as they are, zero).
+    ///
+    /// # Errors
+    /// As [`free_motion_velocity`]; `v_star`, `A` and the factor are not to be used then.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compute(
+        &mut self,
+        model: &MultibodyModel<T>,
+        data: &mut MultibodyData<T>,
+        q0: &DVector<T>,
+        v0: &DVector<T>,
+        u: &DVector<T>,
+        dt: T,
+        cliques: &[Vec<usize>],
+        v_star: &mut DVector<T>,
+        A: &mut DMatrix<T>,
+    ) -> Result<()> {
+        check_len("q", model.nq(), q0.len())?;
+        check_len("v", model.nv(), v0.len())?;
+        check_len("u", model.nu(), u.len())?;
+        forward_kinematics(model, data, q0, v0);
+        let FreeMotion {
+            factor,
+            composite,
+            rnea,
+        } = self;
+        let k = v_star;
+        mass_matrix_into(model, data, composite, A);
+        // k = −c(q0, v0), then the inputs, damping and springs; v* = v0 + δt A⁻¹ k in place.
+        rnea_into(model, data, v0, None, rnea, k);
+        k.neg_mut();
+        for (col, (&index, t)) in model.actuators.iter().zip(&model.transmissions).enumerate() {
+            if t.kind == TransmissionKind::Effort {
+                k[index] += effort_input(t, u[col]);
+            }
+        }
+        for j in &model.joints {
+            for (a, d) in j.damping.iter().enumerate() {
+                let i = j.v_start + a;
+                A[(i, i)] += dt * *d;
+                k[i] -= *d * v0[i];
+            }
+            if let Some(spring) = &j.spring {
+                k[j.v_start] -= spring.stiffness * (q0[j.q_start] - spring.reference);
+            }
+        }
+        // A is block diagonal over trees: one small Cholesky per tree.
+        if !factor.refactor(A, cliques) {
+            return Err(Error::NotPositiveDefinite { index: 0 });
+        }
+        *k *= dt;
+        factor.solve_in_place(k);
+        *k += v0;
+        Ok(())
+    }
 }
 
 /// The joint effort `g · clamp(u)` of an effort actuator with transmission `t`: the input
@@ -195,15 +304,32 @@ pub fn integrate_positions<T: Scalar>(
     dt: T,
 ) -> DVector<T> {
     let mut q = q0.clone();
+    integrate_positions_into(model, q0, v, dt, &mut q);
+    q
+}
+
+/// [`integrate_positions`] written into `q` (resized to nq if it is not): nothing allocated
+/// when it has the size.
+pub fn integrate_positions_into<T: Scalar>(
+    model: &MultibodyModel<T>,
+    q0: &DVector<T>,
+    v: &DVector<T>,
+    dt: T,
+    q: &mut DVector<T>,
+) {
+    if q.len() == q0.len() {
+        q.copy_from(q0);
+    } else {
+        *q = q0.clone();
+    }
     for j in &model.joints {
-        let next = j.kind.integrate(
+        j.kind.integrate_into(
             q0.rows(j.q_start, j.kind.nq()),
             v.rows(j.v_start, j.kind.nv()),
             dt,
+            &mut q.as_mut_slice()[j.q_start..j.q_start + j.kind.nq()],
         );
-        q.rows_mut(j.q_start, j.kind.nq()).copy_from_slice(&next);
     }
-    q
 }
 
 fn check_len(what: &str, expected: usize, found: usize) -> Result<()> {

@@ -177,21 +177,37 @@ impl JointKind {
     /// Symplectic-Euler position update `q⁺ = q + δt N(q) v` for this joint, with the
     /// quaternion renormalized (DESIGN step 4). `q`, `v` are this joint's coordinates.
     pub fn integrate<T: Scalar>(&self, q: DVectorView<T>, v: DVectorView<T>, dt: T) -> Vec<T> {
+        let mut out = vec![T::zero(); self.nq()];
+        self.integrate_into(q, v, dt, &mut out);
+        out
+    }
+
+    /// [`JointKind::integrate`] written into `out` (this joint's nq coordinates), which may
+    /// be a view into the whole configuration: nothing allocated.
+    pub fn integrate_into<T: Scalar>(
+        &self,
+        q: DVectorView<T>,
+        v: DVectorView<T>,
+        dt: T,
+        out: &mut [T],
+    ) {
         match self {
-            JointKind::Fixed => vec![],
-            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => vec![q[0] + dt * v[0]],
-            JointKind::Planar => vec![q[0] + dt * v[0], q[1] + dt * v[1], q[2] + dt * v[2]],
+            JointKind::Fixed => {}
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => out[0] = q[0] + dt * v[0],
+            JointKind::Planar => {
+                out.copy_from_slice(&[q[0] + dt * v[0], q[1] + dt * v[1], q[2] + dt * v[2]])
+            }
             JointKind::Free => {
                 let quat = Quaternion::new(q[3], q[4], q[5], q[6]);
                 let w_J = Vector3::new(v[0], v[1], v[2]);
                 let p = Vector3::new(q[0], q[1], q[2]) + Vector3::new(v[3], v[4], v[5]) * dt;
                 let quat = integrate_quaternion(&quat, &w_J, dt);
-                vec![p.x, p.y, p.z, quat.w, quat.i, quat.j, quat.k]
+                out.copy_from_slice(&[p.x, p.y, p.z, quat.w, quat.i, quat.j, quat.k]);
             }
             JointKind::Ball => {
                 let quat = Quaternion::new(q[0], q[1], q[2], q[3]);
                 let quat = integrate_quaternion(&quat, &Vector3::new(v[0], v[1], v[2]), dt);
-                vec![quat.w, quat.i, quat.j, quat.k]
+                out.copy_from_slice(&[quat.w, quat.i, quat.j, quat.k]);
             }
         }
     }

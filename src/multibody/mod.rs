@@ -30,7 +30,10 @@ pub mod model;
 pub mod prescribed;
 
 pub use constraints::{Coupler, JointFriction, JointLimit, Transmission, TransmissionKind};
-pub use dynamics::{bias_forces, free_motion_velocity, integrate_positions, mass_matrix};
+pub use dynamics::{
+    bias_forces, free_motion_velocity, integrate_positions, integrate_positions_into, mass_matrix,
+    FreeMotion,
+};
 pub use joint::JointKind;
 pub use kinematics::{forward_kinematics, MultibodyData};
 pub use model::{Body, BodyId, Joint, JointSpec, JointSpring, MultibodyModel};

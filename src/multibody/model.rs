@@ -484,24 +484,51 @@ impl<T: Scalar> MultibodyModel<T> {
     /// [`MultibodyModel::cliques`] and the clique of each body (`None` for a tree without
     /// velocities).
     pub fn clique_structure(&self) -> (Vec<Vec<usize>>, Vec<Option<usize>>) {
-        let roots = self.tree_roots();
-        let mut clique_of_root = vec![None; self.bodies.len()];
-        let mut cliques: Vec<Vec<usize>> = Vec::new();
+        let mut structure = CliqueStructure::default();
+        self.clique_structure_into(&mut structure);
+        (structure.cliques, structure.body_clique)
+    }
+
+    /// [`MultibodyModel::clique_structure`] written into `out`, keeping its lists' storage:
+    /// nothing allocated once it has held this model's.
+    pub fn clique_structure_into(&self, out: &mut CliqueStructure) {
+        let CliqueStructure {
+            cliques,
+            body_clique,
+            roots,
+            clique_of_root,
+        } = out;
+        roots.clear();
+        roots.resize(self.bodies.len(), 0);
+        for (i, j) in self.joints.iter().enumerate() {
+            roots[i] = match j.parent {
+                None => i,
+                Some(p) => roots[p],
+            };
+        }
+        clique_of_root.clear();
+        clique_of_root.resize(self.bodies.len(), None);
+        let mut used = 0;
         for (i, j) in self.joints.iter().enumerate() {
             if j.kind.nv() == 0 {
                 continue;
             }
             let c = *clique_of_root[roots[i]].get_or_insert_with(|| {
-                cliques.push(Vec::new());
-                cliques.len() - 1
+                if used == cliques.len() {
+                    cliques.push(Vec::new());
+                }
+                cliques[used].clear();
+                used += 1;
+                used - 1
             });
             cliques[c].extend(j.v_start..j.v_start + j.kind.nv());
         }
-        for c in &mut cliques {
+        cliques.truncate(used);
+        for c in cliques.iter_mut() {
             c.sort_unstable();
         }
-        let body_clique = roots.iter().map(|&r| clique_of_root[r]).collect();
-        (cliques, body_clique)
+        body_clique.clear();
+        body_clique.extend(roots.iter().map(|&r| clique_of_root[r]));
     }
 
     /// The neutral configuration: zero joint coordinates, identity quaternions.
@@ -640,6 +667,18 @@ fn validate_inertia<T: Scalar>(name: &str, inertia: &SpatialInertia<T>) -> Resul
         ));
     }
     Ok(())
+}
+
+/// The cliques of a model and the clique of each body
+/// ([`MultibodyModel::clique_structure_into`]), with the lists that compute them.
+#[derive(Clone, Debug, Default)]
+pub struct CliqueStructure {
+    /// Velocity indices of each tree, increasing ([`MultibodyModel::cliques`]).
+    pub cliques: Vec<Vec<usize>>,
+    /// The clique of each body, `None` for a tree without velocities.
+    pub body_clique: Vec<Option<usize>>,
+    roots: Vec<usize>,
+    clique_of_root: Vec<Option<usize>>,
 }
 
 #[cfg(test)]

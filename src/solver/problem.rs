@@ -51,6 +51,22 @@ pub struct ConvexProblem<T: Scalar> {
     pub constraints: Vec<ConstraintRow<T>>,
 }
 
+impl<T: Scalar> Default for ConvexProblem<T> {
+    /// The problem of no velocities and no contacts: storage a step's assembly fills.
+    fn default() -> Self {
+        ConvexProblem {
+            A: DMatrix::zeros(0, 0),
+            cliques: Vec::new(),
+            v_star: DVector::zeros(0),
+            v0: DVector::zeros(0),
+            J: Matrix3xX::zeros(0),
+            b: Vec::new(),
+            contacts: ContactPool::Lagged(Vec::new()),
+            constraints: Vec::new(),
+        }
+    }
+}
+
 impl<T: Scalar> ConvexProblem<T> {
     /// Number of velocities.
     pub fn nv(&self) -> usize {

@@ -20,15 +20,12 @@ use crate::contact::{Approximation, ContactParams, NormalLawKind};
 use crate::error::Result;
 use crate::hydroelastic::ContactPolygon;
 use crate::math::Pose;
-use crate::multibody::free_motion_velocity;
 use crate::multibody::kinematics::MultibodyData;
-use crate::multibody::model::{BodyId, MultibodyModel};
+use crate::multibody::model::{BodyId, CliqueStructure, MultibodyModel};
+use crate::multibody::FreeMotion;
 use crate::scalar::{is_f64, lit, Scalar};
-use crate::solver::ConvexProblem;
-use crate::step::assembled::{
-    Assembled, AssembledContact, AssembledFrame, AssemblyBuffers, StepProblem,
-};
-use crate::step::constraints::constraint_rows;
+use crate::step::assembled::{Assembled, AssembledContact, AssembledFrame, StepProblem};
+use crate::step::constraints::constraint_rows_with;
 use crate::step::jacobian::{contact_point, FrameJacobian};
 use crate::step::point::{contact_frame, ContactFeature};
 use crate::step::pool::make_pool;
@@ -68,6 +65,25 @@ impl From<&GeometricContact> for ContactWitness<f64> {
             p_WPb: c.p_WPb,
             stiffness: None,
             feature: ContactFeature::Point(Box::new(c.feature)),
+        }
+    }
+}
+
+impl ContactWitness<f64> {
+    /// Made again from `c`, as [`ContactWitness::from`] makes it, keeping the box of its
+    /// feature when it holds a point contact's: a step's witnesses are written over the last
+    /// step's without allocating.
+    pub fn assign(&mut self, c: &GeometricContact) {
+        self.geometry_a = c.geometry_a;
+        self.geometry_b = c.geometry_b;
+        self.phi = c.phi;
+        self.nhat_W = c.nhat_W;
+        self.p_WPa = c.p_WPa;
+        self.p_WPb = c.p_WPb;
+        self.stiffness = None;
+        match &mut self.feature {
+            ContactFeature::Point(feature) => **feature = c.feature,
+            other => *other = ContactFeature::Point(Box::new(c.feature)),
         }
     }
 }
@@ -184,7 +200,9 @@ fn admit<T: Scalar>(
     }
     contacts.truncate(kept);
     b.truncate(kept);
-    *J_all = J_all.columns(0, input.model.nv() * kept).into_owned();
+    let mut storage: Vec<T> = std::mem::replace(J_all, Matrix3xX::zeros(0)).data.into();
+    storage.truncate(width * kept);
+    *J_all = Matrix3xX::from_vec(storage);
 }
 
 /// Assembles the convex problem of a step generically (DESIGN steps 1-2): free motion, then
@@ -198,38 +216,108 @@ pub fn assemble_problem<T: Scalar>(
     data: &mut MultibodyData<T>,
     witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
 ) -> Result<StepProblem<T>> {
-    assemble_contacts(input, data, witnesses, AssemblyBuffers::default())
-        .map(Assembled::into_step_problem)
+    let mut assembled = Assembled::default();
+    assemble_contacts(
+        input,
+        data,
+        |model, data, list| {
+            *list = witnesses(model, data)?;
+            Ok(())
+        },
+        &mut AssemblyScratch::default(),
+        &mut assembled,
+    )?;
+    Ok(assembled.into_step_problem())
 }
 
-/// [`assemble_problem`], the contacts kept as [`Assembled`].
+/// What the assembly of a step computes on the way and keeps for the next step, so that a
+/// step allocates nothing once it has seen its contact pattern: the free motion's buffers and
+/// factor, the model's cliques, the witnesses of the geometric query and the last frame's
+/// body Jacobians.
+pub(super) struct AssemblyScratch<T: Scalar> {
+    free: FreeMotion<T>,
+    structure: CliqueStructure,
+    /// The witnesses of the step under way; after it, what the contacts of the last step
+    /// held (the boxes of their features, written over by the next step's witnesses).
+    witnesses: Vec<ContactWitness<T>>,
+    shared: Option<SharedFrame<T>>,
+}
+
+impl<T: Scalar> std::fmt::Debug for AssemblyScratch<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AssemblyScratch")
+            .field("witnesses", &self.witnesses.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Scalar> Default for AssemblyScratch<T> {
+    fn default() -> Self {
+        AssemblyScratch {
+            free: FreeMotion::default(),
+            structure: CliqueStructure::default(),
+            witnesses: Vec::new(),
+            shared: None,
+        }
+    }
+}
+
+/// [`assemble_problem`] into `out`, whose storage it reuses, with the buffers of `scratch`;
+/// `witnesses` writes the witnesses of the step into the list it is given, which holds the
+/// last step's (written over in place, or replaced).
 pub(super) fn assemble_contacts<T: Scalar>(
     input: &StepInput<'_, T>,
     data: &mut MultibodyData<T>,
-    witnesses: impl FnOnce(&MultibodyModel<T>, &MultibodyData<T>) -> Result<Vec<ContactWitness<T>>>,
-    buffers: AssemblyBuffers<T>,
-) -> Result<Assembled<T>> {
+    witnesses: impl FnOnce(
+        &MultibodyModel<T>,
+        &MultibodyData<T>,
+        &mut Vec<ContactWitness<T>>,
+    ) -> Result<()>,
+    scratch: &mut AssemblyScratch<T>,
+    out: &mut Assembled<T>,
+) -> Result<()> {
     let model = input.model;
     let dt: T = lit(input.dt);
-    let (v_star, A) = free_motion_velocity(model, data, input.q, input.v, input.u, dt)?;
+    model.clique_structure_into(&mut scratch.structure);
+    let Assembled {
+        problem,
+        contacts,
+        frames,
+    } = out;
+    scratch.free.compute(
+        model,
+        data,
+        input.q,
+        input.v,
+        input.u,
+        dt,
+        &scratch.structure.cliques,
+        &mut problem.v_star,
+        &mut problem.A,
+    )?;
     let nv = model.nv();
-    let mut witnesses = witnesses(model, data)?;
-    let mut J_all = Matrix3xX::zeros(nv * witnesses.len());
-    let mut b = Vec::with_capacity(witnesses.len());
-    let AssemblyBuffers {
-        mut contacts,
-        mut frames,
-    } = buffers;
-    contacts.clear();
+    witnesses(model, data, &mut scratch.witnesses)?;
+    let n = scratch.witnesses.len();
+    let mut storage: Vec<T> = std::mem::replace(&mut problem.J, Matrix3xX::zeros(0))
+        .data
+        .into();
+    storage.clear();
+    storage.resize(3 * nv * n, T::zero());
+    let mut J_all = Matrix3xX::from_vec(storage);
+    let b = &mut problem.b;
+    b.clear();
     frames.clear();
     // The polygons of a pressure-field pair against a plane share its normal, so one frame; in
     // f64 only, where equal normals are equal in everything (dual normals equal in their real
     // parts can differ in their derivatives: the polygons of two compliant spheres head-on).
     let share_frames = is_f64::<T>();
+    // The last step's frame, made again for this step's first contact (its lists kept).
+    let mut spare = scratch.shared.take();
     let mut shared: Option<SharedFrame<T>> = None;
-    // By reference (the feature taken out): moving each witness out copies it whole. Mapped
-    // and extended, each contact is written in place.
-    contacts.extend(witnesses.iter_mut().enumerate().map(|(i, c)| {
+    // By reference: moving each witness out copies it whole. Each contact is written over
+    // the last step's in place, the two swapping their features' boxes; a contact beyond the
+    // last step's takes a copy.
+    for (i, c) in scratch.witnesses.iter_mut().enumerate() {
         let pair = (c.geometry_a, c.geometry_b);
         let same = |f: &SharedFrame<T>| f.kept.geometries == pair && f.nhat_W == c.nhat_W;
         let frame = match shared.as_mut() {
@@ -240,7 +328,13 @@ pub(super) fn assemble_contacts<T: Scalar>(
                 f
             }
             None => {
-                let f = shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W));
+                let f = match spare.take() {
+                    Some(mut f) => {
+                        f.remake(input, data, pair, &c.nhat_W);
+                        shared.insert(f)
+                    }
+                    None => shared.insert(SharedFrame::new(input, data, pair, &c.nhat_W)),
+                };
                 frames.push(f.kept.clone());
                 f
             }
@@ -263,45 +357,51 @@ pub(super) fn assemble_contacts<T: Scalar>(
             b.push(Vector3::zeros());
             v_n
         };
-        AssembledContact {
-            frame: frames.len() - 1,
-            p_WC,
-            phi0: c.phi,
-            v_n0,
-            stiffness: c.stiffness.unwrap_or(frame.kept.params.stiffness),
-            feature: std::mem::replace(
-                &mut c.feature,
-                ContactFeature::Polygon(PolygonContact::default()),
-            ),
+        let stiffness = c.stiffness.unwrap_or(frame.kept.params.stiffness);
+        let frame = frames.len() - 1;
+        if let Some(contact) = contacts.get_mut(i) {
+            contact.frame = frame;
+            contact.p_WC = p_WC;
+            contact.phi0 = c.phi;
+            contact.v_n0 = v_n0;
+            contact.stiffness = stiffness;
+            std::mem::swap(&mut contact.feature, &mut c.feature);
+        } else {
+            contacts.push(AssembledContact {
+                frame,
+                p_WC,
+                phi0: c.phi,
+                v_n0,
+                stiffness,
+                // A copy: the witness keeps its box for the next step to write into.
+                feature: c.feature.clone(),
+            });
         }
-    }));
-    admit(input, &frames, &mut contacts, &mut b, &mut J_all);
-    let (cliques, body_clique) = model.clique_structure();
-    let pool = make_pool(
+    }
+    contacts.truncate(n);
+    scratch.shared = shared.or(spare);
+    admit(input, frames, contacts, b, &mut J_all);
+    problem.J = J_all;
+    scratch.structure.cliques.clone_into(&mut problem.cliques);
+    let factor = &mut scratch.free.factor;
+    make_pool(
+        &mut problem.contacts,
         input.approximation,
-        &contacts,
-        &frames,
-        &J_all,
-        &A,
-        &cliques,
-        &body_clique,
-        dt,
-    )?;
-    let constraints = constraint_rows(model, &A, &cliques, input.q, input.u, dt)?;
-    Ok(Assembled {
-        problem: ConvexProblem {
-            A,
-            cliques,
-            v_star,
-            v0: input.v.clone(),
-            J: J_all,
-            b,
-            contacts: pool,
-            constraints,
-        },
         contacts,
         frames,
-    })
+        &problem.J,
+        factor,
+        &problem.cliques,
+        &scratch.structure.body_clique,
+        dt,
+    )?;
+    problem.constraints = constraint_rows_with(model, factor, input.q, input.u, dt)?;
+    if problem.v0.len() == nv {
+        problem.v0.copy_from(input.v);
+    } else {
+        problem.v0 = input.v.clone();
+    }
+    Ok(())
 }
 
 /// What the consecutive contacts of one geometry pair with one normal share: the contact
@@ -396,15 +496,26 @@ pub fn geometry_poses<T: Scalar>(
     geometries: &[Geometry],
     t: f64,
 ) -> Vec<Pose<T>> {
-    geometries
-        .iter()
-        .map(|g| {
-            let X_WB = match g.body {
-                BodyId::World => Pose::identity(),
-                BodyId::Body(i) => data.X_WB[i],
-                BodyId::Prescribed(i) => model.prescribed[i].pose(t).cast(),
-            };
-            X_WB.compose(&g.X_BG.cast())
-        })
-        .collect()
+    let mut X_WG = Vec::with_capacity(geometries.len());
+    geometry_poses_into(model, data, geometries, t, &mut X_WG);
+    X_WG
+}
+
+/// [`geometry_poses`] written into `X_WG`, keeping its storage.
+pub fn geometry_poses_into<T: Scalar>(
+    model: &MultibodyModel<T>,
+    data: &MultibodyData<T>,
+    geometries: &[Geometry],
+    t: f64,
+    X_WG: &mut Vec<Pose<T>>,
+) {
+    X_WG.clear();
+    X_WG.extend(geometries.iter().map(|g| {
+        let X_WB = match g.body {
+            BodyId::World => Pose::identity(),
+            BodyId::Body(i) => data.X_WB[i],
+            BodyId::Prescribed(i) => model.prescribed[i].pose(t).cast(),
+        };
+        X_WB.compose(&g.X_BG.cast())
+    }));
 }

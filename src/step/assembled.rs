@@ -1,7 +1,7 @@
 //! What an assembled step keeps (DESIGN steps 1-2): the convex problem and its contacts, each
 //! contact kept as what it does not share with the other contacts of its frame (a
 //! pressure-field pair's polygons share one frame, bodies and parameters). The forward step
-//! reads its reports from this and keeps its lists for the next step ([`AssemblyBuffers`]);
+//! reads its reports from this and keeps it for the next step to write over ([`Assembled`]);
 //! [`StepProblem`] is the public form, each contact a full [`ContactPoint`].
 #![allow(non_snake_case)]
 
@@ -25,7 +25,9 @@ pub struct StepProblem<T: Scalar> {
 /// A step's convex problem with its contacts, each kept as what it does not share with the
 /// other contacts of its frame: a pressure-field pair's polygons, a contact each, share one
 /// frame, bodies and parameters, which are kept once. The forward step reads its results from
-/// this; [`Assembled::into_step_problem`] makes the full [`ContactPoint`]s.
+/// this, and the simulator keeps it for the next step to write over (its storage reused);
+/// [`Assembled::into_step_problem`] makes the full [`ContactPoint`]s.
+#[derive(Debug)]
 pub(super) struct Assembled<T: Scalar> {
     pub(super) problem: ConvexProblem<T>,
     /// The contacts, in the order of the problem's pool.
@@ -34,17 +36,11 @@ pub(super) struct Assembled<T: Scalar> {
     pub(super) frames: Vec<AssembledFrame<T>>,
 }
 
-/// The lists of an [`Assembled`] step, kept by the simulator from one step to the next, so
-/// that a step allocates them only to grow them.
-#[derive(Debug)]
-pub(super) struct AssemblyBuffers<T: Scalar> {
-    pub(super) contacts: Vec<AssembledContact<T>>,
-    pub(super) frames: Vec<AssembledFrame<T>>,
-}
-
-impl<T: Scalar> Default for AssemblyBuffers<T> {
+impl<T: Scalar> Default for Assembled<T> {
+    /// Nothing assembled: the storage a step's assembly fills.
     fn default() -> Self {
-        AssemblyBuffers {
+        Assembled {
+            problem: ConvexProblem::default(),
             contacts: Vec::new(),
             frames: Vec::new(),
         }

@@ -58,12 +58,37 @@ pub fn constraint_rows<T: Scalar>(
     u: &DVector<T>,
     dt: T,
 ) -> Result<Vec<ConstraintRow<T>>> {
-    let mut specs: Vec<(
-        ConstraintKind,
-        Vec<(usize, T)>,
-        Regularization<T>,
-        Bounds<T>,
-    )> = Vec::new();
+    let servos = model
+        .transmissions
+        .iter()
+        .any(|t| t.kind != TransmissionKind::Effort);
+    let no_rows = model.limits.is_empty()
+        && model.couplers.is_empty()
+        && model.friction.is_empty()
+        && !servos;
+    if no_rows {
+        return Ok(Vec::new());
+    }
+    let mut chol =
+        BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
+    constraint_rows_with(model, &mut chol, q0, u, dt)
+}
+
+/// [`constraint_rows`] with the factor `chol` of `A`'s clique blocks, as the step's free
+/// motion keeps it ([`crate::multibody::FreeMotion::factor`]). Every row has one entry, or
+/// two (a coupler), so its `w` is the dense solve's bit for bit
+/// ([`BlockDiagonalCholesky::row_quadratic_form`]).
+///
+/// # Errors
+/// As [`constraint_rows`] but for the factorization.
+pub(crate) fn constraint_rows_with<T: Scalar>(
+    model: &MultibodyModel<T>,
+    chol: &mut BlockDiagonalCholesky<T>,
+    q0: &DVector<T>,
+    u: &DVector<T>,
+    dt: T,
+) -> Result<Vec<ConstraintRow<T>>> {
+    let mut specs: Vec<RowSpec<T>> = Vec::new();
     for l in &model.limits {
         let q = q0[l.q_index];
         if l.lower.is_finite() {
@@ -134,63 +159,62 @@ pub fn constraint_rows<T: Scalar>(
     if specs.is_empty() {
         return Ok(Vec::new());
     }
-    let w = delassus_rows(A, cliques, specs.iter().map(|s| &s.1))?;
     let beta = lit::<T>(near_rigid_factor());
-    Ok(specs
-        .into_iter()
-        .zip(w)
-        .map(|((kind, entries, regularization, (lower, upper)), w)| {
-            let (R, v_hat) = match regularization {
-                Regularization::NearRigid { g0 } => (beta * w, -g0 / (dt + dt)),
-                Regularization::Friction => (beta * w, T::zero()),
-                Regularization::Servo { Kp, Kd, q_d, q0 } => {
-                    let stiffness = dt * lit::<T>(Kp) + lit::<T>(Kd);
-                    (
-                        T::one() / (dt * stiffness),
-                        -lit::<T>(Kp) * (q0 - q_d) / stiffness,
-                    )
-                }
-            };
-            ConstraintRow {
-                kind,
-                entries,
-                R,
-                v_hat,
-                lower,
-                upper,
+    let mut rows = Vec::with_capacity(specs.len());
+    // The last single-entry row's velocity index and `w`: a joint's lower and upper limit rows
+    // (`c = ±e_k`, one after the other) have one `w`, bit for bit (the solve is odd in its
+    // right-hand side, and `(−1)(−x) = x`).
+    let mut last: Option<(usize, T)> = None;
+    let mut w_of = |entries: &[(usize, T)]| match entries {
+        [(k, c)] if c.re().abs() == 1.0 => match last {
+            Some((j, w)) if j == *k => w,
+            _ => {
+                let w = chol.row_quadratic_form(entries);
+                last = Some((*k, w));
+                w
             }
-        })
-        .collect())
+        },
+        _ => chol.row_quadratic_form(entries),
+    };
+    for (kind, entries, regularization, (lower, upper)) in specs {
+        // `w = c A⁻¹ cᵀ` of a near-rigid row, solved in the cliques of its entries only.
+        let (R, v_hat) = match regularization {
+            Regularization::NearRigid { g0 } => (beta * w_of(&entries), -g0 / (dt + dt)),
+            Regularization::Friction => (beta * w_of(&entries), T::zero()),
+            Regularization::Servo { Kp, Kd, q_d, q0 } => {
+                let stiffness = dt * lit::<T>(Kp) + lit::<T>(Kd);
+                (
+                    T::one() / (dt * stiffness),
+                    -lit::<T>(Kp) * (q0 - q_d) / stiffness,
+                )
+            }
+        };
+        rows.push(ConstraintRow {
+            kind,
+            entries,
+            R,
+            v_hat,
+            lower,
+            upper,
+        });
+    }
+    Ok(rows)
 }
 
 /// Impulse bounds of a row (lowest, highest), `None` for infinite.
 type Bounds<T> = (Option<T>, Option<T>);
 
+/// What a row is made from: its kind, entries, regularization and impulse bounds.
+type RowSpec<T> = (
+    ConstraintKind,
+    Vec<(usize, T)>,
+    Regularization<T>,
+    Bounds<T>,
+);
+
 /// A servo's target joint position `q_d = clamp(u)/g` (rad or m).
 pub fn servo_target<T: Scalar>(t: &Transmission, u: T) -> T {
     t.clamped(u) / lit::<T>(t.gear)
-}
-
-/// `w_j = c_j A⁻¹ c_jᵀ` of each row's entries (A block-diagonal over `cliques`).
-#[allow(non_snake_case)]
-fn delassus_rows<'a, T: Scalar>(
-    A: &DMatrix<T>,
-    cliques: &[Vec<usize>],
-    rows: impl ExactSizeIterator<Item = &'a Vec<(usize, T)>>,
-) -> Result<Vec<T>> {
-    let chol =
-        BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    let rows: Vec<&Vec<(usize, T)>> = rows.collect();
-    let mut C = DMatrix::zeros(A.nrows(), rows.len());
-    for (j, entries) in rows.iter().enumerate() {
-        for &(k, c) in entries.iter() {
-            C[(k, j)] += c;
-        }
-    }
-    let X = chol.solve(&C);
-    Ok((0..rows.len())
-        .map(|j| C.column(j).dot(&X.column(j)))
-        .collect())
 }
 
 /// The first-order sensitivities of a row's bias `v̂` and regularization `R` (f64), for the

@@ -23,8 +23,17 @@ pub fn delassus_estimates<T: Scalar>(
 ) -> Result<Vec<T>> {
     let chol =
         BlockDiagonalCholesky::new(A, cliques).ok_or(Error::NotPositiveDefinite { index: 0 })?;
-    let nv = A.nrows();
-    Ok(touched
+    Ok(delassus_estimates_with(&chol, A.nrows(), J, touched))
+}
+
+/// [`delassus_estimates`] with the factor `chol` of `A`'s clique blocks (nv × nv).
+pub(super) fn delassus_estimates_with<T: Scalar>(
+    chol: &BlockDiagonalCholesky<T>,
+    nv: usize,
+    J: &Matrix3xX<T>,
+    touched: &[Vec<usize>],
+) -> Vec<T> {
+    touched
         .iter()
         .enumerate()
         .map(|(i, touched)| {
@@ -32,7 +41,7 @@ pub fn delassus_estimates<T: Scalar>(
             let Jt = DMatrix::from_column_slice(Jt.nrows(), 3, Jt.as_slice());
             chol.quadratic_form(&Jt, touched).norm() / lit::<T>(3.0)
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]

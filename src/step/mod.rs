@@ -50,18 +50,19 @@ use nalgebra::{DVector, Vector3};
 
 use crate::collision::pressure::modulus;
 use crate::collision::{
-    find_contacts, find_polygons_coherent, CollisionScene, Geometry, SurfaceCache,
+    find_polygons_coherent, CollisionScene, Geometry, PointQuery, SurfaceCache,
 };
 use crate::contact::{Approximation, ContactParams};
 use crate::error::{Error, Result};
 use crate::hydroelastic::{replayed_polygon, Placed};
-use crate::multibody::integrate_positions;
+use crate::math::Pose;
+use crate::multibody::integrate_positions_into;
 use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::solver::{ConvexProblem, NewtonWorkspace, SolverParams, SolverStats, WarmStart};
-use assemble::assemble_contacts;
-use assembled::{Assembled, AssemblyBuffers};
-use report::step_report;
+use assemble::{assemble_contacts, geometry_poses_into, AssemblyScratch};
+use assembled::Assembled;
+use report::step_report_into;
 
 /// Default contact margin δ_margin (m): pairs closer than this are candidate contacts, which
 /// [`Speculative`] admits into the step's problem or not.
@@ -278,8 +279,15 @@ pub struct Simulator {
     /// The elements near the plane of each plane–mesh pressure-field pair, kept from one
     /// step to the next ([`SurfaceCache`]).
     surfaces: SurfaceCache,
-    /// The contact lists of the last step, reused by the next.
-    buffers: AssemblyBuffers<f64>,
+    /// The last step's problem and contacts, written over by the next step (their storage
+    /// reused), with the buffers the assembly computes in.
+    assembled: Assembled<f64>,
+    scratch: AssemblyScratch<f64>,
+    /// The point-contact query with its lists, the geometries' poses and the pair parameters
+    /// of the last step, reused by the next.
+    query: PointQuery,
+    X_WG: Vec<Pose<f64>>,
+    pairs: PairParameters<f64>,
     data: MultibodyData<f64>,
     newton: NewtonWorkspace,
     /// The bodies' and geometries' sizes for the warnings.
@@ -395,7 +403,14 @@ impl Simulator {
             settings,
             collision: CollisionScene::new(geometries)?,
             surfaces: SurfaceCache::default(),
-            buffers: AssemblyBuffers::default(),
+            assembled: Assembled::default(),
+            scratch: AssemblyScratch::default(),
+            query: PointQuery::default(),
+            X_WG: Vec::new(),
+            pairs: PairParameters {
+                default: settings.contact,
+                geometry: Vec::new(),
+            },
             data,
             newton: NewtonWorkspace::default(),
             extents,
@@ -448,12 +463,13 @@ impl Simulator {
     /// # Errors
     /// Size mismatches, non-finite states, an unsupported geometry pair.
     pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
-        self.assemble_contacts(state, u)
-            .map(Assembled::into_step_problem)
+        self.assemble_contacts(state, u)?;
+        Ok(std::mem::take(&mut self.assembled).into_step_problem())
     }
 
-    /// [`Simulator::assemble`], the contacts kept as [`Assembled`].
-    fn assemble_contacts(&mut self, state: &State, u: &DVector<f64>) -> Result<Assembled<f64>> {
+    /// [`Simulator::assemble`] into `self.assembled`, written over the last step's (no
+    /// allocation once the contact pattern has been seen, for point contacts).
+    fn assemble_contacts(&mut self, state: &State, u: &DVector<f64>) -> Result<()> {
         if !(state.q.iter().chain(state.v.iter()).all(|x| x.is_finite()) && state.t.is_finite()) {
             return Err(Error::invalid(
                 "state",
@@ -461,11 +477,16 @@ impl Simulator {
                 "positions, velocities and time must be finite",
             ));
         }
-        let pairs = self.pair_parameters();
+        self.pairs.default = self.settings.contact;
+        self.pairs.geometry.clear();
+        let geometries = self.collision.geometries();
+        self.pairs
+            .geometry
+            .extend(geometries.iter().map(|g| g.contact));
         let input = StepInput {
             model: &self.model,
-            geometries: self.collision.geometries(),
-            pairs: &pairs,
+            geometries,
+            pairs: &self.pairs,
             approximation: self.settings.approximation,
             speculative: self.settings.speculative,
             t: state.t,
@@ -475,22 +496,31 @@ impl Simulator {
             u,
         };
         let (collision, margin) = (&self.collision, self.settings.margin);
-        let surfaces = &mut self.surfaces;
-        // Room for as many contacts as the last solve had: a pressure-field pair adds a
-        // contact per polygon, about as many from one step to the next.
-        let last_contacts = self.newton.v_c().len();
-        let witnesses = |model: &MultibodyModel<f64>, data: &MultibodyData<f64>| {
-            let X_WG = geometry_poses(model, data, collision.geometries(), state.t);
-            let points = find_contacts(collision, &X_WG, margin)?;
-            let mut witnesses = Vec::with_capacity(points.len().max(last_contacts));
-            witnesses.extend(points.iter().map(ContactWitness::from));
-            find_polygons_coherent(collision, &X_WG, surfaces, |p| {
-                witnesses.push(ContactWitness::from(p))
-            })?;
-            Ok(witnesses)
+        let (surfaces, query, X_WG) = (&mut self.surfaces, &mut self.query, &mut self.X_WG);
+        let witnesses = |model: &MultibodyModel<f64>,
+                         data: &MultibodyData<f64>,
+                         list: &mut Vec<ContactWitness<f64>>| {
+            geometry_poses_into(model, data, collision.geometries(), state.t, X_WG);
+            query.find(collision, X_WG, margin)?;
+            // Each witness written over the last step's, keeping its feature's box.
+            for (i, c) in query.contacts.iter().enumerate() {
+                match list.get_mut(i) {
+                    Some(w) => w.assign(c),
+                    None => list.push(ContactWitness::from(c)),
+                }
+            }
+            list.truncate(query.contacts.len());
+            find_polygons_coherent(collision, X_WG, surfaces, |p| {
+                list.push(ContactWitness::from(p))
+            })
         };
-        let buffers = std::mem::take(&mut self.buffers);
-        assemble_contacts(&input, &mut self.data, witnesses, buffers)
+        assemble_contacts(
+            &input,
+            &mut self.data,
+            witnesses,
+            &mut self.scratch,
+            &mut self.assembled,
+        )
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
@@ -546,8 +576,50 @@ impl Simulator {
     /// Everything [`Simulator::assemble`] and [`crate::solver::solve`] can return; the state is not
     /// advanced on error.
     pub fn step(&mut self, state: &State, u: &DVector<f64>) -> Result<(State, StepReport)> {
+        let mut next = State {
+            t: state.t,
+            q: DVector::zeros(0),
+            v: DVector::zeros(0),
+        };
+        let mut report = StepReport::default();
+        self.step_into(state, u, &mut next, &mut report)?;
+        Ok((next, report))
+    }
+
+    /// [`Simulator::step`] into `next` and `report`, whose storage is reused: once the
+    /// simulator has seen the contact pattern (and `next` and `report` have held a step of
+    /// it), a step of point contacts with the Lagged approximation allocates nothing
+    /// (`tests/newton_no_alloc.rs`; docs/benchmarks.md, "What a step allocates", lists what
+    /// still does). The results are those of [`Simulator::step`], bit
+    /// for bit.
+    ///
+    /// # Errors
+    /// As [`Simulator::step`]; `next` and `report` hold no step then.
+    pub fn step_into(
+        &mut self,
+        state: &State,
+        u: &DVector<f64>,
+        next: &mut State,
+        report: &mut StepReport,
+    ) -> Result<()> {
+        self.assemble_contacts(state, u)?;
+        // Out of `self` while the solve borrows it mutably; back before returning.
+        let assembled = std::mem::take(&mut self.assembled);
+        let stepped = self.step_assembled(&assembled, state, next, report);
+        self.assembled = assembled;
+        stepped
+    }
+
+    /// Steps 3-4 of a step from `state` whose problem is `assembled`, into `next` and
+    /// `report`.
+    fn step_assembled(
+        &mut self,
+        assembled: &Assembled<f64>,
+        state: &State,
+        next: &mut State,
+        report: &mut StepReport,
+    ) -> Result<()> {
         let dt = self.settings.dt;
-        let assembled = self.assemble_contacts(state, u)?;
         let params = self.settings.solver;
         let problem = &assembled.problem;
         let predicted = self.warm.predict(state, &problem.v_star);
@@ -567,25 +639,26 @@ impl Simulator {
         };
         self.warm.guess = guess;
         self.warm.valid = false;
-        let stats = solved.map_err(|e| self.locate(e, &assembled))?;
+        let stats = solved.map_err(|e| self.locate(e, assembled))?;
         let v = self.newton.v();
-        let q = integrate_positions(&self.model, &state.q, v, dt);
-        if !q.iter().all(|x| x.is_finite()) {
+        integrate_positions_into(&self.model, &state.q, v, dt, &mut next.q);
+        if !next.q.iter().all(|x| x.is_finite()) {
             return Err(Error::NonFinite {
                 stage: "position update".into(),
                 stats: Box::new(stats),
             });
         }
-        let mut report = step_report(
-            &assembled,
+        step_report_into(
+            assembled,
             self.newton.gamma(),
             self.newton.v_c(),
             v,
             self.newton.row_impulses(),
             dt,
             stats,
+            report,
         );
-        report.warnings = std::mem::take(&mut self.pending_warnings);
+        report.warnings.append(&mut self.pending_warnings);
         warnings::step_warnings(
             &self.model,
             &self.data,
@@ -595,18 +668,11 @@ impl Simulator {
             dt,
             &mut report.warnings,
         );
-        let next = State {
-            t: state.t + dt,
-            q,
-            v: v.clone(),
-        };
+        next.t = state.t + dt;
+        assign(&mut next.v, v);
         self.warm
-            .record(params.warm_start, &next, &assembled.problem.v_star);
-        let Assembled {
-            contacts, frames, ..
-        } = assembled;
-        self.buffers = AssemblyBuffers { contacts, frames };
-        Ok((next, report))
+            .record(params.warm_start, next, &assembled.problem.v_star);
+        Ok(())
     }
 
     /// `error` of a solve on `assembled` as [`Error::Near`] the body of its worst velocity

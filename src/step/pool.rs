@@ -3,32 +3,38 @@
 //! velocity `v_n0` and, for SAP and the regularized Lagged model, its Delassus estimate.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, Matrix3xX};
+use nalgebra::Matrix3xX;
 
 use crate::contact::{Approximation, ContactPool, ContactState};
 use crate::error::Result;
+use crate::math::block::BlockDiagonalCholesky;
 use crate::multibody::model::BodyId;
 use crate::scalar::Scalar;
 use crate::step::assembled::{Assembled, AssembledContact, AssembledFrame};
-use crate::step::delassus::delassus_estimates;
+use crate::step::delassus::delassus_estimates_with;
 
-/// Builds the potentials of `contacts` (their frames in `frames`), whose Jacobians are `J`
-/// (side by side, as [`ConvexProblem::J`](crate::solver::ConvexProblem::J)), for the chosen approximation (ICF Sec. VI);
-/// `body_clique[i]` is the clique of tree body `i` ([`MultibodyModel::clique_structure`](crate::multibody::model::MultibodyModel::clique_structure)).
+/// Builds the potentials of `contacts` (their frames in `frames`) into `pool`, whose Jacobians
+/// are `J` (side by side, as [`ConvexProblem::J`](crate::solver::ConvexProblem::J)), for the
+/// chosen approximation (ICF Sec. VI); `factor` is that of `A`'s clique blocks
+/// ([`crate::multibody::FreeMotion::factor`]), `body_clique[i]` the clique of tree body `i`
+/// ([`MultibodyModel::clique_structure`](crate::multibody::model::MultibodyModel::clique_structure)).
+/// Lagged and Similar allocate nothing once the pool has held as many contacts; SAP's and
+/// the regularized Lagged model's Delassus estimates allocate per contact.
 ///
 /// # Errors
-/// [`Error::NotPositiveDefinite`] if `A` is singular (needed for Delassus estimates).
+/// None today; a `Result` as the Delassus estimates'.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn make_pool<T: Scalar>(
+    pool: &mut ContactPool<T>,
     approximation: Approximation,
     contacts: &[AssembledContact<T>],
     frames: &[AssembledFrame<T>],
     J: &Matrix3xX<T>,
-    A: &DMatrix<T>,
+    factor: &BlockDiagonalCholesky<T>,
     cliques: &[Vec<usize>],
     body_clique: &[Option<usize>],
     dt: T,
-) -> Result<ContactPool<T>> {
+) -> Result<()> {
     let needs_w = matches!(
         approximation,
         Approximation::Sap | Approximation::RegularizedLagged
@@ -50,12 +56,13 @@ pub(super) fn make_pool<T: Scalar>(
                 t
             })
             .collect();
-        delassus_estimates(A, cliques, J, &touched)?
+        let nv = cliques.iter().map(Vec::len).sum();
+        delassus_estimates_with(factor, nv, J, &touched)
     } else {
         // Not read by Lagged or Similar.
         Vec::new()
     };
-    Ok(ContactPool::build(
+    pool.build_into(
         approximation,
         contacts.iter().enumerate().map(|(i, c)| {
             let state = ContactState {
@@ -67,5 +74,6 @@ pub(super) fn make_pool<T: Scalar>(
             };
             (Assembled::params(frames, c), state)
         }),
-    ))
+    );
+    Ok(())
 }

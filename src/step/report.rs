@@ -46,7 +46,7 @@ pub struct ContactResult {
 }
 
 /// Report of one step.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepReport {
     /// Solver statistics.
     pub stats: SolverStats,
@@ -80,8 +80,10 @@ pub struct ConstraintResult {
 
 /// The report of a solved step of `dt` (s): each contact of `assembled` with its impulse
 /// `gamma` (N·s) and contact velocity `v_c` (m/s), both in its contact frame and in the order of
-/// the problem's pool (nc each), then the patches of the pressure-field pairs.
-pub(super) fn step_report(
+/// the problem's pool (nc each), then the patches of the pressure-field pairs; written into
+/// `report`, whose lists are reused (its warnings cleared).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn step_report_into(
     assembled: &Assembled<f64>,
     gamma: &[Vector3<f64>],
     v_c: &[Vector3<f64>],
@@ -89,7 +91,8 @@ pub(super) fn step_report(
     row_gamma: &[f64],
     dt: f64,
     stats: SolverStats,
-) -> StepReport {
+    report: &mut StepReport,
+) {
     let Assembled {
         problem,
         contacts,
@@ -97,10 +100,11 @@ pub(super) fn step_report(
     } = assembled;
     // By reference: moving each contact out would copy it whole.
     let inv_dt = 1.0 / dt;
-    let results = contacts
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
+    report.stats = stats;
+    report.contacts.clear();
+    report
+        .contacts
+        .extend(contacts.iter().enumerate().map(|(i, c)| {
             let (gamma, v_c) = (gamma[i], v_c[i]);
             let frame = &frames[c.frame];
             ContactResult {
@@ -119,13 +123,11 @@ pub(super) fn step_report(
                 stiction_tolerance: problem.contacts.stiction_tolerance(i, &v_c),
                 polygon: c.feature.polygon().copied(),
             }
-        })
-        .collect::<Vec<_>>();
-    StepReport {
-        stats,
-        patches: patches(&results),
-        contacts: results,
-        constraints: problem
+        }));
+    report.patches = patches(&report.contacts);
+    report.constraints.clear();
+    report.constraints.extend(
+        problem
             .constraints
             .iter()
             .zip(row_gamma)
@@ -143,8 +145,7 @@ pub(super) fn step_report(
                     velocity,
                     clearance,
                 }
-            })
-            .collect(),
-        warnings: Vec::new(),
-    }
+            }),
+    );
+    report.warnings.clear();
 }

@@ -198,18 +198,34 @@ impl<T: Scalar> ContactPool<T> {
         approximation: Approximation,
         contacts: impl ExactSizeIterator<Item = (ContactParams<T>, ContactState<T>)>,
     ) -> Self {
-        let n = contacts.len();
-        let mut pool = match approximation {
-            Approximation::Lagged | Approximation::RegularizedLagged => {
-                ContactPool::Lagged(Vec::with_capacity(n))
-            }
-            Approximation::Similar => ContactPool::Similar(Vec::with_capacity(n)),
-            Approximation::Sap => ContactPool::Sap(Vec::with_capacity(n)),
-        };
-        for (params, state) in contacts {
-            pool.push(potential(approximation, &params, &state));
-        }
+        let mut pool = ContactPool::Any(Vec::new());
+        pool.build_into(approximation, contacts);
         pool
+    }
+
+    /// [`ContactPool::build`] into this pool, reusing its vector when it is of the kind
+    /// `approximation` makes (no allocation then, once it has held as many contacts).
+    pub fn build_into(
+        &mut self,
+        approximation: Approximation,
+        contacts: impl ExactSizeIterator<Item = (ContactParams<T>, ContactState<T>)>,
+    ) {
+        let n = contacts.len();
+        match (approximation, &mut *self) {
+            (Approximation::Lagged | Approximation::RegularizedLagged, ContactPool::Lagged(v)) => {
+                v.clear()
+            }
+            (Approximation::Similar, ContactPool::Similar(v)) => v.clear(),
+            (Approximation::Sap, ContactPool::Sap(v)) => v.clear(),
+            (Approximation::Lagged | Approximation::RegularizedLagged, _) => {
+                *self = ContactPool::Lagged(Vec::with_capacity(n))
+            }
+            (Approximation::Similar, _) => *self = ContactPool::Similar(Vec::with_capacity(n)),
+            (Approximation::Sap, _) => *self = ContactPool::Sap(Vec::with_capacity(n)),
+        }
+        for (params, state) in contacts {
+            self.push(potential(approximation, &params, &state));
+        }
     }
 
     /// Appends `p`: to the pool's own vector when `p` is of its kind with the Hunt & Crossley
