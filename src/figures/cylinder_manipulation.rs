@@ -16,7 +16,7 @@
 use nalgebra::{Vector2, Vector3};
 
 use super::complementarity::{curve, pose, simulate};
-use super::{number, Loader, PaperFigure, Quality};
+use super::{number, Loader, Number, PaperFigure, Quality};
 use crate::error::{Error, Result};
 use crate::geometry::Shape;
 use crate::multibody::model::BodyId;
@@ -316,7 +316,6 @@ pub(super) fn cylinder_manipulation(load: Loader<'_>, _quality: Quality) -> Resu
     let pivot_shift = (m.at(pivot).centre - m.at(roll).centre).norm();
     let roll_on_distance = (m.at(roll_on).centre - m.at(pivot).centre).norm();
     let last = m.samples.last().expect("invariant: the initial state");
-    let goal_distance = m.goal_distance();
     // At rest upright from the first step after which every step is.
     let still = |s: &Sample| Manipulation::tilt(s) < 0.5 && speed(s) < 1e-6 && s.spin.norm() < 1e-5;
     let rest = m
@@ -452,13 +451,7 @@ pub(super) fn cylinder_manipulation(load: Loader<'_>, _quality: Quality) -> Resu
                 Manipulation::tilt(last),
                 "°",
             ),
-            number(
-                "final.goal_distance".into(),
-                format!("centre from the goal ({}, {}) m at the end", GOAL[0], GOAL[1]),
-                "at the goal configuration",
-                goal_distance,
-                "m",
-            ),
+            goal_number(&m),
             number(
                 "penetration.ground".into(),
                 "largest depth of the cylinder's lowest point below the ground (from its pose)".into(),
@@ -522,7 +515,6 @@ pub(super) fn cylinder_manipulation_top(
     ));
     curves.push(circle("goal circle", (GOAL[0], GOAL[1]), 1.5 * m.radius));
     let passed = m.passed();
-    let goal_distance = m.goal_distance();
     Ok(PaperFigure {
         name: "xie-cylinder-manipulation-top",
         title: format!(
@@ -543,16 +535,24 @@ pub(super) fn cylinder_manipulation_top(
                 passed,
                 "m",
             ),
-            number(
-                "final.goal_distance".into(),
-                format!("centre from the goal ({}, {}) m at the end", GOAL[0], GOAL[1]),
-                "at the goal configuration",
-                goal_distance,
-                "m",
-            ),
+            goal_number(&m),
         ],
         notes: vec![
             "Outlines: caps' circles joined by the silhouette lines (a rectangle lying, a circle standing), at t = 0, 0.65, 1.5, 2.15, 3.25, 4.7 and 5 s. Circles of 1.5 r about the start and the goal (the paper's dashed circles).".into(),
         ],
     })
+}
+
+/// The number of both figures: the centre's distance from the goal at the end (m).
+fn goal_number(m: &Manipulation) -> Number {
+    number(
+        "final.goal_distance".into(),
+        format!(
+            "centre from the goal ({}, {}) m at the end",
+            GOAL[0], GOAL[1]
+        ),
+        "at the goal configuration",
+        m.goal_distance(),
+        "m",
+    )
 }

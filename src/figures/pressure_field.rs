@@ -752,32 +752,26 @@ pub(super) fn damping(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure
             moving.iter().map(|m| m.force).fold(f64::INFINITY, f64::min),
             "N",
         ));
-        profiles.push(Curve {
-            name: label.into(),
-            points: sorted(
+        // The polygons on the cut, by x (mm), with `value` of each.
+        let along_cut = |value: &dyn Fn(&Factor) -> f64| {
+            sorted(
                 rows.iter()
                     .filter(|r| on_cut(&r.point))
-                    .map(|r| (r.point.x * 1e3, pressure_at(&r.point) * r.measured))
+                    .map(|r| (r.point.x * 1e3, value(r)))
                     .collect(),
-            ),
+            )
+        };
+        profiles.push(Curve {
+            name: label.into(),
+            points: along_cut(&|r| pressure_at(&r.point) * r.measured),
         });
         factors.push(Curve {
             name: format!("{label}: measured"),
-            points: sorted(
-                rows.iter()
-                    .filter(|r| on_cut(&r.point))
-                    .map(|r| (r.point.x * 1e3, r.measured))
-                    .collect(),
-            ),
+            points: along_cut(&|r| r.measured),
         });
         factors.push(Curve {
             name: format!("{label}: max(1 − χ v_n, 0)"),
-            points: sorted(
-                rows.iter()
-                    .filter(|r| on_cut(&r.point))
-                    .map(|r| (r.point.x * 1e3, r.elandt))
-                    .collect(),
-            ),
+            points: along_cut(&|r| r.elandt),
         });
     }
     Ok(PaperFigure {

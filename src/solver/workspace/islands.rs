@@ -50,7 +50,6 @@ use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 use rayon::prelude::*;
 
 use super::{IterationData, NewtonLayout};
-use crate::contact::ContactPool;
 use crate::error::{Error, Result};
 use crate::solver::{ConstraintRow, ConvergenceCriterion, ConvexProblem, NewtonWorkspace};
 use crate::solver::{SolverParams, SolverStats};
@@ -90,7 +89,7 @@ pub(super) struct Islands {
 
 /// One island: its cliques, velocities, contacts and rows (increasing indices of the whole
 /// problem), its cut-out problem and the workspace that solves it.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Island {
     cliques: Vec<usize>,
     velocities: Vec<usize>,
@@ -103,30 +102,6 @@ struct Island {
     guesses: Vec<DVector<f64>>,
     /// The result of the island's last solve.
     result: Option<Result<SolverStats>>,
-}
-
-impl Default for Island {
-    fn default() -> Self {
-        Island {
-            cliques: Vec::new(),
-            velocities: Vec::new(),
-            contacts: Vec::new(),
-            rows: Vec::new(),
-            problem: ConvexProblem {
-                A: DMatrix::zeros(0, 0),
-                cliques: Vec::new(),
-                v_star: DVector::zeros(0),
-                v0: DVector::zeros(0),
-                J: Matrix3xX::zeros(0),
-                b: Vec::new(),
-                contacts: ContactPool::Lagged(Vec::new()),
-                constraints: Vec::new(),
-            },
-            workspace: NewtonWorkspace::default(),
-            guesses: Vec::new(),
-            result: None,
-        }
-    }
 }
 
 /// `x` resized to `n` entries (its storage kept when the size is already `n`).
@@ -468,7 +443,7 @@ fn global_error(error: Error, velocities: &[usize]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contact::{ContactParams, HuntCrossley, Lagged};
+    use crate::contact::{ContactParams, ContactPool, HuntCrossley, Lagged};
     use crate::solver::ConstraintKind;
     use nalgebra::Vector3;
 
