@@ -3,7 +3,7 @@
 //! Cholesky per tree or free body) in `O(Σ n_c³)` instead of `O(nv³)`. Generic over the scalar.
 #![allow(non_snake_case)]
 
-use nalgebra::{Cholesky, DMatrix, DVector, DVectorViewMut, Dyn};
+use nalgebra::{Cholesky, DMatrix, DVector, DVectorViewMut, Dyn, Matrix3, Vector3};
 
 use crate::scalar::Scalar;
 
@@ -93,6 +93,30 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
         for &c in touched {
             let Bc = B.select_rows(&self.cliques[c]);
             W += Bc.transpose() * self.factor(c).solve(&Bc);
+        }
+        W
+    }
+
+    /// `W = J A⁻¹ Jᵀ` (3 × 3) of a 3 × n matrix `J` given by its nonzero columns (`columns[j]`
+    /// is column `index[j]`), solving only in the cliques those columns lie in: each clique's
+    /// rows of `Jᵀ` as [`BlockDiagonalCholesky::quadratic_form`] takes them, at the cost of the
+    /// clique.
+    pub fn columns_quadratic_form(&self, index: &[usize], columns: &[Vector3<T>]) -> Matrix3<T> {
+        let mut W = Matrix3::zeros();
+        for (e, &k) in index.iter().enumerate() {
+            let c = self.position[k].0;
+            if index[..e].iter().any(|&j| self.position[j].0 == c) {
+                continue;
+            }
+            let mut Bc = DMatrix::zeros(self.cliques[c].len(), 3);
+            for (&j, column) in index.iter().zip(columns) {
+                let (cj, p) = self.position[j];
+                if cj == c {
+                    Bc.row_mut(p).copy_from(&column.transpose());
+                }
+            }
+            let Y = self.factor(c).solve(&Bc);
+            W += Matrix3::from_iterator((Bc.transpose() * Y).iter().copied());
         }
         W
     }

@@ -16,7 +16,8 @@
 //! Joint limits, couplers, servos and joint friction are one-dimensional rows beside the
 //! contacts (`constraint.rs`), with `H` gaining `G cᵀc` per row.
 //!
-//! Files: `problem.rs` (the problem and its residual, generic), `constraint.rs`, `params.rs`, `stats.rs`,
+//! Files: `problem.rs` (the problem and its residual, generic), `jacobians.rs` (the contact
+//! Jacobians by their nonzero columns), `constraint.rs`, `params.rs`, `stats.rs`,
 //! `newton.rs` (the f64 entry point), `workspace.rs` (the Newton loop on clique blocks and its
 //! reusable data: the layout of a problem and the iteration data; `workspace/islands.rs`, the
 //! problem split into independent contact islands, solved apart in parallel), `factor.rs` (the factor of
@@ -25,6 +26,7 @@
 
 pub mod constraint;
 pub(crate) mod factor;
+pub mod jacobians;
 pub mod linalg;
 pub(crate) mod line_search;
 pub(crate) mod newton;
@@ -35,6 +37,7 @@ pub(crate) mod workspace;
 
 pub use constraint::{ConstraintKind, ConstraintRow, RowEval};
 pub use factor::{FactorGeneration, NewtonFactor, NewtonFactorRef};
+pub use jacobians::ContactJacobians;
 pub use newton::{solve, ConvexSolution};
 pub use params::{SolverParams, WarmStart};
 pub use problem::{ConvexProblem, ProblemEval};

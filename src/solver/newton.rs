@@ -58,7 +58,7 @@ mod tests {
     use super::*;
     use crate::contact::{ContactParams, ContactPool, HuntCrossley, Lagged};
     use crate::error::Error;
-    use crate::solver::ConvergenceCriterion;
+    use crate::solver::{ContactJacobians, ConvergenceCriterion};
     use nalgebra::{DMatrix, Matrix3xX};
 
     /// A point mass resting on a Lagged contact: the normal impulse balances gravity.
@@ -76,7 +76,7 @@ mod tests {
             cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![0.0, 0.0, -g * dt]),
             v0: DVector::zeros(3),
-            J: Matrix3xX::identity(3),
+            J: ContactJacobians::from_dense(&Matrix3xX::identity(3), 3),
             b: vec![Vector3::zeros()],
             constraints: Vec::new(),
             contacts: ContactPool::Lagged(vec![Lagged::new(
@@ -104,7 +104,7 @@ mod tests {
             cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![0.0, 0.0, -0.1]),
             v0: DVector::zeros(3),
-            J: Matrix3xX::identity(3),
+            J: ContactJacobians::from_dense(&Matrix3xX::identity(3), 3),
             b: vec![Vector3::zeros()],
             constraints: Vec::new(),
             contacts: ContactPool::Lagged(vec![Lagged::new(
@@ -143,7 +143,10 @@ mod tests {
             cliques: vec![vec![0, 1]],
             v_star: DVector::from_vec(vec![0.5, 0.5]),
             v0: DVector::zeros(2),
-            J: Matrix3xX::from_row_slice(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+            J: ContactJacobians::from_dense(
+                &Matrix3xX::from_row_slice(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+                2,
+            ),
             b: vec![Vector3::zeros()],
             constraints: Vec::new(),
             contacts: ContactPool::Lagged(vec![Lagged::new(
@@ -176,7 +179,7 @@ mod tests {
             cliques: vec![vec![0, 1, 2]],
             v_star: DVector::from_vec(vec![1.0, 0.0, -3.0]),
             v0: DVector::zeros(3),
-            J: Matrix3xX::identity(3),
+            J: ContactJacobians::from_dense(&Matrix3xX::identity(3), 3),
             b: vec![Vector3::zeros()],
             constraints: Vec::new(),
             contacts: ContactPool::Lagged(vec![Lagged::new(

@@ -1,11 +1,12 @@
 //! The convex problem of one step, generic over the scalar.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, Matrix3xX, MatrixView3xX, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
 
 use crate::contact::ContactPool;
 use crate::scalar::Scalar;
 use crate::solver::constraint::ConstraintRow;
+use crate::solver::ContactJacobians;
 
 /// Everything [`ConvexProblem::evaluate`] computes at one `v`.
 #[derive(Clone, Debug)]
@@ -38,10 +39,9 @@ pub struct ConvexProblem<T: Scalar> {
     /// Velocities at the start of the step v0 (nv): the convergence criterion measures
     /// momentum relative to them.
     pub v0: DVector<T>,
-    /// Contact Jacobians `J_i` (3 × nv each, contact frame rows t1, t2, n) side by side:
-    /// `J_i` is columns `i nv .. (i + 1) nv` ([`ConvexProblem::jacobian`]), one allocation for
-    /// all contacts.
-    pub J: Matrix3xX<T>,
+    /// Contact Jacobians `J_i` (3 × nv each, contact frame rows t1, t2, n), by their nonzero
+    /// columns ([`ContactJacobians`]; [`ConvexProblem::jacobian`] for one dense).
+    pub J: ContactJacobians<T>,
     /// Contact velocity biases `b_i` (m/s, contact frame), from prescribed motion.
     pub b: Vec<Vector3<T>>,
     /// The contact potentials.
@@ -59,7 +59,7 @@ impl<T: Scalar> Default for ConvexProblem<T> {
             cliques: Vec::new(),
             v_star: DVector::zeros(0),
             v0: DVector::zeros(0),
-            J: Matrix3xX::zeros(0),
+            J: ContactJacobians::new(0),
             b: Vec::new(),
             contacts: ContactPool::Lagged(Vec::new()),
             constraints: Vec::new(),
@@ -78,14 +78,14 @@ impl<T: Scalar> ConvexProblem<T> {
         self.b.len()
     }
 
-    /// Contact Jacobian `J_i` (3 × nv).
-    pub fn jacobian(&self, i: usize) -> MatrixView3xX<'_, T> {
-        self.J.columns(i * self.nv(), self.nv())
+    /// Contact Jacobian `J_i` (3 × nv), dense.
+    pub fn jacobian(&self, i: usize) -> Matrix3xX<T> {
+        self.J.dense(i)
     }
 
     /// Contact velocity `v_c,i = J_i v + b_i` (m/s).
     pub fn contact_velocity(&self, i: usize, v: &DVector<T>) -> Vector3<T> {
-        self.jacobian(i) * v + self.b[i]
+        self.J.mul(i, v) + self.b[i]
     }
 
     /// Cost ℓ(v) (J).
@@ -116,17 +116,20 @@ impl<T: Scalar> ConvexProblem<T> {
             v_c: Vec::with_capacity(self.nc()),
             gamma: Vec::with_capacity(self.nc()),
         };
-        // In place, one buffer for G_i J_i: no allocation per contact.
-        let mut GJ = Matrix3xX::zeros(self.nv());
         for i in 0..self.nc() {
             let v_c = self.contact_velocity(i, v);
             let e = self.contacts.eval(i, &v_c);
             eval.cost += e.cost;
-            eval.generalized_impulse
-                .gemv_tr(T::one(), &self.jacobian(i), &e.gamma, T::one());
-            GJ.gemm(T::one(), &e.G, &self.jacobian(i), T::zero());
-            eval.hessian
-                .gemm_tr(T::one(), &self.jacobian(i), &GJ, T::one());
+            self.J
+                .transpose_add(i, T::one(), &e.gamma, &mut eval.generalized_impulse);
+            // H_ab += J_aᵀ G J_b over the contact's columns a, b.
+            let (index, columns) = self.J.columns(i);
+            for (&b, Jb) in index.iter().zip(columns) {
+                let GJb = e.G * Jb;
+                for (&a, Ja) in index.iter().zip(columns) {
+                    eval.hessian[(a, b)] += Ja.dot(&GJb);
+                }
+            }
             eval.v_c.push(v_c);
             eval.gamma.push(e.gamma);
         }
@@ -151,7 +154,7 @@ impl<T: Scalar> ConvexProblem<T> {
         let mut r = &self.A * (v - &self.v_star);
         for i in 0..self.nc() {
             let gamma = self.contacts.eval(i, &self.contact_velocity(i, v)).gamma;
-            r.gemv_tr(-T::one(), &self.jacobian(i), &gamma, T::one());
+            self.J.transpose_add(i, -T::one(), &gamma, &mut r);
         }
         for row in &self.constraints {
             let gamma = row.eval(row.velocity(v.as_slice())).gamma;

@@ -31,7 +31,9 @@ use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
 use crate::solver::line_search::{exact_line_search, LineSearchProblem, Trial};
-use crate::solver::{ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats};
+use crate::solver::{
+    ConstraintRow, ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats,
+};
 use islands::Islands;
 
 /// One nonzero clique block `J_ic` of a contact Jacobian.
@@ -65,7 +67,7 @@ struct NewtonLayout {
     /// The first velocity of each clique whose velocities are a range.
     range_starts: Vec<Option<usize>>,
     /// Whether there is one clique, the velocities `0..nv` in order: each contact's block is
-    /// then its whole Jacobian, read from the problem's `J` in place of `jacobian_values`.
+    /// then its whole Jacobian, 3 × nv at `3 nv i`, with no block lists.
     one_clique: bool,
     /// `A_cc` per clique.
     A_blocks: Vec<DMatrix<f64>>,
@@ -74,7 +76,7 @@ struct NewtonLayout {
     blocks: Vec<JacobianBlock>,
     /// Contact `i` owns `blocks[block_start[i]..block_start[i + 1]]`.
     block_start: Vec<usize>,
-    /// The clique blocks of the contact Jacobians (empty for one clique).
+    /// The clique blocks of the contact Jacobians, 3 × n_c each, column-major.
     jacobian_values: Vec<f64>,
     /// For each contact, the off-diagonal Hessian block of each pair of its blocks.
     pair_targets: Vec<usize>,
@@ -84,6 +86,9 @@ struct NewtonLayout {
     pattern: BlockPattern,
     /// The cliques one contact's Jacobian touches, while its blocks are cut.
     touched: Vec<usize>,
+    /// The island's number of each clique of the whole problem, while an island's blocks are
+    /// copied ([`NewtonLayout::prepare_island`]).
+    island_clique: Vec<usize>,
     /// `D = diag(A)^{-1/2}` (nv).
     D: DVector<f64>,
 }
@@ -359,7 +364,123 @@ impl NewtonLayout {
             mine.clear();
             mine.extend_from_slice(idx);
         }
+        self.number_velocities(&pattern.cliques, nv);
         let cliques = &pattern.cliques;
+        self.A_blocks.resize_with(cliques.len(), Default::default);
+        for (block, idx) in self.A_blocks.iter_mut().zip(cliques) {
+            if block.nrows() != idx.len() {
+                *block = DMatrix::zeros(idx.len(), idx.len());
+            }
+            for (l, &j) in idx.iter().enumerate() {
+                for (k, &i) in idx.iter().enumerate() {
+                    block[(k, l)] = problem.A[(i, j)];
+                }
+            }
+        }
+        // One tree whose velocities are `0..nv` in order (a single free body, an arm): each
+        // contact's block is its whole Jacobian, 3 × nv at `3 nv i`, and there are no block
+        // lists.
+        self.one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
+        self.clear_blocks(&mut pattern);
+        if self.one_clique {
+            for i in 0..nc {
+                let offset = self.jacobian_values.len();
+                self.jacobian_values.resize(offset + 3 * nv, 0.0);
+                let (index, columns) = problem.J.columns(i);
+                for (&k, c) in index.iter().zip(columns) {
+                    self.jacobian_values[offset + 3 * k..offset + 3 * k + 3]
+                        .copy_from_slice(c.as_slice());
+                }
+            }
+        } else {
+            self.cut_blocks(problem, &pattern.cliques, &mut pattern.pairs);
+        }
+        self.finish_pattern(pattern, &problem.constraints, nc);
+        if self.D.len() != nv {
+            self.D = DVector::zeros(nv);
+        }
+        for i in 0..nv {
+            self.D[i] = 1.0 / problem.A[(i, i)].sqrt();
+        }
+    }
+
+    /// The layout of an island of the problem whose layout is `whole`, read from `whole`
+    /// without the island's problem's `A` or `J` (which [`Island`](islands) leaves empty): its
+    /// cliques `cliques` (numbered in `whole`, in the island's order) with their velocities
+    /// renumbered by `local`, the clique blocks of `A` and of the Jacobians of its contacts
+    /// `contacts` (numbered in `whole`), its `rows` (renumbered) and `D` restricted to its
+    /// `velocities`. The same layout, block for block, as [`NewtonLayout::prepare`] of the
+    /// island's problem cut out with dense `A` and `J`.
+    fn prepare_island(
+        &mut self,
+        whole: &NewtonLayout,
+        cliques: &[usize],
+        velocities: &[usize],
+        local: &[usize],
+        contacts: &[usize],
+        rows: &[ConstraintRow<f64>],
+    ) {
+        let nv = velocities.len();
+        let mut pattern = std::mem::take(&mut self.pattern);
+        pattern.cliques.resize_with(cliques.len(), Vec::new);
+        for (mine, &c) in pattern.cliques.iter_mut().zip(cliques) {
+            mine.clear();
+            mine.extend(whole.pattern.cliques[c].iter().map(|&k| local[k]));
+        }
+        self.number_velocities(&pattern.cliques, nv);
+        self.A_blocks.resize_with(cliques.len(), Default::default);
+        for (block, &c) in self.A_blocks.iter_mut().zip(cliques) {
+            let theirs = &whole.A_blocks[c];
+            if block.shape() == theirs.shape() {
+                block.copy_from(theirs);
+            } else {
+                block.clone_from(theirs);
+            }
+        }
+        // For one clique, contact `n`'s single block is its whole Jacobian at `3 nv n`, where
+        // the one-clique loops read it.
+        self.one_clique = cliques.len() == 1 && pattern.cliques[0].iter().copied().eq(0..nv);
+        self.clear_blocks(&mut pattern);
+        let island_clique = &mut self.island_clique;
+        island_clique.clear();
+        island_clique.resize(whole.pattern.cliques.len(), usize::MAX);
+        for (l, &c) in cliques.iter().enumerate() {
+            island_clique[c] = l;
+        }
+        for &i in contacts {
+            let first = self.blocks.len();
+            self.block_start.push(first);
+            for b in &whole.blocks[whole.block_start[i]..whole.block_start[i + 1]] {
+                let n = whole.pattern.cliques[b.clique].len();
+                let offset = self.jacobian_values.len();
+                self.jacobian_values
+                    .extend_from_slice(&whole.jacobian_values[b.offset..b.offset + 3 * n]);
+                self.blocks.push(JacobianBlock {
+                    clique: island_clique[b.clique],
+                    offset,
+                });
+            }
+            let own = &mut self.blocks[first..];
+            own.sort_unstable_by_key(|b| b.clique);
+            for (p, a) in own.iter().enumerate() {
+                pattern
+                    .pairs
+                    .extend(own[p + 1..].iter().map(|b| (a.clique, b.clique)));
+            }
+        }
+        self.block_start.push(self.blocks.len());
+        self.finish_pattern(pattern, rows, contacts.len());
+        if self.D.len() != nv {
+            self.D = DVector::zeros(nv);
+        }
+        for (d, &k) in self.D.iter_mut().zip(velocities) {
+            *d = whole.D[k];
+        }
+    }
+
+    /// The clique and the position in it of each of the `nv` velocities, and the first
+    /// velocity of each clique that is a range.
+    fn number_velocities(&mut self, cliques: &[Vec<usize>], nv: usize) {
         self.clique_of.clear();
         self.clique_of.resize(nv, usize::MAX);
         self.local_of.clear();
@@ -377,31 +498,29 @@ impl NewtonLayout {
         self.range_starts.clear();
         self.range_starts
             .extend(cliques.iter().map(|idx| range_start(idx)));
-        self.A_blocks.resize_with(cliques.len(), Default::default);
-        for (block, idx) in self.A_blocks.iter_mut().zip(cliques) {
-            if block.nrows() != idx.len() {
-                *block = DMatrix::zeros(idx.len(), idx.len());
-            }
-            for (l, &j) in idx.iter().enumerate() {
-                for (k, &i) in idx.iter().enumerate() {
-                    block[(k, l)] = problem.A[(i, j)];
-                }
-            }
-        }
-        // One tree whose velocities are `0..nv` in order (a single free body, an arm): each
-        // contact's block is its whole Jacobian, read in place from `J`, and there are no
-        // block lists.
-        self.one_clique = cliques.len() == 1 && cliques[0].iter().copied().eq(0..nv);
+    }
+
+    /// Empties the block lists and `pattern`'s pairs, keeping their storage.
+    fn clear_blocks(&mut self, pattern: &mut BlockPattern) {
         self.blocks.clear();
         self.block_start.clear();
         self.jacobian_values.clear();
         self.pair_targets.clear();
         self.pair_start.clear();
         pattern.pairs.clear();
+    }
+
+    /// Adds the clique pairs that `rows` couple (a coupler between two trees) to `pattern`'s
+    /// pairs from the contacts, sorts them, and sets the pattern and, with more than one
+    /// clique, the pair targets of the `nc` contacts.
+    fn finish_pattern(
+        &mut self,
+        mut pattern: BlockPattern,
+        rows: &[ConstraintRow<f64>],
+        nc: usize,
+    ) {
         if !self.one_clique {
-            self.cut_blocks(problem, cliques, &mut pattern.pairs);
-            // A coupler between two trees couples their cliques.
-            for row in &problem.constraints {
+            for row in rows {
                 for &(a, _) in &row.entries {
                     for &(b, _) in &row.entries {
                         let (ca, cb) = (self.clique_of[a], self.clique_of[b]);
@@ -418,31 +537,24 @@ impl NewtonLayout {
         if !self.one_clique {
             self.find_pair_targets(nc);
         }
-        if self.D.len() != nv {
-            self.D = DVector::zeros(nv);
-        }
-        for i in 0..nv {
-            self.D[i] = 1.0 / problem.A[(i, i)].sqrt();
-        }
     }
 
-    /// Cuts each contact's Jacobian into its nonzero clique blocks (copied into
-    /// `jacobian_values`); appends the clique pairs each contact couples to `pairs`.
+    /// Cuts each contact's Jacobian into its clique blocks with a nonzero column (copied into
+    /// `jacobian_values`, zero where the Jacobian stores no column); appends the clique pairs
+    /// each contact couples to `pairs`.
     fn cut_blocks(
         &mut self,
         problem: &ConvexProblem<f64>,
         cliques: &[Vec<usize>],
         pairs: &mut Vec<(usize, usize)>,
     ) {
-        let (nv, nc) = (problem.nv(), problem.nc());
         let touched = &mut self.touched;
-        for i in 0..nc {
+        for i in 0..problem.nc() {
             self.block_start.push(self.blocks.len());
+            let (index, columns) = problem.J.columns(i);
             touched.clear();
-            // Column-major 3 × nv: column j is values[3j..3j + 3].
-            let values = &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)];
-            for (j, column) in values.chunks_exact(3).enumerate() {
-                let c = self.clique_of[j];
+            for (&k, column) in index.iter().zip(columns) {
+                let c = self.clique_of[k];
                 if column.iter().any(|x| *x != 0.0) && touched.last() != Some(&c) {
                     touched.push(c);
                 }
@@ -451,9 +563,13 @@ impl NewtonLayout {
             touched.dedup();
             for &c in touched.iter() {
                 let offset = self.jacobian_values.len();
-                for &j in &cliques[c] {
-                    self.jacobian_values
-                        .extend_from_slice(&values[3 * j..3 * j + 3]);
+                self.jacobian_values
+                    .resize(offset + 3 * cliques[c].len(), 0.0);
+                for (&k, column) in index.iter().zip(columns) {
+                    if self.clique_of[k] == c {
+                        let at = offset + 3 * self.local_of[k];
+                        self.jacobian_values[at..at + 3].copy_from_slice(column.as_slice());
+                    }
                 }
                 self.blocks.push(JacobianBlock { clique: c, offset });
             }
@@ -482,14 +598,10 @@ impl NewtonLayout {
         self.pair_start.push(self.pair_targets.len());
     }
 
-    /// The values the Jacobian blocks' offsets point into: the problem's own `J` for one
-    /// clique (each contact's block its whole Jacobian), the blocks cut from it otherwise.
-    fn jacobians<'a>(&'a self, problem: &'a ConvexProblem<f64>) -> &'a [f64] {
-        if self.one_clique {
-            problem.J.as_slice()
-        } else {
-            &self.jacobian_values
-        }
+    /// The values the Jacobian blocks' offsets point into (for one clique, each contact's
+    /// whole Jacobian at `3 nv i`).
+    fn jacobians(&self) -> &[f64] {
+        &self.jacobian_values
     }
 
     /// The 3 × n_c values (in `J`, [`NewtonLayout::jacobians`]) and velocities of
@@ -601,7 +713,7 @@ impl NewtonLayout {
         row_G: &[f64],
         H: &mut BlockHessian,
     ) {
-        let J = self.jacobians(problem);
+        let J = self.jacobians();
         for (H_cc, A_cc) in H.diagonal.iter_mut().zip(&self.A_blocks) {
             H_cc.copy_from(A_cc);
         }
@@ -701,7 +813,7 @@ impl IterationData {
     ) -> f64 {
         let mut cost = 0.0;
         self.generalized_impulse.fill(0.0);
-        let J = layout.jacobians(problem);
+        let J = layout.jacobians();
         for (i, (potential, b)) in potentials.iter().zip(&problem.b).enumerate() {
             let v_c = layout.contact_mul(J, i, &self.v) + b;
             let e = potential.eval(&v_c);
@@ -751,7 +863,7 @@ impl IterationData {
         std::mem::swap(&mut self.row_G, &mut self.trial.row_G);
         self.generalized_impulse.fill(0.0);
         layout.add_transposes(
-            layout.jacobians(problem),
+            layout.jacobians(),
             &self.gamma,
             &mut self.generalized_impulse,
         );
@@ -929,7 +1041,7 @@ impl IterationData {
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
             self.factor.solve_in_place(&mut self.dv);
-            let J = layout.jacobians(problem);
+            let J = layout.jacobians();
             for (i, dv_c) in self.dv_c.iter_mut().enumerate() {
                 *dv_c = layout.contact_mul(J, i, &self.dv);
             }

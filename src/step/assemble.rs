@@ -13,7 +13,7 @@
 //! one frame and one set of body Jacobians ([`SharedFrame`]).
 #![allow(non_snake_case)]
 
-use nalgebra::{DVector, Matrix3, Matrix3xX, Vector3};
+use nalgebra::{DVector, Matrix3, Vector3};
 
 use crate::collision::{FoundPolygon, GeometricContact, Geometry, PolygonContact};
 use crate::contact::{Approximation, ContactParams, NormalLawKind};
@@ -24,6 +24,7 @@ use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::{BodyId, CliqueStructure, MultibodyModel};
 use crate::multibody::FreeMotion;
 use crate::scalar::{is_f64, lit, Scalar};
+use crate::solver::ContactJacobians;
 use crate::step::assembled::{Assembled, AssembledContact, AssembledFrame, StepProblem};
 use crate::step::constraints::constraint_rows_with;
 use crate::step::jacobian::{contact_point, FrameJacobian};
@@ -166,7 +167,7 @@ pub struct StepInput<'a, T: Scalar> {
 
 /// Drops the candidates that `input.speculative` does not admit into the problem of
 /// `input.approximation` ([`Speculative::admits`], decided on real parts), with their biases
-/// `b` and their columns of `J_all` (`nv` each, side by side), keeping the order of the rest.
+/// `b` and their Jacobians in `J`, keeping the order of the rest.
 /// Their frames stay, unreferenced. Pressure-field polygons (overlaps by construction) and
 /// barrier-law contacts (which push across their gap d̂ by design, ICF eq. (12)) always enter.
 fn admit<T: Scalar>(
@@ -174,7 +175,7 @@ fn admit<T: Scalar>(
     frames: &[AssembledFrame<T>],
     contacts: &mut Vec<AssembledContact<T>>,
     b: &mut Vec<Vector3<T>>,
-    J_all: &mut Matrix3xX<T>,
+    J: &mut ContactJacobians<T>,
 ) {
     let admits = |c: &AssembledContact<T>| {
         c.feature.polygon().is_some()
@@ -186,23 +187,17 @@ fn admit<T: Scalar>(
     if contacts.iter().all(admits) {
         return;
     }
-    let width = 3 * input.model.nv();
+    J.retain(|i| admits(&contacts[i]));
     let mut kept = 0;
     for i in 0..contacts.len() {
         if admits(&contacts[i]) {
             contacts.swap(kept, i);
             b.swap(kept, i);
-            J_all
-                .as_mut_slice()
-                .copy_within(width * i..width * (i + 1), width * kept);
             kept += 1;
         }
     }
     contacts.truncate(kept);
     b.truncate(kept);
-    let mut storage: Vec<T> = std::mem::replace(J_all, Matrix3xX::zeros(0)).data.into();
-    storage.truncate(width * kept);
-    *J_all = Matrix3xX::from_vec(storage);
 }
 
 /// Assembles the convex problem of a step generically (DESIGN steps 1-2): free motion, then
@@ -298,12 +293,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
     let nv = model.nv();
     witnesses(model, data, &mut scratch.witnesses)?;
     let n = scratch.witnesses.len();
-    let mut storage: Vec<T> = std::mem::replace(&mut problem.J, Matrix3xX::zeros(0))
-        .data
-        .into();
-    storage.clear();
-    storage.resize(3 * nv * n, T::zero());
-    let mut J_all = Matrix3xX::from_vec(storage);
+    problem.J.clear(nv);
     let b = &mut problem.b;
     b.clear();
     frames.clear();
@@ -340,10 +330,10 @@ pub(super) fn assemble_contacts<T: Scalar>(
             }
         };
         let p_WC = contact_point(frame.kept.bodies.0, c.p_WPa, c.p_WPb);
-        let J_C = &mut J_all.as_mut_slice()[3 * nv * i..3 * nv * (i + 1)];
-        // B's columns over zeros, then A's added (a tree shares its root's columns).
-        let v_n = frame.jacobian_b.write::<false>(&p_WC, J_C)
-            + frame.jacobian_a.write::<true>(&p_WC, J_C);
+        // B's columns, then A's added (a tree shares its root's columns).
+        problem.J.push_contact();
+        let v_n = frame.jacobian_b.add_to(&p_WC, &mut problem.J)
+            + frame.jacobian_a.add_to(&p_WC, &mut problem.J);
         let v_n0 = if frame.prescribed {
             let R_CW = frame.kept.R_WC.transpose();
             let (ga, gb) = frame.kept.bodies;
@@ -380,8 +370,7 @@ pub(super) fn assemble_contacts<T: Scalar>(
     }
     contacts.truncate(n);
     scratch.shared = shared.or(spare);
-    admit(input, frames, contacts, b, &mut J_all);
-    problem.J = J_all;
+    admit(input, frames, contacts, b, &mut problem.J);
     scratch.structure.cliques.clone_into(&mut problem.cliques);
     let factor = &mut scratch.free.factor;
     make_pool(
@@ -391,8 +380,6 @@ pub(super) fn assemble_contacts<T: Scalar>(
         frames,
         &problem.J,
         factor,
-        &problem.cliques,
-        &scratch.structure.body_clique,
         dt,
     )?;
     problem.constraints = constraint_rows_with(model, factor, input.q, input.u, dt)?;

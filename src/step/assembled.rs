@@ -5,7 +5,7 @@
 //! [`StepProblem`] is the public form, each contact a full [`ContactPoint`].
 #![allow(non_snake_case)]
 
-use nalgebra::{Matrix3, Matrix3xX, Vector3};
+use nalgebra::{Matrix3, Vector3};
 
 use crate::contact::{ContactParams, NormalLawKind};
 use crate::multibody::model::BodyId;
@@ -102,7 +102,6 @@ impl<T: Scalar> Assembled<T> {
             contacts,
             frames,
         } = self;
-        let nv = problem.nv();
         let contacts = contacts
             .into_iter()
             .enumerate()
@@ -116,9 +115,7 @@ impl<T: Scalar> Assembled<T> {
                     p_WC: c.p_WC,
                     R_WC: frame.R_WC,
                     phi0: c.phi0,
-                    J: Matrix3xX::from_column_slice(
-                        &problem.J.as_slice()[3 * nv * i..3 * nv * (i + 1)],
-                    ),
+                    J: problem.J.dense(i),
                     b: problem.b[i],
                     v_n0: c.v_n0,
                     params: Self::params(&frames, &c),

@@ -11,6 +11,7 @@ use nalgebra::{DVector, Matrix3, Vector3};
 use crate::multibody::kinematics::MultibodyData;
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::scalar::{lit, Scalar};
+use crate::solver::ContactJacobians;
 
 /// Where a contact's force acts (m, world): on the surface of B (its witness point) when A is
 /// the world or a prescribed body, midway between the witness points for two tree bodies.
@@ -108,24 +109,15 @@ impl<T: Scalar> FrameJacobian<T> {
         );
     }
 
-    /// Writes the signed point Jacobian at `p_W` (in C) into `J_C` (3 × nv, column-major):
-    /// added to it when `ADD`, over it otherwise (the first body of a contact, its other
-    /// columns zero). Returns what it adds to the normal velocity `(J_C v)_z`. Only the
-    /// columns of the supporting joints are touched (the others are zero), so a contact costs
-    /// O(depth) instead of O(nv).
+    /// Adds the signed point Jacobian at `p_W` (in C) to the last contact of `J` (its
+    /// columns, [`ContactJacobians::add_column`]). Returns what it adds to the normal velocity
+    /// `(J_C v)_z`. Only the columns of the supporting joints are stored (the others are
+    /// zero), so a contact costs O(depth) instead of O(nv).
     #[inline(always)]
-    pub(super) fn write<const ADD: bool>(&self, p_W: &Vector3<T>, J_C: &mut [T]) -> T {
+    pub(super) fn add_to(&self, p_W: &Vector3<T>, J: &mut ContactJacobians<T>) -> T {
         let p_C = self.R_CW * (p_W - self.p_WB);
         for (k, Rv, Rw) in &self.columns {
-            let column = Rv + Rw.cross(&p_C);
-            let out = &mut J_C[3 * k..3 * k + 3];
-            if ADD {
-                out.iter_mut()
-                    .zip(column.iter())
-                    .for_each(|(o, c)| *o += *c);
-            } else {
-                out.copy_from_slice(column.as_slice());
-            }
+            J.add_column(*k, &(Rv + Rw.cross(&p_C)));
         }
         (self.V + self.Omega.cross(&p_C)).z
     }
@@ -189,8 +181,8 @@ mod tests {
     }
 
     /// The contact Jacobian `J_C` (3 × nv) of bodies `(a, b)` at `p_W` for the normal
-    /// `nhat_W`, written as the assembly writes it (B's columns over zeros, A's added), and
-    /// the normal velocity the writes return.
+    /// `nhat_W`, written as the assembly writes it (B's columns, then A's added), and the
+    /// normal velocity the writes return.
     fn contact_jacobian(
         m: &MultibodyModel<f64>,
         data: &MultibodyData<f64>,
@@ -203,9 +195,10 @@ mod tests {
         let (mut jacobian_a, mut jacobian_b) = (FrameJacobian::empty(), FrameJacobian::empty());
         jacobian_a.remake(m, data, (a, -1.0), &R_CW, v);
         jacobian_b.remake(m, data, (b, 1.0), &R_CW, v);
-        let mut J = vec![0.0; 3 * m.nv()];
-        let v_n = jacobian_b.write::<false>(p_W, &mut J) + jacobian_a.write::<true>(p_W, &mut J);
-        (Matrix3xX::from_column_slice(&J), v_n)
+        let mut J = ContactJacobians::new(m.nv());
+        J.push_contact();
+        let v_n = jacobian_b.add_to(p_W, &mut J) + jacobian_a.add_to(p_W, &mut J);
+        (J.dense(0), v_n)
     }
 
     /// Velocity (world) of the material point of `body` at `p_W`, from the body's twist.

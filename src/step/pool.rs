@@ -3,36 +3,30 @@
 //! velocity `v_n0` and, for SAP and the regularized Lagged model, its Delassus estimate.
 #![allow(non_snake_case)]
 
-use nalgebra::Matrix3xX;
-
 use crate::contact::{Approximation, ContactPool, ContactState};
 use crate::error::Result;
 use crate::math::block::BlockDiagonalCholesky;
-use crate::multibody::model::BodyId;
 use crate::scalar::Scalar;
+use crate::solver::ContactJacobians;
 use crate::step::assembled::{Assembled, AssembledContact, AssembledFrame};
 use crate::step::delassus::delassus_estimates_with;
 
 /// Builds the potentials of `contacts` (their frames in `frames`) into `pool`, whose Jacobians
-/// are `J` (side by side, as [`ConvexProblem::J`](crate::solver::ConvexProblem::J)), for the
+/// are `J` (as [`ConvexProblem::J`](crate::solver::ConvexProblem::J)), for the
 /// chosen approximation (ICF Sec. VI); `factor` is that of `A`'s clique blocks
-/// ([`crate::multibody::FreeMotion::factor`]), `body_clique[i]` the clique of tree body `i`
-/// ([`MultibodyModel::clique_structure`](crate::multibody::model::MultibodyModel::clique_structure)).
-/// Lagged and Similar allocate nothing once the pool has held as many contacts; SAP's and
-/// the regularized Lagged model's Delassus estimates allocate per contact.
+/// ([`crate::multibody::FreeMotion::factor`]). Lagged and Similar allocate nothing once the
+/// pool has held as many contacts; SAP's and the regularized Lagged model's Delassus
+/// estimates allocate per contact (the clique blocks of its Jacobian and their solves).
 ///
 /// # Errors
 /// None today; a `Result` as the Delassus estimates'.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn make_pool<T: Scalar>(
     pool: &mut ContactPool<T>,
     approximation: Approximation,
     contacts: &[AssembledContact<T>],
     frames: &[AssembledFrame<T>],
-    J: &Matrix3xX<T>,
+    J: &ContactJacobians<T>,
     factor: &BlockDiagonalCholesky<T>,
-    cliques: &[Vec<usize>],
-    body_clique: &[Option<usize>],
     dt: T,
 ) -> Result<()> {
     let needs_w = matches!(
@@ -40,24 +34,7 @@ pub(super) fn make_pool<T: Scalar>(
         Approximation::Sap | Approximation::RegularizedLagged
     );
     let w = if needs_w {
-        // The cliques each contact's Jacobian touches.
-        let touched: Vec<Vec<usize>> = contacts
-            .iter()
-            .map(|c| {
-                let (a, b) = frames[c.frame].bodies;
-                let mut t: Vec<usize> = [a, b]
-                    .iter()
-                    .filter_map(|b| match b {
-                        BodyId::Body(i) => body_clique[*i],
-                        _ => None,
-                    })
-                    .collect();
-                t.dedup();
-                t
-            })
-            .collect();
-        let nv = cliques.iter().map(Vec::len).sum();
-        delassus_estimates_with(factor, nv, J, &touched)
+        delassus_estimates_with(factor, J)
     } else {
         // Not read by Lagged or Similar.
         Vec::new()

@@ -46,7 +46,7 @@
 
 use std::borrow::Borrow;
 
-use nalgebra::{DMatrix, DVector, Matrix3xX, Vector3};
+use nalgebra::DVector;
 use rayon::prelude::*;
 
 use super::{IterationData, NewtonLayout};
@@ -95,7 +95,8 @@ struct Island {
     velocities: Vec<usize>,
     contacts: Vec<usize>,
     rows: Vec<usize>,
-    /// The island's problem, cut out anew each step into the same storage.
+    /// The island's problem (without `A`, cliques and `J`, [`Island::cut`]), cut out anew
+    /// each step into the same storage.
     problem: ConvexProblem<f64>,
     workspace: NewtonWorkspace,
     /// The initial guesses restricted to the island's velocities.
@@ -316,7 +317,7 @@ impl Island {
         guesses: &[impl Borrow<DVector<f64>> + Sync],
         params: &SolverParams,
     ) -> Result<SolverStats> {
-        self.cut(layout, local, problem);
+        self.cut(local, problem);
         self.guesses
             .resize_with(guesses.len(), || DVector::zeros(0));
         for (mine, guess) in self.guesses.iter_mut().zip(guesses) {
@@ -325,48 +326,34 @@ impl Island {
                 *x = guess.borrow()[k];
             }
         }
-        self.workspace.prepare(&self.problem);
+        let workspace = &mut self.workspace;
+        workspace.layout.prepare_island(
+            layout,
+            &self.cliques,
+            &self.velocities,
+            local,
+            &self.contacts,
+            &self.problem.constraints,
+        );
+        workspace.data.resize(
+            &workspace.layout.pattern,
+            self.velocities.len(),
+            self.contacts.len(),
+            self.rows.len(),
+        );
+        workspace.islands.active = false;
         self.workspace
             .iterate_from_least_cost(&self.problem, &self.guesses, params)
     }
 
-    /// The island's problem: `A`'s clique blocks, `v*`, `v0`, its contacts' Jacobian columns
-    /// (from the clique blocks of the whole problem's layout), biases and potentials, its rows
-    /// with velocities renumbered; velocities in the island's increasing order.
-    /// `local` numbers each velocity within its island.
-    fn cut(&mut self, layout: &NewtonLayout, local: &[usize], problem: &ConvexProblem<f64>) {
+    /// The island's problem but for `A`, its cliques and `J`, which stay empty: the island's
+    /// layout reads them from the whole problem's ([`NewtonLayout::prepare_island`]). That
+    /// is `v*`, `v0`, its contacts' biases and potentials, its rows with velocities
+    /// renumbered; velocities in the island's increasing order. `local` numbers each
+    /// velocity within its island.
+    fn cut(&mut self, local: &[usize], problem: &ConvexProblem<f64>) {
         let nv = self.velocities.len();
-        let cliques = &layout.pattern.cliques;
         let sub = &mut self.problem;
-        if sub.A.shape() == (nv, nv) {
-            sub.A.as_mut_slice().fill(0.0);
-        } else {
-            sub.A = DMatrix::zeros(nv, nv);
-        }
-        for &c in &self.cliques {
-            let block = &layout.A_blocks[c];
-            for (l, &j) in cliques[c].iter().enumerate() {
-                for (k, &i) in cliques[c].iter().enumerate() {
-                    sub.A[(local[i], local[j])] = block[(k, l)];
-                }
-            }
-        }
-        if sub.J.ncols() == nv * self.contacts.len() {
-            sub.J.as_mut_slice().fill(0.0);
-        } else {
-            sub.J = Matrix3xX::zeros(nv * self.contacts.len());
-        }
-        for (n, &i) in self.contacts.iter().enumerate() {
-            for b in &layout.blocks[layout.block_start[i]..layout.block_start[i + 1]] {
-                let values =
-                    &layout.jacobian_values[b.offset..b.offset + 3 * cliques[b.clique].len()];
-                for (column, &k) in values.chunks_exact(3).zip(&cliques[b.clique]) {
-                    sub.J
-                        .column_mut(n * nv + local[k])
-                        .copy_from(&Vector3::new(column[0], column[1], column[2]));
-                }
-            }
-        }
         for (x, full) in [
             (&mut sub.v_star, &problem.v_star),
             (&mut sub.v0, &problem.v0),
@@ -375,11 +362,6 @@ impl Island {
             for (x, &k) in x.iter_mut().zip(&self.velocities) {
                 *x = full[k];
             }
-        }
-        sub.cliques.resize_with(self.cliques.len(), Vec::new);
-        for (mine, &c) in sub.cliques.iter_mut().zip(&self.cliques) {
-            mine.clear();
-            mine.extend(cliques[c].iter().map(|&k| local[k]));
         }
         sub.b.clear();
         sub.b.extend(self.contacts.iter().map(|&i| problem.b[i]));
@@ -444,8 +426,8 @@ fn global_error(error: Error, velocities: &[usize]) -> Error {
 mod tests {
     use super::*;
     use crate::contact::{ContactParams, ContactPool, HuntCrossley, Lagged};
-    use crate::solver::ConstraintKind;
-    use nalgebra::Vector3;
+    use crate::solver::{ConstraintKind, ContactJacobians};
+    use nalgebra::{DMatrix, Matrix3xX, Vector3};
 
     /// Four point masses (cliques of three velocities): the first pressed into the ground by
     /// a contact, the second and third joined by a coupler row along x, the fourth free.
@@ -470,7 +452,7 @@ mod tests {
                 }
             }),
             v0: DVector::zeros(nv),
-            J,
+            J: ContactJacobians::from_dense(&J, nv),
             b: vec![Vector3::zeros()],
             contacts: ContactPool::Lagged(vec![Lagged::new(
                 HuntCrossley::from_params(&p, 2.0 * 9.81 / k, dt),
