@@ -48,7 +48,7 @@ impl<T: Scalar> ContactJacobians<T> {
     /// When `J.ncols()` is not a multiple of `nv` (a programming error).
     pub fn from_dense(J: &Matrix3xX<T>, nv: usize) -> Self {
         assert!(
-            J.ncols() == 0 || (nv > 0 && J.ncols() % nv == 0),
+            J.ncols() == 0 || (nv > 0 && J.ncols().is_multiple_of(nv)),
             "invariant: {} Jacobian columns for {nv} velocities",
             J.ncols()
         );
