@@ -599,3 +599,31 @@ fn shrinking_mpc_costs_at_most_its_first_plan() {
     let outcome = opt.task.evaluate(model, &report.states);
     assert!(outcome.achieved, "{outcome:?}");
 }
+
+/// The line search rolls its trial steps out in batches, one per worker: on one worker (one
+/// by one, on the caller's simulator) and on three it accepts the same steps, so the hopper's
+/// iterates, with their backtracked and rejected steps, are the same to the bit.
+#[test]
+fn the_line_search_accepts_the_same_steps_on_one_or_three_workers() {
+    let mut problem = load_problem(&path("hopper")).unwrap();
+    let opt = optimization(&problem).unwrap();
+    let solve_on = |sim: &mut stiction::step::Simulator, threads: usize| {
+        let params = IlqrParams {
+            threads,
+            ..opt.params.clone()
+        };
+        stiction::optimize::solve(sim, &opt.problem, &opt.initial_controls, &params).unwrap()
+    };
+    let one = solve_on(&mut problem.simulator, 1);
+    let three = solve_on(&mut problem.simulator, 3);
+    let steps = |r: &IlqrReport| {
+        r.iterations
+            .iter()
+            .map(|s| (s.alpha, s.cost, s.accepted))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(steps(&one), steps(&three));
+    assert!(one.iterations.iter().any(|s| s.accepted && s.alpha < 1.0));
+    assert!(one.iterations.iter().any(|s| !s.accepted));
+    assert_eq!(one.trajectory.controls, three.trajectory.controls);
+}
