@@ -15,7 +15,12 @@
 //!    [`IlqrParams::armijo`] times the expected decrease `−ΔJ(α)`. A failed simulation at a
 //!    trial α counts as a rejected α. If no α is accepted, `μ` is raised and the iteration
 //!    repeats from the same trajectory; the cost therefore decreases monotonically over
-//!    accepted iterations.
+//!    accepted iterations. The trial α are rolled out in batches on the workers
+//!    (`line_search`), with the one-by-one search's result.
+//!
+//! [`solve`] starts from controls; [`solve_from`] from a rolled-out trajectory with, optionally,
+//! its derivatives and μ ([`IlqrStart`]), which is how MPC continues a run
+//! ([`shifted_start`]).
 //!
 //! **Control bounds** are handled in the backward pass by the box-constrained QP of Tassa,
 //! Mansard & Todorov (2014) (`super::boxqp`), and the forward pass clamps (a no-op for the
