@@ -601,8 +601,8 @@ fn shrinking_mpc_costs_at_most_its_first_plan() {
 }
 
 /// The line search rolls its trial steps out in batches, one per worker: on one worker (one
-/// by one, on the caller's simulator) and on three it accepts the same steps, so the hopper's
-/// iterates, with their backtracked and rejected steps, are the same to the bit.
+/// by one) and on three it accepts the same steps, so the hopper's iterates, with their
+/// backtracked and rejected steps, are the same to the bit.
 #[test]
 fn the_line_search_accepts_the_same_steps_on_one_or_three_workers() {
     let mut problem = load_problem(&path("hopper")).unwrap();

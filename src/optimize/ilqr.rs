@@ -498,11 +498,12 @@ pub fn forward_pass(
 
 /// The backtracking line search: the first α of `1, β, β², … ≥ α_min` whose forward pass
 /// lowers the cost by at least `armijo · (−ΔJ(α))`, with that pass, α and `ΔJ(α)`; `None` if
-/// none does. With IFT derivatives and several workers the trial α run in batches of one per
-/// worker (rayon), each batch scanned in order, so the accepted α is that of the one-by-one
-/// search and a rejected search costs `⌈11 / workers⌉` rollouts of wall time instead of 11 on
-/// free cores; the trials after the accepted α in its batch are wasted. FD workers solve to
-/// the gradient check's tolerance, so with FD the trials run one by one on `sim`.
+/// none does. With IFT derivatives the trial α run on the workers (copies of `sim`) in
+/// batches of one per worker (rayon), each batch scanned in order, so the accepted α is that
+/// of the one-by-one search, whatever the number of workers, and a rejected search of `n`
+/// trials (11 at the defaults) costs `⌈n / workers⌉` rollouts of wall time on free cores; the
+/// trials after the accepted α in its batch are wasted. FD workers solve to the gradient
+/// check's tolerance, so with FD the trials run one by one on `sim`.
 fn line_search(
     sim: &mut Simulator,
     workers: &mut [Simulator],
@@ -523,14 +524,15 @@ fn line_search(
         DerivativeMethod::FiniteDifference => 1,
     };
     for chunk in alphas.chunks(batch) {
-        let candidates: Vec<Option<Trajectory>> = if batch > 1 {
-            workers
+        let candidates: Vec<Option<Trajectory>> = match params.derivatives {
+            DerivativeMethod::Ift => workers
                 .par_iter_mut()
                 .zip(chunk.par_iter())
                 .map(|(w, &alpha)| forward_pass(w, problem, traj, bp, alpha))
-                .collect()
-        } else {
-            vec![forward_pass(sim, problem, traj, bp, chunk[0])]
+                .collect(),
+            DerivativeMethod::FiniteDifference => {
+                vec![forward_pass(sim, problem, traj, bp, chunk[0])]
+            }
         };
         for (&alpha, candidate) in chunk.iter().zip(candidates) {
             let expected = bp.expected_change(alpha);
@@ -594,7 +596,8 @@ fn fail(reason: String, iteration: usize, cost: f64) -> Error {
 ///
 /// # Errors
 /// As [`solve`]; [`Error::DimensionMismatch`] when the start's trajectory or derivatives do
-/// not have the problem's T stages or its first state is not `problem.x0`.
+/// not have the problem's T stages; [`Error::InvalidParameter`] when its first state is not
+/// `problem.x0` or there are no workers.
 pub fn solve_from(
     sim: &mut Simulator,
     workers: &mut [Simulator],
