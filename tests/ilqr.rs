@@ -2,6 +2,7 @@
 //! each is solved from its initial guess, with no contact schedule, and must achieve its task
 //! with a cost that decreases monotonically over accepted iterations.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use nalgebra::{DVector, Vector3};
@@ -10,9 +11,13 @@ use stiction::multibody::{forward_kinematics, MultibodyData};
 use stiction::optimize::cost::{
     BodyPositionCost, BodyRelativeCost, ControlCost, Schedule, Stages, StateCost,
 };
+use stiction::optimize::ilqr::{
+    linearize, make_workers, shifted_start, solve_from, IlqrStart, IterationStats,
+};
 use stiction::optimize::{
     check_cost_derivatives, optimization, optimize_file, run_mpc, solve_shooting, CostDerivatives,
-    OptimizeRun, ShootingParams, StageCost, StagePoint,
+    DerivativeMethod, IlqrParams, IlqrReport, MpcSettings, OptimizeRun, ShootingParams, StageCost,
+    StagePoint,
 };
 use stiction::problem::load_problem;
 use stiction::step::{State, StepReport};
@@ -440,4 +445,185 @@ fn optimize_table_errors_name_the_field() {
             "{field}: no line and column in {message}"
         );
     }
+}
+
+/// The shifted solution of a warm start ([`shifted_start`]) is what rolling out and
+/// differentiating the shifted controls from the predicted state gives, for a shrinking and
+/// for a receding horizon (extended by its last control).
+#[test]
+fn shifted_start_is_the_rollout_of_the_shifted_solution() {
+    let mut problem = load_problem(&path("hopper")).unwrap();
+    let mut opt = optimization(&problem).unwrap();
+    opt.problem.num_steps = opt.mpc.horizon;
+    let params = IlqrParams {
+        max_iterations: 3,
+        ..opt.params.clone()
+    };
+    let sim = &mut problem.simulator;
+    let guess = opt.initial_controls[..opt.mpc.horizon].to_vec();
+    let mut report = stiction::optimize::solve(sim, &opt.problem, &guess, &params).unwrap();
+    let mut workers = make_workers(sim, &params).unwrap();
+    report.linearization = Some(
+        linearize(
+            &mut workers,
+            &opt.problem,
+            &report.trajectory,
+            DerivativeMethod::Ift,
+        )
+        .unwrap(),
+    );
+    report.mu = 0.25;
+    let t_len = opt.mpc.horizon;
+    let next = &mut opt.problem;
+    for t_new in [t_len - 1, t_len] {
+        next.x0 = report.trajectory.states[1].clone();
+        next.num_steps = t_new;
+        let shifted =
+            shifted_start(sim, &mut workers, next, &report, DerivativeMethod::Ift).unwrap();
+        let mut controls = report.trajectory.controls[1..].to_vec();
+        controls.resize(t_new, controls.last().unwrap().clone());
+        let rolled = IlqrStart::rollout(sim, next, &controls, 0.0).unwrap();
+        assert_eq!(shifted.trajectory.states, rolled.trajectory.states);
+        assert_eq!(shifted.trajectory.controls, rolled.trajectory.controls);
+        assert_eq!(shifted.trajectory.cost, rolled.trajectory.cost);
+        assert_eq!(shifted.mu, 0.25);
+        let (stages, terminal) = shifted.linearization.unwrap();
+        let (stages_ref, terminal_ref) = linearize(
+            &mut workers,
+            next,
+            &rolled.trajectory,
+            DerivativeMethod::Ift,
+        )
+        .unwrap();
+        assert_eq!(stages.len(), t_new);
+        for (s, r) in stages.iter().zip(&stages_ref) {
+            assert_eq!((&s.fx, &s.fu, &s.cost), (&r.fx, &r.fu, &r.cost));
+        }
+        assert_eq!(terminal, terminal_ref);
+    }
+    // A state off the prediction, or a horizon that does not follow, has no shifted start.
+    next.x0.v[0] += 1e-9;
+    assert!(shifted_start(sim, &mut workers, next, &report, DerivativeMethod::Ift).is_none());
+    next.x0 = report.trajectory.states[1].clone();
+    next.num_steps = t_len + 1;
+    assert!(shifted_start(sim, &mut workers, next, &report, DerivativeMethod::Ift).is_none());
+}
+
+/// Starting from a trajectory with its derivatives gives the iterations of starting from the
+/// trajectory alone: the reused derivatives are those the first iteration would compute.
+#[test]
+fn a_start_with_its_derivatives_solves_as_without() {
+    let mut problem = load_problem(&path("hopper")).unwrap();
+    let opt = optimization(&problem).unwrap();
+    let params = IlqrParams {
+        max_iterations: 6,
+        ..opt.params.clone()
+    };
+    let sim = &mut problem.simulator;
+    let mut workers = make_workers(sim, &params).unwrap();
+    let bare =
+        IlqrStart::rollout(sim, &opt.problem, &opt.initial_controls, params.mu_init).unwrap();
+    let with = IlqrStart {
+        linearization: Some(
+            linearize(
+                &mut workers,
+                &opt.problem,
+                &bare.trajectory,
+                DerivativeMethod::Ift,
+            )
+            .unwrap(),
+        ),
+        ..bare.clone()
+    };
+    let continue_ = &mut |_: &IterationStats| ControlFlow::Continue(());
+    let a = solve_from(sim, &mut workers, &opt.problem, bare, &params, continue_).unwrap();
+    let b = solve_from(sim, &mut workers, &opt.problem, with, &params, continue_).unwrap();
+    assert_eq!(a.trajectory.controls, b.trajectory.controls);
+    assert_eq!(a.trajectory.cost, b.trajectory.cost);
+    assert_eq!(a.mu, b.mu);
+    let costs = |r: &IlqrReport| r.iterations.iter().map(|s| s.cost).collect::<Vec<_>>();
+    assert_eq!(costs(&a), costs(&b));
+    // A start that is not a trajectory of the problem is refused.
+    let mut short = IlqrStart::rollout(sim, &opt.problem, &opt.initial_controls, 0.0).unwrap();
+    short.trajectory.states.pop();
+    assert!(solve_from(sim, &mut workers, &opt.problem, short, &params, continue_).is_err());
+}
+
+/// With a shrinking horizon and the simulator as the plant, every re-solve starts from the
+/// tail of the previous plan and only lowers its cost, so the closed loop costs at most the
+/// first plan (Bellman's principle) and reaches the hopper's task.
+#[test]
+fn shrinking_mpc_costs_at_most_its_first_plan() {
+    let mut problem = load_problem(&path("hopper")).unwrap();
+    let mut opt = optimization(&problem).unwrap();
+    opt.mpc = MpcSettings::new(opt.problem.num_steps, 1, opt.problem.num_steps, true);
+    let report = run_mpc(
+        &mut problem.simulator,
+        &mut opt.problem,
+        &opt.initial_controls,
+        &opt.mpc,
+        &opt.params,
+    )
+    .expect("closed loop runs");
+    assert_eq!(report.controls.len(), opt.mpc.steps);
+    assert!(report.solves[1..].iter().all(|s| s.iterations <= 1));
+    let mut data = MultibodyData::new(&problem.simulator.model);
+    let closed_loop = opt.problem.total_cost(
+        &problem.simulator,
+        &mut data,
+        &report.states,
+        &report.controls,
+    );
+    let first_plan = report.solves[0].cost;
+    assert!(
+        closed_loop <= first_plan * (1.0 + 1e-12),
+        "closed loop {closed_loop} above the first plan {first_plan}"
+    );
+    // Each plan costs at most the previous one less the stage cost it applied.
+    let model = &problem.simulator.model;
+    for k in 1..report.solves.len() {
+        let applied = opt.problem.cost.calc(
+            model,
+            &mut data,
+            &report.states[k - 1],
+            &report.controls[k - 1],
+            false,
+        );
+        let bound = report.solves[k - 1].cost - applied;
+        assert!(
+            report.solves[k].cost <= bound + 1e-9 * bound.abs().max(1.0),
+            "re-solve {k}: {} above {bound}",
+            report.solves[k].cost
+        );
+    }
+    let outcome = opt.task.evaluate(model, &report.states);
+    assert!(outcome.achieved, "{outcome:?}");
+}
+
+/// The line search rolls its trial steps out in batches, one per worker: on one worker (one
+/// by one) and on three it accepts the same steps, so the hopper's iterates, with their
+/// backtracked and rejected steps, are the same to the bit.
+#[test]
+fn the_line_search_accepts_the_same_steps_on_one_or_three_workers() {
+    let mut problem = load_problem(&path("hopper")).unwrap();
+    let opt = optimization(&problem).unwrap();
+    let solve_on = |sim: &mut stiction::step::Simulator, threads: usize| {
+        let params = IlqrParams {
+            threads,
+            ..opt.params.clone()
+        };
+        stiction::optimize::solve(sim, &opt.problem, &opt.initial_controls, &params).unwrap()
+    };
+    let one = solve_on(&mut problem.simulator, 1);
+    let three = solve_on(&mut problem.simulator, 3);
+    let steps = |r: &IlqrReport| {
+        r.iterations
+            .iter()
+            .map(|s| (s.alpha, s.cost, s.accepted))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(steps(&one), steps(&three));
+    assert!(one.iterations.iter().any(|s| s.accepted && s.alpha < 1.0));
+    assert!(one.iterations.iter().any(|s| !s.accepted));
+    assert_eq!(one.trajectory.controls, three.trajectory.controls);
 }

@@ -15,7 +15,12 @@
 //!    [`IlqrParams::armijo`] times the expected decrease `−ΔJ(α)`. A failed simulation at a
 //!    trial α counts as a rejected α. If no α is accepted, `μ` is raised and the iteration
 //!    repeats from the same trajectory; the cost therefore decreases monotonically over
-//!    accepted iterations.
+//!    accepted iterations. The trial α are rolled out in batches on the workers
+//!    (`line_search`), with the one-by-one search's result.
+//!
+//! [`solve`] starts from controls; [`solve_from`] from a rolled-out trajectory with, optionally,
+//! its derivatives and μ ([`IlqrStart`]), which is how MPC continues a run
+//! ([`shifted_start`]).
 //!
 //! **Control bounds** are handled in the backward pass by the box-constrained QP of Tassa,
 //! Mansard & Todorov (2014) (`super::boxqp`), and the forward pass clamps (a no-op for the
@@ -42,6 +47,7 @@ use crate::derivatives::fd::step_jacobians_fd;
 use crate::derivatives::step_jacobians;
 use crate::error::{Error, Result};
 use crate::multibody::MultibodyData;
+use crate::optimize::cost::CostDerivatives;
 use crate::optimize::problem::{Trajectory, TrajectoryProblem};
 use crate::optimize::riccati::{backward_pass, BackwardPass, StageModel};
 use crate::step::{Simulator, State};
@@ -215,6 +221,56 @@ pub struct IlqrReport {
     pub iterations: Vec<IterationStats>,
     /// Total wall time (s), initial rollout included.
     pub wall_s: f64,
+    /// The regularization μ the next iteration would start from.
+    pub mu: f64,
+    /// The derivatives along `trajectory`, if the last iteration computed them (it was
+    /// rejected or ended the run): a warm start ([`IlqrStart`]) can reuse them.
+    pub linearization: Option<Linearization>,
+}
+
+/// Step and cost derivatives along a trajectory ([`linearize`]): one model per running stage
+/// and the terminal cost's derivatives.
+pub type Linearization = (Vec<StageModel>, CostDerivatives);
+
+/// Where [`solve_from`] starts: a trajectory rolled out from the problem's `x_0` with its
+/// cost, optionally its derivatives, and the regularization μ. MPC carries one from a
+/// re-solve to the next (the shifted solution, as in Diehl's real-time iteration).
+#[derive(Clone, Debug)]
+pub struct IlqrStart {
+    /// The nominal trajectory (T + 1 states from `x_0`, T controls within the bounds).
+    pub trajectory: Trajectory,
+    /// Its derivatives, or `None` to compute them in the first iteration.
+    pub linearization: Option<Linearization>,
+    /// The first iteration's μ.
+    pub mu: f64,
+}
+
+impl IlqrStart {
+    /// The start from the controls `initial` (T × nu), rolled out from `problem.x0`, with
+    /// no derivatives and regularization `mu`.
+    ///
+    /// # Errors
+    /// Size mismatches; [`Error::TrajectoryOptimization`] when `initial` cannot be simulated.
+    pub fn rollout(
+        sim: &mut Simulator,
+        problem: &TrajectoryProblem,
+        initial: &[DVector<f64>],
+        mu: f64,
+    ) -> Result<Self> {
+        problem.check(sim, initial)?;
+        let trajectory = problem.rollout(sim, initial).map_err(|e| {
+            fail(
+                format!("the initial guess cannot be simulated: {e}"),
+                0,
+                f64::NAN,
+            )
+        })?;
+        Ok(IlqrStart {
+            trajectory,
+            linearization: None,
+            mu,
+        })
+    }
 }
 
 impl IlqrReport {
@@ -260,6 +316,44 @@ pub fn make_workers(sim: &Simulator, params: &IlqrParams) -> Result<Vec<Simulato
     Ok(workers)
 }
 
+/// The model of the running stage `(x, u)`: step Jacobians by `method` and cost derivatives.
+///
+/// # Errors
+/// The step's Jacobians failing.
+pub fn linearize_stage(
+    sim: &mut Simulator,
+    data: &mut MultibodyData<f64>,
+    problem: &TrajectoryProblem,
+    x: &State,
+    u: &DVector<f64>,
+    method: DerivativeMethod,
+) -> Result<StageModel> {
+    let j = match method {
+        DerivativeMethod::Ift => step_jacobians(sim, x, u, &[])?,
+        DerivativeMethod::FiniteDifference => step_jacobians_fd(sim, x, u, &[])?,
+    };
+    let cost = problem.cost.calc_diff(&sim.model, data, x, u, false);
+    Ok(StageModel {
+        fx: j.state,
+        fu: j.control,
+        cost,
+    })
+}
+
+/// The terminal cost's derivatives at the last state of `states`.
+fn linearize_terminal(
+    sim: &Simulator,
+    problem: &TrajectoryProblem,
+    states: &[State],
+) -> CostDerivatives {
+    let mut data = MultibodyData::new(&sim.model);
+    let zero = DVector::zeros(sim.model.nu());
+    let last = states.last().expect("invariant: a trajectory has x_0");
+    problem
+        .cost
+        .calc_diff(&sim.model, &mut data, last, &zero, true)
+}
+
 /// Linearizes every stage of `traj` (step Jacobians by `method`, cost derivatives) and the
 /// terminal cost, splitting the stages over `workers` (one simulator each, at least one).
 ///
@@ -270,7 +364,7 @@ pub fn linearize(
     problem: &TrajectoryProblem,
     traj: &Trajectory,
     method: DerivativeMethod,
-) -> Result<(Vec<StageModel>, crate::optimize::cost::CostDerivatives)> {
+) -> Result<Linearization> {
     let T = traj.controls.len();
     let chunk = T.div_ceil(workers.len().max(1)).max(1);
     let parts: Vec<Result<Vec<StageModel>>> = workers
@@ -281,16 +375,7 @@ pub fn linearize(
             (w * chunk..((w + 1) * chunk).min(T))
                 .map(|t| {
                     let (x, u) = (&traj.states[t], &traj.controls[t]);
-                    let j = match method {
-                        DerivativeMethod::Ift => step_jacobians(sim, x, u, &[])?,
-                        DerivativeMethod::FiniteDifference => step_jacobians_fd(sim, x, u, &[])?,
-                    };
-                    let cost = problem.cost.calc_diff(&sim.model, &mut data, x, u, false);
-                    Ok(StageModel {
-                        fx: j.state,
-                        fu: j.control,
-                        cost,
-                    })
+                    linearize_stage(sim, &mut data, problem, x, u, method)
                 })
                 .collect()
         })
@@ -299,14 +384,70 @@ pub fn linearize(
     for p in parts {
         stages.extend(p?);
     }
-    let sim = &workers[0];
-    let mut data = MultibodyData::new(&sim.model);
-    let zero = DVector::zeros(sim.model.nu());
-    let last = traj.states.last().expect("invariant: a trajectory has x_0");
-    let terminal = problem
-        .cost
-        .calc_diff(&sim.model, &mut data, last, &zero, true);
+    let terminal = linearize_terminal(&workers[0], problem, &traj.states);
     Ok((stages, terminal))
+}
+
+/// The warm start of the problem that follows `report`'s by one closed-loop step from
+/// `report.trajectory.states[1]`, for `problem` (its `x_0` that state, its `num_steps` one
+/// less than `report`'s, or the same): the solution's tail, extended by one step with its
+/// last control when the horizon does not shrink, with the tail of the derivatives if
+/// `report` has them (the extension's stage derivatives on `workers[0]`), and `report`'s μ.
+/// By Bellman's principle the tail is the new problem's solution as far as the old one was
+/// solved, so nothing is simulated again but the extension. `None` if `problem.x0` is not
+/// that state bit for bit, the horizons do not fit, or the extension fails to simulate or
+/// to differentiate (then roll out the shifted controls instead).
+pub fn shifted_start(
+    sim: &mut Simulator,
+    workers: &mut [Simulator],
+    problem: &TrajectoryProblem,
+    report: &IlqrReport,
+    method: DerivativeMethod,
+) -> Option<IlqrStart> {
+    let old = &report.trajectory;
+    let T = old.controls.len();
+    let T_new = problem.num_steps;
+    if T == 0 || old.states.get(1) != Some(&problem.x0) || !(T_new + 1 == T || T_new == T) {
+        return None;
+    }
+    let mut states = old.states[1..].to_vec();
+    let mut controls = old.controls[1..].to_vec();
+    let mut reports = old.reports[1..].to_vec();
+    let mut stages = report
+        .linearization
+        .as_ref()
+        .map(|(stages, _)| stages[1..].to_vec());
+    let mut data = MultibodyData::new(&sim.model);
+    if T_new == T {
+        let x = states
+            .last()
+            .expect("invariant: a trajectory has x_0")
+            .clone();
+        let u = old.controls.last().expect("invariant: T ≥ 1").clone();
+        let (next, step_report) = sim.step(&x, &u).ok()?;
+        if let Some(stages) = &mut stages {
+            let worker = workers.first_mut()?;
+            stages.push(linearize_stage(worker, &mut data, problem, &x, &u, method).ok()?);
+        }
+        states.push(next);
+        controls.push(u);
+        reports.push(step_report);
+    }
+    let cost = problem.total_cost(sim, &mut data, &states, &controls);
+    let linearization = stages.map(|stages| {
+        let terminal = linearize_terminal(sim, problem, &states);
+        (stages, terminal)
+    });
+    cost.is_finite().then_some(IlqrStart {
+        trajectory: Trajectory {
+            states,
+            controls,
+            reports,
+            cost,
+        },
+        linearization,
+        mu: report.mu,
+    })
 }
 
 /// The tangent difference `x ⊖ x̄` (2nv).
@@ -355,6 +496,54 @@ pub fn forward_pass(
     })
 }
 
+/// The backtracking line search: the first α of `1, β, β², … ≥ α_min` whose forward pass
+/// lowers the cost by at least `armijo · (−ΔJ(α))`, with that pass, α and `ΔJ(α)`; `None` if
+/// none does. With IFT derivatives the trial α run on the workers (copies of `sim`) in
+/// batches of one per worker (rayon), each batch scanned in order, so the accepted α is that
+/// of the one-by-one search, whatever the number of workers, and a rejected search of `n`
+/// trials (11 at the defaults) costs `⌈n / workers⌉` rollouts of wall time on free cores; the
+/// trials after the accepted α in its batch are wasted. FD workers solve to the gradient
+/// check's tolerance, so with FD the trials run one by one on `sim`.
+fn line_search(
+    sim: &mut Simulator,
+    workers: &mut [Simulator],
+    problem: &TrajectoryProblem,
+    traj: &Trajectory,
+    bp: &BackwardPass,
+    params: &IlqrParams,
+) -> Option<(Trajectory, f64, f64)> {
+    let alphas: Vec<f64> = std::iter::successors(Some(1.0), |a| Some(a * params.backtrack))
+        .take_while(|&a| a >= params.min_alpha)
+        .collect();
+    let acceptable = |candidate: &Trajectory, expected: f64| {
+        let decrease = traj.cost - candidate.cost;
+        decrease > 0.0 && decrease >= params.armijo * (-expected).max(0.0)
+    };
+    let batch = match params.derivatives {
+        DerivativeMethod::Ift => workers.len().max(1),
+        DerivativeMethod::FiniteDifference => 1,
+    };
+    for chunk in alphas.chunks(batch) {
+        let candidates: Vec<Option<Trajectory>> = match params.derivatives {
+            DerivativeMethod::Ift => workers
+                .par_iter_mut()
+                .zip(chunk.par_iter())
+                .map(|(w, &alpha)| forward_pass(w, problem, traj, bp, alpha))
+                .collect(),
+            DerivativeMethod::FiniteDifference => {
+                vec![forward_pass(sim, problem, traj, bp, chunk[0])]
+            }
+        };
+        for (&alpha, candidate) in chunk.iter().zip(candidates) {
+            let expected = bp.expected_change(alpha);
+            if let Some(candidate) = candidate.filter(|c| acceptable(c, expected)) {
+                return Some((candidate, alpha, expected));
+            }
+        }
+    }
+    None
+}
+
 /// Runs iLQR from the controls `initial` (T × nu; warm start: a previous solution, shifted).
 ///
 /// # Errors
@@ -385,34 +574,82 @@ pub fn solve_observed(
     observe: &mut dyn FnMut(&IterationStats) -> ControlFlow<()>,
 ) -> Result<IlqrReport> {
     let start = Instant::now();
-    let fail = |reason: String, iteration: usize, cost: f64| Error::TrajectoryOptimization {
+    let warm = IlqrStart::rollout(sim, problem, initial, params.mu_init)?;
+    let mut workers = make_workers(sim, params)?;
+    let mut report = solve_from(sim, &mut workers, problem, warm, params, observe)?;
+    report.wall_s = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// An optimization failure at `iteration` with the cost so far.
+fn fail(reason: String, iteration: usize, cost: f64) -> Error {
+    Error::TrajectoryOptimization {
         reason,
         iteration,
         cost,
-    };
-    problem.check(sim, initial)?;
-    let mut traj = problem.rollout(sim, initial).map_err(|e| {
-        fail(
-            format!("the initial guess cannot be simulated: {e}"),
-            0,
-            f64::NAN,
-        )
-    })?;
+    }
+}
+
+/// [`solve_observed`] from a rolled-out trajectory ([`IlqrStart`]: a warm start that may
+/// carry its derivatives and μ), with the derivative workers `workers` ([`make_workers`],
+/// kept between calls by MPC).
+///
+/// # Errors
+/// As [`solve`]; [`Error::DimensionMismatch`] when the start's trajectory or derivatives do
+/// not have the problem's T stages; [`Error::InvalidParameter`] when its first state is not
+/// `problem.x0` or there are no workers.
+pub fn solve_from(
+    sim: &mut Simulator,
+    workers: &mut [Simulator],
+    problem: &TrajectoryProblem,
+    warm: IlqrStart,
+    params: &IlqrParams,
+    observe: &mut dyn FnMut(&IterationStats) -> ControlFlow<()>,
+) -> Result<IlqrReport> {
+    let start = Instant::now();
+    let IlqrStart {
+        trajectory: mut traj,
+        mut linearization,
+        mut mu,
+    } = warm;
+    problem.check(sim, &traj.controls)?;
+    let stages = linearization
+        .as_ref()
+        .map_or(problem.num_steps, |l| l.0.len());
+    for (what, found) in [
+        ("start states (T + 1)", traj.states.len()),
+        ("start derivatives (T + 1)", stages + 1),
+    ] {
+        if found != problem.num_steps + 1 {
+            return Err(Error::DimensionMismatch {
+                what: what.into(),
+                expected: problem.num_steps + 1,
+                found,
+            });
+        }
+    }
+    if traj.states[0] != problem.x0 {
+        return Err(Error::invalid(
+            "start trajectory",
+            traj.states[0].t,
+            "must start at the problem's x_0",
+        ));
+    }
     if !traj.cost.is_finite() {
         return Err(fail("the initial cost is not finite".into(), 0, traj.cost));
     }
+    if workers.is_empty() {
+        return Err(Error::invalid("workers", 0, "need at least one simulator"));
+    }
     let initial_cost = traj.cost;
-    let mut workers = make_workers(sim, params)?;
-    let mut mu = params.mu_init;
     let mut iterations = Vec::new();
     let mut gains = Vec::new();
-    let mut linearization = None;
     let mut status = Status::MaxIterations;
     for iteration in 1..=params.max_iterations {
         let t0 = Instant::now();
         if linearization.is_none() {
             linearization = Some(
-                linearize(&mut workers, problem, &traj, params.derivatives).map_err(|e| {
+                linearize(workers, problem, &traj, params.derivatives).map_err(|e| {
                     fail(
                         format!("step derivatives failed: {e}"),
                         iteration - 1,
@@ -477,22 +714,10 @@ pub fn solve_observed(
 
         // Forward pass with backtracking on the feedforward.
         let t2 = Instant::now();
-        let mut alpha = 1.0;
-        let mut accepted = None;
-        while alpha >= params.min_alpha {
-            let expected = bp.expected_change(alpha);
-            if let Some(candidate) = forward_pass(sim, problem, &traj, &bp, alpha) {
-                let decrease = traj.cost - candidate.cost;
-                if decrease > 0.0 && decrease >= params.armijo * (-expected).max(0.0) {
-                    accepted = Some((candidate, expected));
-                    break;
-                }
-            }
-            alpha *= params.backtrack;
-        }
+        let accepted = line_search(sim, workers, problem, &traj, &bp, params);
         stats.rollout_s = t2.elapsed().as_secs_f64();
         match accepted {
-            Some((candidate, expected)) => {
+            Some((candidate, alpha, expected)) => {
                 let relative = (traj.cost - candidate.cost) / scale;
                 traj = candidate;
                 linearization = None;
@@ -547,5 +772,7 @@ pub fn solve_observed(
         status,
         iterations,
         wall_s: start.elapsed().as_secs_f64(),
+        mu,
+        linearization,
     })
 }

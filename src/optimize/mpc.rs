@@ -7,6 +7,15 @@
 //! [`MpcSettings::iterations`] iterations. With [`MpcSettings::shrink`] the horizon ends at the
 //! end of the loop (`min(H, steps − k)` steps), so a task with a fixed final time keeps its
 //! terminal cost at that time (shrinking-horizon MPC).
+//!
+//! When `x_k` is the state the previous solution predicted (bit for bit, as when the plant is
+//! the model), the re-solve continues that iLQR run, as in Diehl's real-time iteration
+//! ([`shifted_start`]): it starts from the solution's tail (only the step that extends a
+//! receding horizon is simulated), reuses the tail of its derivatives if its last iteration
+//! computed them (a rejected step or convergence), and keeps its regularization μ, so a step
+//! the line search rejected is not tried again at the same μ. Otherwise it rolls out the
+//! shifted controls from `x_k` and starts from `μ_init`. The derivative workers are made once
+//! for the loop.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -14,7 +23,9 @@ use std::time::Instant;
 use nalgebra::DVector;
 
 use crate::error::Result;
-use crate::optimize::ilqr::{solve, IlqrParams, Status};
+use crate::optimize::ilqr::{
+    make_workers, shifted_start, solve_from, IlqrParams, IlqrReport, IlqrStart, Status,
+};
 use crate::optimize::problem::TrajectoryProblem;
 use crate::step::{Simulator, State, StepReport};
 
@@ -54,7 +65,7 @@ pub struct MpcSolve {
     pub cost: f64,
     /// iLQR status.
     pub status: Status,
-    /// Wall time (s).
+    /// Wall time (s), the preparation of its start included.
     pub wall_s: f64,
 }
 
@@ -117,8 +128,11 @@ pub fn run_mpc_observed(
     };
     let mut states = vec![x0.clone()];
     let (mut controls, mut reports, mut solves) = (Vec::new(), Vec::new(), Vec::new());
+    let mut workers = make_workers(sim, params)?;
+    let mut previous: Option<IlqrReport> = None;
     let result = (|| -> Result<()> {
         for k in 0..settings.steps {
+            let t0 = Instant::now();
             let x = states.last().expect("invariant: x_0 pushed").clone();
             problem.x0 = x.clone();
             problem.num_steps = if settings.shrink {
@@ -128,13 +142,22 @@ pub fn run_mpc_observed(
             };
             warm.truncate(problem.num_steps);
             let p = if k == 0 { params } else { &follow_up };
-            let report = solve(sim, problem, &warm, p)?;
+            let shifted = previous
+                .as_ref()
+                .and_then(|r| shifted_start(sim, &mut workers, problem, r, params.derivatives));
+            let start = match shifted {
+                Some(start) => start,
+                None => IlqrStart::rollout(sim, problem, &warm, params.mu_init)?,
+            };
+            let report = solve_from(sim, &mut workers, problem, start, p, &mut |_| {
+                ControlFlow::Continue(())
+            })?;
             solves.push(MpcSolve {
                 t: x.t,
                 iterations: report.iterations.len(),
                 cost: report.trajectory.cost,
                 status: report.status,
-                wall_s: report.wall_s,
+                wall_s: t0.elapsed().as_secs_f64(),
             });
             let u = report.trajectory.controls[0].clone();
             let (next, step_report) = sim.step(&x, &u).map_err(|e| e.at_step(k, x.t))?;
@@ -150,6 +173,7 @@ pub fn run_mpc_observed(
             states.push(next);
             controls.push(u);
             reports.push(step_report);
+            previous = Some(report);
             if observe(solves.last().expect("invariant: pushed above")).is_break() {
                 break;
             }
