@@ -497,6 +497,9 @@ fn elandt_pencil_turns_only_in_a_loose_grip() {
 /// surface leaves +84 % (cube, measured 0.835) and −34 % (sphere, measured −0.340), far
 /// above that error. Inside the top's pyramid both surfaces carry the same force (the
 /// cube's dropped side faces cancel; measured 4e-16 of the force). Out of contact no force.
+/// The complete force is `−∇U`, `U` the displaced pressure's integral by exact clipping,
+/// to the central differences' truncation (h = 1 µm: h² F''/6 ≲ 2e-7 of F for features of
+/// 1 mm; measured 5.6e-9 and 1.7e-8): below 1e-6.
 #[test]
 fn elandt_conservation_complete_surface_does_no_work_around_a_closed_path() {
     let fig = quick("elandt-conservation");

@@ -22,7 +22,8 @@
 //! around a rectangle inside the top's pyramid, 4-7 mm deep, where the two surfaces differ
 //! only by the cube's side faces, whose forces cancel. The force at each pose, the work of
 //! each leg by the trapezoid rule, the closed path's work against the largest leg's, and
-//! its fall with the number of steps per leg.
+//! its fall with the number of steps per leg; and `F = −∇U` directly at three poses, `U`
+//! by clipping each tetrahedron by the body's planes.
 
 use nalgebra::Vector3;
 use rayon::prelude::*;
@@ -30,6 +31,7 @@ use rayon::prelude::*;
 use super::{number, Loader, Number, PaperFigure, Quality};
 use crate::error::Result;
 use crate::geometry::Shape;
+use crate::hydroelastic::clip::HalfSpace;
 use crate::hydroelastic::{
     complete_contact_surface, contact_surface, ContactPolygon, HydroGeometry, Hydroelastic, Placed,
 };
@@ -115,6 +117,128 @@ impl Scene {
             .iter()
             .map(|p| p.nhat * (p.area * p.pressure))
             .sum::<Vector3<f64>>())
+    }
+}
+
+/// A convex polyhedron as its faces, each a convex polygon in cyclic order (m).
+type Polyhedron = Vec<Vec<Vector3<f64>>>;
+
+/// `polyhedron ∩ {m·x ≤ d}`: each face clipped, and the cap on the plane made of the clipped
+/// faces' vertices on it, ordered by angle about their mean (`m` of unit length).
+fn clip_polyhedron(polyhedron: &Polyhedron, plane: &HalfSpace<f64>) -> Polyhedron {
+    // Nothing outside: unchanged (a face on the plane, as after a coplanar triangle of the
+    // same body face, is not a new cap).
+    if polyhedron
+        .iter()
+        .flatten()
+        .all(|v| plane.m.dot(v) <= plane.d)
+    {
+        return polyhedron.clone();
+    }
+    let mut faces: Polyhedron = polyhedron
+        .iter()
+        .map(|f| clip_face(f, plane))
+        .filter(|f| f.len() >= 3)
+        .collect();
+    let tolerance = 1e-12 * plane.m.norm();
+    let mut cap: Vec<Vector3<f64>> = Vec::new();
+    for v in faces.iter().flatten() {
+        if (plane.m.dot(v) - plane.d).abs() <= tolerance
+            && cap.iter().all(|c| (c - v).norm() > 1e-12)
+        {
+            cap.push(*v);
+        }
+    }
+    if cap.len() >= 3 {
+        let mean = cap.iter().sum::<Vector3<f64>>() / cap.len() as f64;
+        let u = (cap[0] - mean).normalize();
+        let w = plane.m.normalize().cross(&u);
+        let angle = |v: &Vector3<f64>| (v - mean).dot(&w).atan2((v - mean).dot(&u));
+        cap.sort_by(|a, b| angle(a).total_cmp(&angle(b)));
+        faces.push(cap);
+    }
+    faces
+}
+
+/// `face ∩ {m·x ≤ d}` (Sutherland–Hodgman) for faces of any number of vertices (the caps of
+/// a tetrahedron clipped by a sphere's many planes exceed the contact polygons' bound).
+fn clip_face(face: &[Vector3<f64>], plane: &HalfSpace<f64>) -> Vec<Vector3<f64>> {
+    let side = |v: &Vector3<f64>| plane.m.dot(v) - plane.d;
+    let mut out = Vec::with_capacity(face.len() + 1);
+    for (k, a) in face.iter().enumerate() {
+        let b = &face[(k + 1) % face.len()];
+        let (sa, sb) = (side(a), side(b));
+        if sa <= 0.0 {
+            out.push(*a);
+        }
+        if (sa <= 0.0) != (sb <= 0.0) {
+            out.push(a + (b - a) * (sa / (sa - sb)));
+        }
+    }
+    out
+}
+
+/// Volume (m³) and centroid of a convex polyhedron: the tetrahedra of its faces' fans and a
+/// point inside.
+fn volume_centroid(polyhedron: &Polyhedron) -> (f64, Vector3<f64>) {
+    let vertices: Vec<&Vector3<f64>> = polyhedron.iter().flatten().collect();
+    let inside = vertices.iter().copied().sum::<Vector3<f64>>() / vertices.len() as f64;
+    let (mut volume, mut moment) = (0.0, Vector3::zeros());
+    for face in polyhedron {
+        for k in 1..face.len() - 1 {
+            let (a, b, c) = (face[0] - inside, face[k] - inside, face[k + 1] - inside);
+            let v = a.cross(&b).dot(&c).abs() / 6.0;
+            volume += v;
+            moment += (inside * 4.0 + a + b + c) * (v / 4.0);
+        }
+    }
+    (volume, moment / volume)
+}
+
+impl Scene {
+    /// The displaced pressure's integral `U = ∫_{body ∩ block} p dV` (J) with the body's
+    /// centre at `at` (eq. (4.4)): each tetrahedron clipped by the planes of the body's
+    /// triangles (a convex body), the linear pressure integrated exactly as the clipped
+    /// volume times the pressure at its centroid.
+    fn displaced_pressure(&self, at: Vector3<f64>) -> f64 {
+        let (HydroGeometry::RigidMesh(body), HydroGeometry::CompliantMesh(block)) =
+            (&self.body, &self.block)
+        else {
+            return f64::NAN;
+        };
+        let planes: Vec<HalfSpace<f64>> = (0..body.mesh.triangles.len())
+            .map(|t| {
+                let [a, b, c] = body.triangle(t).map(|v| v + at);
+                let m = (b - a).cross(&(c - a)).normalize();
+                HalfSpace { d: m.dot(&a), m }
+            })
+            .collect();
+        (0..block.mesh.tets.len())
+            .map(|t| {
+                let v = block.tet(t);
+                // Tetrahedra off the body's box: nothing displaced.
+                let off = (0..3).any(|i| {
+                    v.iter().all(|p| p[i] < at[i] - HALF_HEIGHT)
+                        || v.iter().all(|p| p[i] > at[i] + HALF_HEIGHT)
+                });
+                if off {
+                    return 0.0;
+                }
+                let mut polyhedron: Polyhedron = [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]]
+                    .iter()
+                    .map(|f| f.iter().map(|&i| v[i]).collect())
+                    .collect();
+                for plane in &planes {
+                    polyhedron = clip_polyhedron(&polyhedron, plane);
+                    if polyhedron.len() < 4 {
+                        return 0.0;
+                    }
+                }
+                let (volume, centroid) = volume_centroid(&polyhedron);
+                let element = &block.elements[t];
+                volume * MODULUS * (element.gradient.dot(&centroid) + element.offset)
+            })
+            .sum()
     }
 }
 
@@ -259,6 +383,21 @@ pub(super) fn conservation(_load: Loader<'_>, quality: Quality) -> Result<PaperF
                 closed,
                 "1",
             ));
+            let legs = [
+                ("ab", "A → B"),
+                ("bc", "B → C"),
+                ("cd", "C → D"),
+                ("da", "D → A"),
+            ];
+            for ((key, leg), work) in legs.iter().zip(walk.legs(1)) {
+                numbers.push(number(
+                    format!("{body}.{surface}.work_{key}"),
+                    format!("{body}, {surface} surface: work done on the body along {leg}"),
+                    "",
+                    work * 1e3,
+                    "mJ",
+                ));
+            }
             let clear = walk.forces[3].iter().fold(0.0_f64, |m, f| m.max(f.norm()));
             numbers.push(number(
                 format!("{body}.{surface}.clear_leg_force"),
@@ -285,6 +424,27 @@ pub(super) fn conservation(_load: Loader<'_>, quality: Quality) -> Result<PaperF
             work_curves.push(walk.curve(format!("{body}, {surface}"), true));
             force_curves.push(walk.curve(format!("{body}, {surface}"), false));
         }
+        // F = −∇U at three poses of B → C, U's central differences with h = 1 µm.
+        let h = 1e-6;
+        let mut gradient_error = 0.0_f64;
+        let mut largest_force = 0.0_f64;
+        for x in [-0.05, -0.045, -0.035] {
+            let at = Vector3::new(x, 0.0, edge_path()[1].z);
+            let force = scene.force(at, complete_contact_surface)?;
+            let minus_gradient = Vector3::from_fn(|i, _| {
+                let e = Vector3::ith(i, h);
+                -(scene.displaced_pressure(at + e) - scene.displaced_pressure(at - e)) / (2.0 * h)
+            });
+            gradient_error = gradient_error.max((force - minus_gradient).norm());
+            largest_force = largest_force.max(force.norm());
+        }
+        numbers.push(number(
+            format!("{body}.gradient_error"),
+            format!("{body}: largest |F_complete + ∇U| at x = −5, −4.5, −3.5 cm on B → C, U = ∫ p dV over the body ∩ block by clipping, central differences of 1 µm, over the largest |F| ({largest_force:.3} N)"),
+            "0 (F = −∇U, eq. (4.4))",
+            gradient_error / largest_force,
+            "1",
+        ));
         // Inside the top's pyramid the two surfaces carry the same force. It is constant
         // along the horizontal legs and the same on the two vertical ones: 4 steps a leg.
         let (complete, filtered) = (
