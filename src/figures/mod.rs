@@ -20,6 +20,8 @@
 //! `pressure_field.rs` (Elandt Sec. 4.3: two compliant spheres' equal-pressure surface,
 //! Fig. 4.7; Sec. 4.4.2: damping trends, Fig. 4.9; Sec. 4.5: rigid indenters in a compliant
 //! layer, Figs. 4.10 and 4.13(b); Sec. 5.3.3: sorting by contact area, Fig. 5.5; Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
+//! `conservation.rs` (Elandt Sec. 4.4.1: the work of PFC's force around closed paths, the
+//! complete surface against the step's positive-stiffness one),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
 //! sliding cube, the rolling cylinder and the toppling cube, Figs. 6-8),
 //! `cylinder_manipulation.rs` (Xie & Chakraborty Sec. VI-D: the cylinder tipped, rolled,
@@ -33,6 +35,7 @@
 //! compiled into it and the tests the files of the checkout.
 
 mod complementarity;
+mod conservation;
 mod convergence;
 mod cylinder_manipulation;
 mod geared_finger;
@@ -261,6 +264,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 4.4.2, Fig. 4.9, eq. (5.12)",
         summary: "damping trends: a rigid sphere moving down, up and sideways in a compliant layer; each polygon's pressure scaled by max(1 − χ v_n, 0)",
         compute: pressure_field::damping,
+    },
+    FigureSpec {
+        name: "elandt-conservation",
+        source: "Elandt Sec. 4.4.1, eq. (4.4)",
+        summary: "a rigid cube and sphere moved quasi-statically around a closed path across a compliant block's edge: work of each leg, closed-path work of Elandt's complete surface (≈ 0) against the step's positive-stiffness one",
+        compute: conservation::conservation,
     },
     FigureSpec {
         name: "elandt-layer",

@@ -35,5 +35,6 @@ pub use clip::ClipTopology;
 pub use field::HydroGeometry;
 pub use properties::Hydroelastic;
 pub use surface::{
-    contact_surface, element_polygon, replayed_polygon, ContactPolygon, Placed, PolygonFeature,
+    complete_contact_surface, contact_surface, element_polygon, replayed_polygon, ContactPolygon,
+    Placed, PolygonFeature,
 };

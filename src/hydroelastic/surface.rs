@@ -168,7 +168,7 @@ pub fn element_polygon<T: Scalar>(
     feature: PolygonFeature,
 ) -> Option<ContactPolygon<T>> {
     let mut record = Record::default();
-    let mut polygon = polygon(a, b, feature, &mut record)?;
+    let mut polygon = polygon(a, b, feature, &mut record, Kept::PositiveStiffness)?;
     polygon.topology = record.0;
     Some(polygon)
 }
@@ -187,7 +187,7 @@ pub fn replayed_polygon<T: Scalar>(
     topology: ClipTopology,
 ) -> Option<ContactPolygon<T>> {
     let mut replay = Replay::new(topology);
-    let polygon = polygon(a, b, feature, &mut replay)?;
+    let polygon = polygon(a, b, feature, &mut replay, Kept::PositiveStiffness)?;
     replay.finished().then_some(ContactPolygon {
         topology,
         ..polygon
@@ -201,38 +201,56 @@ const POSITIVE_GRADIENT: f64 = 1e-9;
 /// Area, relative to the polygon's squared size, below which it is a degenerate sliver.
 const NON_DEGENERATE_AREA: f64 = 1e-14;
 
-/// The polygon of an element pair with its topology from `decisions`: the gradient along the
-/// normal must exceed [`POSITIVE_GRADIENT`] times the field's gradient, the area
-/// [`NON_DEGENERATE_AREA`] times the squared size, when `decisions` keeps these tests (the f64
-/// surface). Its `topology` is left empty.
+/// Which polygons of a contact surface a query keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kept {
+    /// Those whose pressure grows along the normal into the compliant side (Masterjohn et
+    /// al.'s discrete model, Drake's): the convex step's, whose potentials need a stiffness
+    /// `k = A g ≥ 0` per polygon.
+    PositiveStiffness,
+    /// Every polygon, whatever the sign of `g`: Elandt's surface (Sec. 4.3), whose force is
+    /// minus the gradient of the displaced pressure's integral (Sec. 4.4.1).
+    Complete,
+}
+
+/// The polygon of an element pair with its topology from `decisions`: with
+/// [`Kept::PositiveStiffness`] the gradient along the normal must exceed
+/// [`POSITIVE_GRADIENT`] times the field's gradient (and, for two compliant sides, each
+/// side's be positive), and always the area [`NON_DEGENERATE_AREA`] times the squared size,
+/// when `decisions` keeps these tests (the f64 surface). Its `topology` is left empty.
 fn polygon<T: Scalar, D: Decisions>(
     a: &Placed<'_, T>,
     b: &Placed<'_, T>,
     feature: PolygonFeature,
     decisions: &mut D,
+    kept: Kept,
 ) -> Option<ContactPolygon<T>> {
     let (ea, eb) = (element(a, feature.element_a), element(b, feature.element_b));
-    let (vertices, nhat, pressure, gradient) = match (&ea, &eb) {
+    // The polygon, its normal, pressure, effective gradient and the gradients of both sides
+    // along the normal (the rigid side's infinite).
+    let (vertices, nhat, pressure, gradient, sides) = match (&ea, &eb) {
         (Element::Plane(_) | Element::Triangle(..), _) => {
             let (poly, n, p) = rigid_compliant(&ea, &eb, decisions)?;
             let g = p.a.dot(&n);
-            (poly, n, p, g)
+            (poly, n, p, g, None)
         }
         (_, Element::Plane(_) | Element::Triangle(..)) => {
             let (poly, n, p) = rigid_compliant(&eb, &ea, decisions)?;
             let g = p.a.dot(&n);
-            (poly, -n, p, g)
+            (poly, -n, p, g, None)
         }
         _ => {
-            let ((poly, n, p), g) = compliant_compliant(&ea, &eb, decisions)?;
-            (poly, n, p, g)
+            let ((poly, n, p), (ga, gb)) = compliant_compliant(&ea, &eb, decisions)?;
+            (poly, n, p, ga * gb / (ga + gb), Some((ga, gb)))
         }
     };
-    // Positive stiffness only (active set on the real part): the pressure must grow along the
-    // normal into the compliant side.
-    if vertices.len() < 3
-        || !decisions.keeps(|| greater(gradient.re(), POSITIVE_GRADIENT * pressure.a.norm().re()))
-    {
+    // Positive stiffness (active set on the real part): the pressure must grow along the
+    // normal into the compliant side, into each side for two.
+    let positive = || {
+        sides.is_none_or(|(ga, gb): (T, T)| greater(ga.re(), 0.0) && greater(gb.re(), 0.0))
+            && greater(gradient.re(), POSITIVE_GRADIENT * pressure.a.norm().re())
+    };
+    if vertices.len() < 3 || (kept == Kept::PositiveStiffness && !decisions.keeps(positive)) {
         return None;
     }
     let (area, centroid) = area_centroid(&vertices, &nhat, decisions);
@@ -294,13 +312,13 @@ fn rigid_compliant<T: Scalar, D: Decisions>(
     }
 }
 
-/// Polygon, normal (A → B), pressure and series gradient of two compliant elements on their
-/// equal-pressure plane.
+/// Polygon, normal (A → B), pressure and the gradients of A's and B's pressures along the
+/// normal (`−∇p_A·n̂`, `∇p_B·n̂`) of two compliant elements on their equal-pressure plane.
 fn compliant_compliant<T: Scalar, D: Decisions>(
     a: &Element<T>,
     b: &Element<T>,
     decisions: &mut D,
-) -> Option<(Piece<T>, T)> {
+) -> Option<(Piece<T>, (T, T))> {
     let pressure = |e: &Element<T>| match e {
         Element::Tet(_, _, p) | Element::Layer(_, p) => Some(*p),
         _ => None,
@@ -346,11 +364,7 @@ fn compliant_compliant<T: Scalar, D: Decisions>(
         }
     }
     let nhat = (pb.a - pa.a) / norm;
-    let (ga, gb) = (-pa.a.dot(&nhat), pb.a.dot(&nhat));
-    if !decisions.keeps(|| greater(ga.re(), 0.0) && greater(gb.re(), 0.0)) {
-        return None;
-    }
-    Some(((poly, nhat, pa), ga * gb / (ga + gb)))
+    Some(((poly, nhat, pa), (-pa.a.dot(&nhat), pb.a.dot(&nhat))))
 }
 
 /// Candidate element pairs of `a` and `b` (f64 broad phase over the BVHs), sorted.
@@ -451,6 +465,32 @@ pub fn contact_surface(
     let mut polygons = Vec::new();
     for_each_polygon(a, b, true, |p| polygons.push(p))?;
     Ok(polygons)
+}
+
+/// Elandt's complete contact surface of `a` and `b` (Sec. 4.3): every element polygon with its
+/// pressure, also those along whose normal the pressure does not grow into the compliant side
+/// (a rigid face facing the nearest compliant surface, or parallel to the field's gradient),
+/// which [`contact_surface`] leaves out. Its force `−∫ p n̂ dA` on a rigid side is minus the
+/// gradient of the displaced pressure's integral, so its work around a closed path vanishes
+/// (Sec. 4.4.1; `stiction figures elandt-conservation`). A geometry query, not the step's: the
+/// convex step needs the non-negative stiffness of [`contact_surface`]'s polygons. The
+/// generic polygon of each element pair, in the sorted order of [`candidate_pairs`].
+///
+/// # Errors
+/// As [`candidate_pairs`].
+pub fn complete_contact_surface(
+    a: &Placed<'_, f64>,
+    b: &Placed<'_, f64>,
+) -> Result<Vec<ContactPolygon<f64>>> {
+    Ok(candidate_pairs(a, b)?
+        .into_iter()
+        .filter_map(|feature| {
+            let mut record = Record::default();
+            let mut polygon = polygon(a, b, feature, &mut record, Kept::Complete)?;
+            polygon.topology = record.0;
+            Some(polygon)
+        })
+        .collect())
 }
 
 /// Hands every polygon of the contact surface of `a` and `b` to `found`, without collecting
@@ -1242,6 +1282,130 @@ mod tests {
         assert!(polygons
             .iter()
             .all(|p| (p.gradient - e / thickness).abs() < 1e-6));
+    }
+
+    /// The box of the test above: the complete surface adds its side faces below the layer's
+    /// surface, whose gradient along the normal is zero (the field grows straight down), each
+    /// with the side's `∫ p dA = w E δ²/(2H)`; opposite sides' forces cancel, so both surfaces
+    /// carry the same force.
+    #[test]
+    fn complete_surface_adds_the_side_faces_whose_forces_cancel() {
+        let (h, e, thickness, delta) = (Vector3::new(0.1, 0.05, 0.02), 1e6, 0.1, 0.004);
+        let rigid = HydroGeometry::new(
+            &Shape::Box { half_extents: h },
+            &Hydroelastic::Rigid {
+                resolution_hint: 0.02,
+            },
+        )
+        .unwrap();
+        let layer = HydroGeometry::CompliantLayer { thickness };
+        let (a, b) = (
+            placed(&layer, Vector3::zeros(), e),
+            placed(&rigid, Vector3::new(0.0, 0.0, h.z - delta), 0.0),
+        );
+        let (filtered, complete) = (
+            contact_surface(&a, &b).unwrap(),
+            complete_contact_surface(&a, &b).unwrap(),
+        );
+        let bottom = 4.0 * h.x * h.y;
+        let sides: Vec<&ContactPolygon<f64>> =
+            complete.iter().filter(|p| p.nhat.z.abs() < 1e-12).collect();
+        assert!(filtered.iter().all(|p| (p.nhat.z - 1.0).abs() < 1e-12));
+        assert_eq!(complete.len(), filtered.len() + sides.len());
+        // Each side's force, from its polygons: w E δ²/(2H) with w the side's width.
+        for (axis, width) in [(0, 2.0 * h.y), (1, 2.0 * h.x)] {
+            for sign in [-1.0, 1.0] {
+                let force: f64 = sides
+                    .iter()
+                    .filter(|p| p.nhat[axis] * sign > 0.5)
+                    .map(|p| p.area * p.pressure)
+                    .sum();
+                let exact = width * e * delta * delta / (2.0 * thickness);
+                assert!((force / exact - 1.0).abs() < 1e-9, "{force} vs {exact}");
+            }
+        }
+        assert!(sides
+            .iter()
+            .all(|p| p.gradient.abs() < 1e-6 * e / thickness));
+        let ((area_f, force_f), (area_c, force_c)) = (totals(&filtered), totals(&complete));
+        assert!((area_f - bottom).abs() < 1e-12, "{area_f}");
+        let side_area = 2.0 * (2.0 * h.x + 2.0 * h.y) * delta;
+        assert!((area_c - bottom - side_area).abs() < 1e-12, "{area_c}");
+        assert!(
+            (force_c - force_f).norm() < 1e-9 * force_f.z,
+            "{force_c} {force_f}"
+        );
+    }
+
+    /// A rigid cube (2 cm) near a compliant box's edge, 4 mm into its top, its left face 5 mm
+    /// inside the box's left side. The box's field is coned to its centre: `p = E·(distance to
+    /// a face)/(that face's distance to the centre)` in each face's pyramid, the top's and the
+    /// left side's meeting on the plane `z = −0.4 x`. The cube's side faces carry no stiffness
+    /// (`g ≤ 0`): the filtered surface has no lateral force, the complete one has the pressure
+    /// on them. Its right face (x = −2.5 cm, in the top's pyramid) carries `E w δ²/(2 h_z)` =
+    /// 8 N toward −x; its left face (x = −4.5 cm) 4 N toward +x below z = 1.8 cm (the left
+    /// side's pyramid, `p = E · 5 mm / 5 cm`, `g < 0`) and 2 N above: a net −2 N, toward the
+    /// edge, where the displaced pressure is smaller. Every polygon of positive stiffness is
+    /// in both surfaces alike.
+    #[test]
+    fn complete_surface_keeps_faces_against_the_gradient() {
+        let (e, delta, width) = (1e6, 0.004, 0.02);
+        let block = HydroGeometry::new(
+            &Shape::Box {
+                half_extents: Vector3::new(0.05, 0.05, 0.02),
+            },
+            &Hydroelastic::Compliant {
+                modulus: e,
+                resolution_hint: 0.005,
+                thickness: None,
+            },
+        )
+        .unwrap();
+        let cube = HydroGeometry::new(
+            &Shape::Box {
+                half_extents: Vector3::repeat(width / 2.0),
+            },
+            &Hydroelastic::Rigid {
+                resolution_hint: 0.01,
+            },
+        )
+        .unwrap();
+        let (a, b) = (
+            placed(&cube, Vector3::new(-0.035, 0.0013, 0.03 - delta), 0.0),
+            placed(&block, Vector3::zeros(), e),
+        );
+        let (filtered, complete) = (
+            contact_surface(&a, &b).unwrap(),
+            complete_contact_surface(&a, &b).unwrap(),
+        );
+        let dropped = complete
+            .iter()
+            .filter(|p| p.gradient <= POSITIVE_GRADIENT * e / 0.02)
+            .count();
+        assert_eq!(complete.len(), filtered.len() + dropped);
+        for p in &filtered {
+            let q = complete
+                .iter()
+                .find(|q| q.feature == p.feature)
+                .expect("in both surfaces");
+            assert!((p.area - q.area).abs() < 1e-15 && (p.centroid - q.centroid).norm() < 1e-14);
+            assert!((p.pressure - q.pressure).abs() < 1e-8 && p.gradient == q.gradient);
+        }
+        // The force on the cube (A): −Σ n̂ A p.
+        let force_x = |polygons: &[ContactPolygon<f64>]| -totals(polygons).1.x;
+        assert!(force_x(&filtered).abs() < 1e-12, "{}", force_x(&filtered));
+        assert!(
+            (force_x(&complete) + 2.0).abs() < 1e-9,
+            "{}",
+            force_x(&complete)
+        );
+        let against: f64 = complete
+            .iter()
+            // −E/(5 cm) in the left side's pyramid; rounding leaves ±1e-7 Pa/m elsewhere.
+            .filter(|p| p.gradient < -1e-3 * e && p.nhat.x < -0.99)
+            .map(|p| p.area * p.pressure)
+            .sum();
+        assert!((against - 4.0).abs() < 1e-9, "{against}");
     }
 
     #[test]
