@@ -154,7 +154,8 @@ impl<T: Scalar> ContactJacobians<T> {
         J
     }
 
-    /// Keeps the contacts for which `keep(i)` holds, in order.
+    /// Keeps the contacts for which `keep(i)` holds, in order; `keep` is called once per
+    /// contact, in increasing `i`.
     pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
         let (mut kept, mut write) = (0, 0);
         for i in 0..self.nc() {

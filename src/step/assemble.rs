@@ -187,15 +187,16 @@ fn admit<T: Scalar>(
     if contacts.iter().all(admits) {
         return;
     }
-    J.retain(|i| admits(&contacts[i]));
     let mut kept = 0;
-    for i in 0..contacts.len() {
-        if admits(&contacts[i]) {
+    J.retain(|i| {
+        let admitted = admits(&contacts[i]);
+        if admitted {
             contacts.swap(kept, i);
             b.swap(kept, i);
             kept += 1;
         }
-    }
+        admitted
+    });
     contacts.truncate(kept);
     b.truncate(kept);
 }
