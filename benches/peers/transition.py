@@ -25,6 +25,12 @@ rounds of `--calls` calls each, the calls of the simulators interleaved round by
   differences, forward (its default) and centered.
 Both Jacobians are in the tangent space, (2nv, 2nv) and (2nv, nu). The Python call costs
 about a microsecond per call on either side and is in the times.
+
+With `--count ENTRY` (`step`, `step_jacobians`, `mj_step`, `mjd_transitionFD`,
+`mjd_transitionFD_centered`) only that call runs, `--calls` times after the state search, for
+an instruction count under valgrind that the machine's load does not move: the difference of
+the counts at two values of `--calls`, divided by the difference, is the instructions per call
+(docs/benchmarks.md, "Step Jacobians with controls against MuJoCo's finite differences").
 """
 
 from __future__ import annotations
@@ -70,6 +76,16 @@ def contact_state(m, d, mujoco, seed: int) -> tuple:
     sys.exit("no state with the arm touching the cylinder found")
 
 
+# `--count` names of the timed entries.
+COUNTED = {
+    "step": "stiction step",
+    "step_jacobians": "stiction step_jacobians (IFT)",
+    "mj_step": "MuJoCo mj_step",
+    "mjd_transitionFD": "MuJoCo mjd_transitionFD, forward",
+    "mjd_transitionFD_centered": "MuJoCo mjd_transitionFD, centered",
+}
+
+
 def per_call(fn, calls: int) -> float:
     """CPU seconds per call of fn over `calls` calls."""
     start = time.process_time()
@@ -86,6 +102,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the contact state's search")
     parser.add_argument("--quick", action="store_true", help="smoke run: 1 round of 50 calls")
     parser.add_argument("--out", type=Path, default=None, help="also write the table to this markdown file")
+    parser.add_argument("--count", choices=sorted(COUNTED), default=None,
+                        help="run only this call, --calls times (for valgrind --tool=callgrind)")
     args = parser.parse_args()
     if args.quick:
         args.calls, args.rounds = 50, 1
@@ -139,6 +157,11 @@ def main() -> None:
         "MuJoCo mjd_transitionFD, forward": mj_fd(False),
         "MuJoCo mjd_transitionFD, centered": mj_fd(True),
     }
+    if args.count:
+        fn = entries[COUNTED[args.count]]
+        for _ in range(args.calls):
+            fn()
+        return
     times = {k: [] for k in entries}
     loads = [os.getloadavg()[0]]
     for _ in range(args.rounds):

@@ -319,9 +319,14 @@ struct Delassus {
     twists: [Twists; 3],
 }
 
-impl Delassus {
-    fn new(inputs: &ContactInputs<'_>, J: &Matrix3xX<f64>, R: &Matrix3<f64>) -> Result<Self> {
-        let model = &inputs.sim.model;
+/// `Y = A⁻¹ Jᵀ` and `W = J Y` of a contact, what its impulse needs before its variations.
+struct DelassusBlock {
+    Y: MatrixXx3<f64>,
+    W: Matrix3<f64>,
+}
+
+impl DelassusBlock {
+    fn new(inputs: &ContactInputs<'_>, J: &Matrix3xX<f64>) -> Result<Self> {
         let chol = inputs
             .A
             .clone()
@@ -329,6 +334,20 @@ impl Delassus {
             .ok_or(Error::NotPositiveDefinite { index: 0 })?;
         let Y = chol.solve(&J.transpose());
         let W = Matrix3::from_iterator((J * &Y).iter().copied());
+        Ok(DelassusBlock { Y, W })
+    }
+
+    /// SAP's and regularized Lagged's `w = ‖W‖_F / 3`.
+    fn w(&self) -> f64 {
+        self.W.norm() / 3.0
+    }
+}
+
+impl Delassus {
+    /// Completes `block` with what `δw` needs: `∂(A y_c)/∂q` and the twists of the columns.
+    fn new(inputs: &ContactInputs<'_>, block: DelassusBlock, R: &Matrix3<f64>) -> Self {
+        let model = &inputs.sim.model;
+        let DelassusBlock { Y, W } = block;
         let zero = DVector::zeros(model.nv());
         let column = |k: usize| Y.column(k).into_owned();
         let dAY = [0, 1, 2].map(|k| {
@@ -344,14 +363,14 @@ impl Delassus {
         });
         let twists = [0, 1, 2].map(|k| Twists::new(model, inputs.world, &column(k)));
         let RJY = [0, 1, 2].map(|k| R * Vector3::from_iterator(W.column(k).iter().copied()));
-        Ok(Delassus {
+        Delassus {
             RJY,
             w: W.norm() / 3.0,
             Y,
             W,
             dAY,
             twists,
-        })
+        }
     }
 
     /// `δw` along tangent direction `k`, given `δR` and `δp`.
@@ -393,16 +412,22 @@ pub fn add_contact_columns(
     let world = inputs.world;
     let nv = model.nv();
     let (dt, approximation) = (sim.settings.dt, sim.settings.approximation);
-    let delassus = match approximation {
+    let block = match approximation {
         Approximation::Sap | Approximation::RegularizedLagged => {
-            Some(Delassus::new(inputs, &c.J, &c.R_WC)?)
+            Some(DelassusBlock::new(inputs, &c.J)?)
         }
         Approximation::Lagged | Approximation::Similar => None,
     };
     let Jv = apply(&c.J, inputs.v);
     let v_c = Jv + c.b;
-    let w = delassus.as_ref().map_or(0.0, |d| d.w);
+    let w = block.as_ref().map_or(0.0, DelassusBlock::w);
     let (gamma, G, partials) = impulse_partials(approximation, c, w, dt, &v_c);
+    // A contact with no impulse, no Hessian and no impulse partials (a candidate within the
+    // margin that stays apart) adds nothing: every term of eq. (1) carries one of them.
+    if gamma == Vector3::zeros() && G == Matrix3::zeros() && partials == Matrix3::zeros() {
+        return Ok(());
+    }
+    let delassus = block.map(|b| Delassus::new(inputs, b, &c.R_WC));
     let (R, p) = (c.R_WC, c.p_WC - inputs.origin);
     let f = R * gamma;
     let F = spatial(p.cross(&f), f);

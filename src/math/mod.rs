@@ -12,4 +12,4 @@ pub mod spatial;
 
 pub use rotation::{integrate_quaternion, rotation_from_quaternion};
 pub use soft::{soft_norm, SoftNorm};
-pub use spatial::{skew, Pose, SpatialInertia};
+pub use spatial::{rotate, rotate_back, skew, Pose, SpatialInertia};

@@ -120,7 +120,7 @@ pub use feature::{CorePoint, FeatureKind};
 use crate::error::{Error, Result};
 use crate::geometry::shape::Shape;
 pub use crate::geometry::shape::ShapeSize;
-use crate::math::Pose;
+use crate::math::{rotate, rotate_back, Pose};
 use crate::scalar::{lit, Scalar};
 
 /// The active feature pair of a contact, in the geometries' own frames (f64): enough to
@@ -245,33 +245,33 @@ pub fn feature_distance<T: Scalar>(
     // Eq. (1): core points in world; a rim point against a plane by eq. (1′), along the
     // plane's normal (outward for A, inward for B).
     let plane = match feature.kind {
-        FeatureKind::FaceA { nhat_A } => X_WA.R * v(&nhat_A),
-        FeatureKind::FaceB { nhat_B } => X_WB.R * v(&nhat_B),
+        FeatureKind::FaceA { nhat_A } => rotate(&X_WA.R, &v(&nhat_A)),
+        FeatureKind::FaceB { nhat_B } => rotate(&X_WB.R, &v(&nhat_B)),
         _ => Vector3::zeros(),
     };
     let P_A = X_WA.transform_point(
         &feature
             .point_a
-            .eval_toward(&size_a.axes(), &(X_WA.R.transpose() * plane))?,
+            .eval_toward(&size_a.axes(), &rotate_back(&X_WA.R, &plane))?,
     );
     let P_B = X_WB.transform_point(
         &feature
             .point_b
-            .eval_toward(&size_b.axes(), &(X_WB.R.transpose() * -plane))?,
+            .eval_toward(&size_b.axes(), &rotate_back(&X_WB.R, &-plane))?,
     );
     let w = P_B - P_A;
     // Eq. (2): the normal, and the closest points (C_A, C_B) of the two features, eq. (4).
     let (nhat_W, C_A, C_B) = match feature.kind {
         FeatureKind::FaceA { nhat_A } => {
-            let n = X_WA.R * v(&nhat_A);
+            let n = rotate(&X_WA.R, &v(&nhat_A));
             (n, P_B - n * w.dot(&n), P_B)
         }
         FeatureKind::FaceB { nhat_B } => {
-            let n = X_WB.R * v(&nhat_B);
+            let n = rotate(&X_WB.R, &v(&nhat_B));
             (n, P_A, P_A + n * w.dot(&n))
         }
         FeatureKind::EdgeEdge { u_A, u_B, sign } => {
-            let (uA, uB) = (X_WA.R * v(&u_A), X_WB.R * v(&u_B));
+            let (uA, uB) = (rotate(&X_WA.R, &v(&u_A)), rotate(&X_WB.R, &v(&u_B)));
             let n = unit(uA.cross(&uB), sign, "edge-edge")?;
             // Closest points P_A + s û_A, P_B + t û_B: (P_B + t û_B − P_A − s û_A) ⟂ û_A, û_B.
             let (a, b, c) = (uA.dot(&uA), uA.dot(&uB), uB.dot(&uB));
@@ -282,12 +282,12 @@ pub fn feature_distance<T: Scalar>(
             (n, P_A + uA * s, P_B + uB * t)
         }
         FeatureKind::EdgeA { u_A } => {
-            let u = X_WA.R * v(&u_A);
+            let u = rotate(&X_WA.R, &v(&u_A));
             let foot = P_A + u * (u.dot(&w) / u.dot(&u));
             (unit(P_B - foot, 1.0, "line-point")?, foot, P_B)
         }
         FeatureKind::EdgeB { u_B } => {
-            let u = X_WB.R * v(&u_B);
+            let u = rotate(&X_WB.R, &v(&u_B));
             let foot = P_B - u * (u.dot(&w) / u.dot(&u));
             (unit(foot - P_A, 1.0, "line-point")?, P_A, foot)
         }

@@ -19,7 +19,7 @@
 //! the split is a function of the problem alone. [`Islands::solve`] cuts each island's
 //! problem out (its blocks of `A`, its contacts' Jacobian columns, biases and potentials, its
 //! rows with velocities renumbered) into buffers it keeps from step to step, and solves it with
-//! its own [`NewtonWorkspace`], in parallel over rayon's threads; the solutions are written
+//! its own [`NewtonWorkspace`], in parallel over rayon's threads (on the calling thread when the pool has one); the solutions are written
 //! back in place by index. While the islands keep their sizes nothing is allocated
 //! (`tests/newton_no_alloc.rs`). Each island's solve
 //! is sequential, and faer factors with `Par::Seq`, so the result does not depend on the
@@ -251,11 +251,16 @@ impl Islands {
         let mut island_params = *params;
         island_params.factor_at_solution = false;
         let local = &self.local;
-        self.islands[..self.count]
-            .par_iter_mut()
-            .for_each(|island| {
-                island.result = Some(island.solve(layout, local, problem, guesses, &island_params))
-            });
+        let solve = |island: &mut Island| {
+            island.result = Some(island.solve(layout, local, problem, guesses, &island_params))
+        };
+        // Handing islands to a pool of one thread only adds its wake-up to the step, which
+        // on a small scene is a good part of it.
+        if rayon::current_num_threads() > 1 {
+            self.islands[..self.count].par_iter_mut().for_each(solve);
+        } else {
+            self.islands[..self.count].iter_mut().for_each(solve);
+        }
         let mut stats = SolverStats {
             contacts: problem.nc(),
             criterion: ConvergenceCriterion::Optimality,
