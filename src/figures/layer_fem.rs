@@ -385,6 +385,7 @@ pub(super) fn accuracy(_load: Loader<'_>, quality: Quality) -> Result<PaperFigur
         numbers,
         notes: vec![
             "FEM: axisymmetric bilinear quadrilaterals (the thesis: ANSYS quadratic elements), ν = 0.3, bottom fixed, outer wall fixed horizontally, frictionless unilateral contact by an active set; validated against uniaxial strain, Boussinesq and Hertz (src/figures/axisymmetric_fem.rs).".into(),
+            "The contact surface queries are drawn as + at H = D/4: their CSV rows are the marker's two strokes, the value at its centre (and in the numbers).".into(),
             "Where H/D < 1/20 the sphere's layer is wider than the thesis's 40 H (its contact would not fit): half-width max(20 H, D/2 + 10 H).".into(),
             format!("PFC's modulus and the FEM's constrained modulus are E* = {:e} Pa (E = {:e} Pa); the ratios do not depend on it.", material().constrained_modulus(), material().youngs),
         ],
