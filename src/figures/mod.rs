@@ -20,6 +20,9 @@
 //! `pressure_field.rs` (Elandt Sec. 4.3: two compliant spheres' equal-pressure surface,
 //! Fig. 4.7; Sec. 4.4.2: damping trends, Fig. 4.9; Sec. 4.5: rigid indenters in a compliant
 //! layer, Figs. 4.10 and 4.13(b); Sec. 5.3.3: sorting by contact area, Fig. 5.5; Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
+//! `layer_fem.rs` (Elandt Sec. 4.5, the FEM side: PFC's force over an axisymmetric FEM's for a
+//! sphere and a cylinder in a layer, Fig. 4.11, and the two pressures, Fig. 4.13(b); the FEM is
+//! `axisymmetric_fem.rs`),
 //! `conservation.rs` (Elandt Sec. 4.4.1: the work of PFC's force around closed paths, the
 //! complete surface against the step's positive-stiffness one),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
@@ -34,12 +37,14 @@
 //! set-up. The problems are read through a [`Loader`], so the command can use the problems
 //! compiled into it and the tests the files of the checkout.
 
+mod axisymmetric_fem;
 mod complementarity;
 mod conservation;
 mod convergence;
 mod cylinder_manipulation;
 mod geared_finger;
 mod grasp;
+mod layer_fem;
 mod point_contact;
 mod pressure_field;
 mod trajectory_optimization;
@@ -276,6 +281,18 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 4.5, Figs. 4.10, 4.13(b)",
         summary: "rigid sphere and cylinder in a compliant layer (H = D/4): pressure against radius, diameter and force against PFC's closed forms",
         compute: pressure_field::layer,
+    },
+    FigureSpec {
+        name: "elandt-fem-accuracy",
+        source: "Elandt Sec. 4.5.2, Fig. 4.11",
+        summary: "PFC's force over an axisymmetric FEM's for a rigid sphere and cylinder in a compliant layer, D = 1 cm, H = D/50 to D",
+        compute: layer_fem::accuracy,
+    },
+    FigureSpec {
+        name: "elandt-fem-pressure",
+        source: "Elandt Sec. 4.5.4, Fig. 4.13(b)",
+        summary: "contact pressure against radius at H = D/4, FEM beside PFC: the cylinder's rim ring, the sphere's smaller FEM contact",
+        compute: layer_fem::pressure,
     },
     FigureSpec {
         name: "elandt-compliant-compliant",

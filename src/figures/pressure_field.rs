@@ -14,7 +14,7 @@
 //! `F = π E h² (R − h/3)/H`. A flat-ended cylinder of radius `R` pressed along its axis meets
 //! it on its whole end, `D = 2R`, at the uniform `p = E h/H`: `F = π R² E h/H`. The paper's set-up:
 //! `D = 1 cm` and `H/D = 1/4` (Fig. 4.13(b)), `h = H/100` for the cylinder. Its FEM
-//! comparison (Fig. 4.11) is not reproduced: it needs a finite-element model of the layer.
+//! comparison (Figs. 4.11 and 4.13(b)) is `layer_fem.rs`.
 //!
 //! The rigid indenters are triangle meshes (the resolution hint sets their edge length), so
 //! the measured surface is that of a polyhedron inscribed in the sphere or the cylinder; the
@@ -33,15 +33,15 @@ use crate::math::Pose;
 use crate::report::plot::{Curve, LinePanel};
 
 /// The layer's modulus `E` (Pa); every pressure scales with it.
-const MODULUS: f64 = 1e6;
+pub(super) const MODULUS: f64 = 1e6;
 /// The contact surface's diameter `D` of the paper's study (m).
-const DIAMETER: f64 = 0.01;
+pub(super) const DIAMETER: f64 = 0.01;
 /// The sphere's radius (m); Elandt's FEM sphere is 1600 times its layer (R ≫ H), ours 8 times.
-const SPHERE_RADIUS: f64 = 0.02;
+pub(super) const SPHERE_RADIUS: f64 = 0.02;
 
 /// The contact surface between a compliant layer (thickness `thickness`, the half-space
 /// z ≤ 0) and the rigid `shape` placed at `centre`, meshed with edges of about `hint` (m).
-fn surface(
+pub(super) fn surface(
     shape: &Shape,
     centre: Vector3<f64>,
     thickness: f64,
@@ -68,7 +68,7 @@ fn surface(
 
 /// Σ A p n_z (N), the largest vertex radius (m), and each polygon's (centroid radius / (D/2),
 /// pressure in kPa).
-fn summary(polygons: &[ContactPolygon<f64>]) -> (f64, f64, Vec<(f64, f64)>) {
+pub(super) fn summary(polygons: &[ContactPolygon<f64>]) -> (f64, f64, Vec<(f64, f64)>) {
     let force = polygons
         .iter()
         .map(|p| p.area * p.pressure * p.nhat.z.abs())
@@ -184,7 +184,7 @@ pub(super) fn layer(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> 
             ),
         ],
         notes: vec![
-            "PFC only: Elandt's FEM pressures and forces (Figs. 4.11, 4.13b) need a finite-element model of the layer and are not reproduced; the thesis reports PFC forces within 60-70 % of FEM at H = D and approaching it as H/D → 0.".into(),
+            "PFC only: the FEM side (Figs. 4.11, 4.13b) is elandt-fem-accuracy and elandt-fem-pressure.".into(),
             format!("The layer's modulus is E = {MODULUS:e} Pa; every pressure and force scales with it."),
             format!(
                 "The indenters are triangle meshes with edges of about {} mm (inscribed polyhedra), so the measured diameters and forces fall slightly short of the smooth closed forms.",
