@@ -82,8 +82,7 @@ struct Sample {
     q: [f64; 2],
     spring: [f64; 2],
     /// Per cam: normal force Σ f_n (N), friction on the rod along its axis (N, +x), the
-    /// friction's
-    /// lever `L` about the pivot at the patch's centroid (m), the patch's area (m²).
+    /// friction's lever `L` about the pivot at the patch's centroid (m), the patch's area (m²).
     normal: [f64; 2],
     friction: [f64; 2],
     lever: [f64; 2],
