@@ -474,6 +474,87 @@ fn clutter_stiction_tolerance_grows_with_the_impulse() {
     assert!(v("sap", "settled") < -4.0 - 0.3);
 }
 
+/// Elandt Sec. 5.3.2, Fig. 5.4: the cam cleat. A 1 N pull moves the rod freely (above
+/// 5 cm/s, measured 0.081) against the cams' friction `Σ μ τ_s/(a + μ L)` of the springs alone
+/// (within 3 %, measured 0.989 of it); ten times that pull the other way moves it a few
+/// millimetres while the cams bite (below 5 mm, measured 3.05) and then holds it: over the
+/// locked half-second it moves less than 50 µm (measured 12.2) and creeps below 50 v_s
+/// (measured 28 v_s), while the cams' friction carries the pull within 1 % (measured
+/// 0.99995), each cam's normal force is `P/(2 tan β)` within 3 % (measured 0.986) and the
+/// friction over normal force is tan β within 5 % (measured 0.318 against 0.314), 0.45 of μ.
+#[test]
+fn elandt_cam_cleat_lets_the_rod_through_one_way_and_locks_it_the_other() {
+    let fig = quick("elandt-cam-cleat");
+    assert!(n(&fig, "free.speed") > 0.05);
+    assert!((n(&fig, "free.friction_over_closed_form") - 1.0).abs() < 0.03);
+    let pull_ratio = n(&fig, "locked.pull_over_free");
+    assert!(pull_ratio >= 10.0 - 1e-9);
+    let travel = n(&fig, "reverse.travel");
+    assert!(travel > 0.0 && travel < 5e-3, "{travel}");
+    assert!(n(&fig, "locked.displacement") < 50e-6);
+    assert!(n(&fig, "locked.creep_over_stiction_tolerance") < 50.0);
+    assert!((n(&fig, "locked.friction_over_pull") - 1.0).abs() < 0.01);
+    let tan_beta = n(&fig, "locked.tan_beta");
+    let normal = n(&fig, "locked.normal");
+    // The free pull is 1 N (problems/cam-cleat.toml), so the held pull is the ratio in N.
+    let closed = pull_ratio / (2.0 * tan_beta);
+    assert!(
+        (normal / closed - 1.0).abs() < 0.03,
+        "{normal} against {closed}"
+    );
+    let ratio = n(&fig, "locked.friction_over_normal");
+    assert!(
+        (ratio / tan_beta - 1.0).abs() < 0.05,
+        "{ratio} against {tan_beta}"
+    );
+    assert!(n(&fig, "locked.utilization") < 1.0);
+    assert!(n(&fig, "wedge_angle") < 0.7_f64.atan().to_degrees());
+}
+
+/// The cleat of `problems/cam-cleat.toml` with friction `mu`, at δt = 2 ms for 0.6 s: the
+/// rod's position (m) at `times` (s). The pull is reversed at 0.3 s and 10 N from 0.4 s.
+fn cam_cleat_positions<const N: usize>(mu: f64, times: [f64; N]) -> [f64; N] {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/cam-cleat.toml");
+    let text = std::fs::read_to_string(&path).expect("problems/cam-cleat.toml");
+    assert_eq!(text.matches("friction = 0.7").count(), 1);
+    let text = text.replace("friction = 0.7", &format!("friction = {mu}"));
+    let mut p = stiction::problem::parse_problem(&text, &path).expect("the edited cleat");
+    p.simulator.settings.dt = 2e-3;
+    let rod = p.simulator.model.body_index("rod").expect("the rod");
+    let q = p.simulator.model.joints[rod].q_start;
+    let rec = stiction::simulate::run_controlled(
+        &mut p.simulator,
+        &p.controller,
+        &p.initial_state,
+        0.6,
+        |_, _| {},
+    )
+    .expect("the run");
+    times.map(|t| {
+        rec.states
+            .iter()
+            .min_by(|a, b| (a.t - t).abs().total_cmp(&(b.t - t).abs()))
+            .expect("states")
+            .q[q]
+    })
+}
+
+/// The locking comes from the wedge and friction alone. The cams' wedge angle falls as they
+/// close: tan β = a/L is 0.40 at first contact (a = e |cos 150°| = 5.2 mm, L = 13 mm) and 0.32
+/// at the angle where μ = 0.7 locks them (14°). With μ = 0.3, below tan β all the way, the
+/// normal force turns a cam open faster than friction closes it; only the spring holds it, up
+/// to `N = τ_s/(a − μ L)` (1.6 N; measured peak 1.8 N), and the 10 N pull drags the rod
+/// through (more than 3 cm in 0.1 s, measured 6.4 cm). With μ = 0.35 the spring brings the
+/// cams to where tan β < μ (about 9°) and the same cleat locks (less than 20 µm in the 0.1 s
+/// after 0.5 s, measured 2.4 µm).
+#[test]
+fn elandt_cam_cleat_locks_only_when_friction_exceeds_the_wedge() {
+    let [a, b] = cam_cleat_positions(0.3, [0.35, 0.45]);
+    assert!(b - a > 0.03, "{}", b - a);
+    let [a, b] = cam_cleat_positions(0.35, [0.5, 0.6]);
+    assert!((b - a).abs() < 20e-6, "{}", b - a);
+}
+
 /// Elandt Fig. 5.3: the pencil in a loosening pinch is held while the grip is tight (below
 /// 0.01 rad/s, measured 0.0034), turns as it loosens (above 5 rad/s, measured 15.1), stops
 /// when it tightens again (below 0.05 rad/s, measured 0.0088), and while it slides a larger

@@ -31,6 +31,8 @@
 //! pivoted past a box and stood up by a schedule of wrenches, Figs. 9-10), `geared_finger.rs`
 //! (ICF ext. Sec. XII-C: the BarrettHand-style finger's clutch torques through loading,
 //! driving and breakaway, Fig. 24, and their spectrum).
+//! `cam_cleat.rs` (Elandt Sec. 5.3.2: the cam cleat that lets a rubber-coated rod through one
+//! way and locks it the other, Fig. 5.4).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
 //! references) that keeps what the figure shows, for CI; [`Quality::Full`] is the paper's
@@ -38,6 +40,7 @@
 //! compiled into it and the tests the files of the checkout.
 
 mod axisymmetric_fem;
+mod cam_cleat;
 mod complementarity;
 mod conservation;
 mod convergence;
@@ -305,6 +308,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 5.3.1, Fig. 5.3",
         summary: "a compliant pencil on a pivot in a loosening pinch: held, turns, stopped again; the scrub torque grows with the patch",
         compute: pressure_field::pencil,
+    },
+    FigureSpec {
+        name: "elandt-cam-cleat",
+        source: "Elandt Sec. 5.3.2, Fig. 5.4",
+        summary: "a rubber-coated rod between two spring-loaded eccentric cams slips through under 1 N one way and locks under 10 N the other",
+        compute: cam_cleat::cam_cleat,
     },
     FigureSpec {
         name: "elandt-sorting",

@@ -232,7 +232,7 @@ pub fn surface_mesh(shape: &Shape, hint: f64) -> Result<SurfaceMesh> {
             let (nr, nz) = (divisions(r, hint, 1), divisions(2.0 * h, hint, 1));
             let mut profile = vec![(0.0, -h)];
             profile.extend((1..=nr).map(|k| (r * k as f64 / nr as f64, -h)));
-            profile.extend((1..=nz).map(|k| (r, -h + 2.0 * h * k as f64 / nz as f64)));
+            profile.extend((1..=nz).map(|k| (r, h * (((2 * k) as f64 - nz as f64) / nz as f64))));
             profile.extend((1..=nr).rev().map(|k| (r * (k - 1) as f64 / nr as f64, h)));
             revolution(&profile, divisions(TAU * r, hint, 8), r.max(h))
         }
@@ -247,7 +247,9 @@ pub fn surface_mesh(shape: &Shape, hint: f64) -> Result<SurfaceMesh> {
             );
             let mut profile = vec![(0.0, -h - r)];
             profile.extend(arc(r, -h, -FRAC_PI_2, 0.0, na));
-            profile.extend((1..=nz).map(|k| (r, -h + 2.0 * h * k as f64 / nz as f64)));
+            // `h · ((2k − n)/n)` ends at `h` exactly (the ratio is 1); `−h + 2hk/n` can miss it
+            // by an ulp, and the capsule's tetrahedra look their axis points up by height.
+            profile.extend((1..=nz).map(|k| (r, h * (((2 * k) as f64 - nz as f64) / nz as f64))));
             profile.extend(arc(r, h, 0.0, FRAC_PI_2, na));
             if let Some(last) = profile.last_mut() {
                 last.0 = 0.0;
@@ -704,5 +706,23 @@ mod tests {
         }
         // Faceting: the faces' planes lie inside the circle by up to `1 − cos(π/n)`.
         assert!(worst < 0.02, "{worst}");
+    }
+
+    /// A 12 cm capsule at 1 mm: `−h + 2h·120/120` is an ulp short of `h` (and so is
+    /// `h·120/120`), so the cylinder's top ring is placed at `h · 1` for the tetrahedra to find
+    /// their axis points.
+    #[test]
+    fn capsule_rings_end_exactly_at_the_half_length() {
+        let h = 0.06;
+        assert_ne!(-h + 2.0 * h * 120.0 / 120.0, h);
+        assert_ne!(h * 120.0 / 120.0, h);
+        let shape = Shape::Capsule {
+            radius: 0.005,
+            half_length: h,
+        };
+        let s = surface_mesh(&shape, 0.001).unwrap();
+        assert!(s.vertices.iter().any(|v| v.z == h) && s.vertices.iter().any(|v| v.z == -h));
+        let m = capsule_tet_mesh(&s, h).unwrap();
+        assert!((volume(&m) - enclosed(&s)).abs() < 1e-12 * enclosed(&s));
     }
 }

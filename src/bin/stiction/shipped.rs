@@ -24,6 +24,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "box-tilt-press",
         include_str!("../../../problems/box-tilt-press.toml"),
     ),
+    (
+        "cam-cleat",
+        include_str!("../../../problems/cam-cleat.toml"),
+    ),
     ("clutter", include_str!("../../../problems/clutter.toml")),
     (
         "compliant-ball-rest",
