@@ -20,6 +20,8 @@
 //! `pressure_field.rs` (Elandt Sec. 4.3: two compliant spheres' equal-pressure surface,
 //! Fig. 4.7; Sec. 4.4.2: damping trends, Fig. 4.9; Sec. 4.5: rigid indenters in a compliant
 //! layer, Figs. 4.10 and 4.13(b); Sec. 5.3.3: sorting by contact area, Fig. 5.5; Sec. 5.3.1: the pencil in a loosening pinch, Fig. 5.3),
+//! `ef_models.rs` (Elandt Sec. 4.1-4.2, Table 4.1: the eight generalized elastic-foundation
+//! models through the three rounds of elimination, Figs. 4.3-4.5),
 //! `conservation.rs` (Elandt Sec. 4.4.1: the work of PFC's force around closed paths, the
 //! complete surface against the step's positive-stiffness one),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
@@ -38,6 +40,7 @@ mod complementarity;
 mod conservation;
 mod convergence;
 mod cylinder_manipulation;
+mod ef_models;
 mod geared_finger;
 mod grasp;
 mod point_contact;
@@ -264,6 +267,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 4.4.2, Fig. 4.9, eq. (5.12)",
         summary: "damping trends: a rigid sphere moving down, up and sideways in a compliant layer; each polygon's pressure scaled by max(1 − χ v_n, 0)",
         compute: pressure_field::damping,
+    },
+    FigureSpec {
+        name: "elandt-ef-models",
+        source: "Elandt Sec. 4.1-4.2, Table 4.1, Figs. 4.3-4.5",
+        summary: "the eight generalized elastic-foundation models: force on an asymmetric boat as its wall tends to vertical (LPP, PPP unbounded, PLL pushed left), PPL = PLP and LPL = LLP, work around a loop through a ramped-stiffness layer (only PLP conservative)",
+        compute: ef_models::ef_models,
     },
     FigureSpec {
         name: "elandt-conservation",
