@@ -534,12 +534,16 @@ pub(super) fn ef_models(_load: Loader<'_>, quality: Quality) -> Result<PaperFigu
                 .map(|(j, v)| (level(j), v.norm().log10()))
                 .collect(),
         });
-        if m.name() != "PPP" {
-            fx_curves.push(Curve {
-                name: m.name(),
-                points: f.iter().enumerate().map(|(j, v)| (level(j), v.x)).collect(),
-            });
-        }
+        // PPP's F_x grows without bound: not drawn (NaN), so each model keeps its colour.
+        let drawn = m.name() != "PPP";
+        fx_curves.push(Curve {
+            name: m.name(),
+            points: f
+                .iter()
+                .enumerate()
+                .map(|(j, v)| (level(j), if drawn { v.x } else { f64::NAN }))
+                .collect(),
+        });
     }
     // The thesis's boat itself, its wall vertical: the layer-stretch models are defined.
     let uniform = Stiffness::uniform(K)?;
@@ -763,8 +767,8 @@ mod tests {
 
     /// The closed forms of the boat (keel D deep, bottom w, right side at α, wall tilted ε):
     /// PLP and LLL `k A ẑ` with `A = w D + D² (cot α + tan ε)/2`; PLL's `F_x = k D² (sin ε −
-    /// cos α)/2`; LPP's `F_z` on the wall `k D² / sin 2ε`, so in all `k (w D + D²/(2 sin α)
-    /// + D²/sin 2ε)`; PPP's `F_x = k D² (1/sin ε − 1/cos α)/2`.
+    /// cos α)/2`; LPP's `F_z` on the wall `k D² / sin 2ε`, on the slope `k D² / sin 2α`, so
+    /// in all `k (w D + D²/sin 2α + D²/sin 2ε)`; PPP's `F_x = k D² (1/sin ε − 1/cos α)/2`.
     #[test]
     fn boat_forces_match_closed_forms() {
         let uniform = Stiffness::uniform(K).expect("valid");
@@ -782,7 +786,7 @@ mod tests {
             assert!((f.x - expected).abs() < 1e-13 * K * d * d, "{f}");
             if eps > 0.0 {
                 let f = ef_force(model("LPP"), &hull, &uniform).expect("defined");
-                let expected = K * (w * d + d * d / (2.0 * a.sin()) + d * d / (2.0 * eps).sin());
+                let expected = K * (w * d + d * d / (2.0 * a).sin() + d * d / (2.0 * eps).sin());
                 assert!(f.x == 0.0 && (f.y / expected - 1.0).abs() < 1e-13, "{f}");
                 let f = ef_force(model("PPP"), &hull, &uniform).expect("defined");
                 let expected = K * d * d * (1.0 / eps.sin() - 1.0 / a.cos()) / 2.0;
