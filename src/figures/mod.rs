@@ -23,6 +23,8 @@
 //! `layer_fem.rs` (Elandt Sec. 4.5, the FEM side: PFC's force over an axisymmetric FEM's for a
 //! sphere and a cylinder in a layer, Fig. 4.11, and the two pressures, Fig. 4.13(b); the FEM is
 //! `axisymmetric_fem.rs`),
+//! `ef_models.rs` (Elandt Sec. 4.1-4.2, Table 4.1: the eight generalized elastic-foundation
+//! models through the three rounds of elimination, Figs. 4.3-4.5),
 //! `conservation.rs` (Elandt Sec. 4.4.1: the work of PFC's force around closed paths, the
 //! complete surface against the step's positive-stiffness one),
 //! `complementarity.rs` (Xie & Chakraborty Sec. VI-A-C: the equivalent contact point of the
@@ -45,6 +47,7 @@ mod complementarity;
 mod conservation;
 mod convergence;
 mod cylinder_manipulation;
+mod ef_models;
 mod geared_finger;
 mod grasp;
 mod layer_fem;
@@ -272,6 +275,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 4.4.2, Fig. 4.9, eq. (5.12)",
         summary: "damping trends: a rigid sphere moving down, up and sideways in a compliant layer; each polygon's pressure scaled by max(1 − χ v_n, 0)",
         compute: pressure_field::damping,
+    },
+    FigureSpec {
+        name: "elandt-ef-models",
+        source: "Elandt Sec. 4.1-4.2, Table 4.1, Figs. 4.3-4.5",
+        summary: "the eight generalized elastic-foundation models: force on an asymmetric boat as its wall tends to vertical (LPP, PPP unbounded, PLL pushed left), PPL = PLP and LPL = LLP, work around a loop through a ramped-stiffness layer (only PLP conservative)",
+        compute: ef_models::ef_models,
     },
     FigureSpec {
         name: "elandt-conservation",
