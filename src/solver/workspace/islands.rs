@@ -19,7 +19,8 @@
 //! the split is a function of the problem alone. [`Islands::solve`] cuts each island's
 //! problem out (its blocks of `A`, its contacts' Jacobian columns, biases and potentials, its
 //! rows with velocities renumbered) into buffers it keeps from step to step, and solves it with
-//! its own [`NewtonWorkspace`], in parallel over rayon's threads (on the calling thread when the pool has one); the solutions are written
+//! its own [`NewtonWorkspace`], in parallel over rayon's threads (on the calling thread when the pool has one or the islands
+//! are small, [`PARALLEL_MIN_VELOCITIES`]); the solutions are written
 //! back in place by index. While the islands keep their sizes nothing is allocated
 //! (`tests/newton_no_alloc.rs`). Each island's solve
 //! is sequential, and faer factors with `Par::Seq`, so the result does not depend on the
@@ -53,6 +54,11 @@ use super::{IterationData, NewtonLayout};
 use crate::error::{Error, Result};
 use crate::solver::{ConstraintRow, ConvergenceCriterion, ConvexProblem, NewtonWorkspace};
 use crate::solver::{SolverParams, SolverStats};
+
+/// Velocities in the islands of a step from which they are solved on rayon's threads: below,
+/// the threads cost more than the solves (a 7-joint arm and its two islands: 29 µs of CPU per
+/// step on the calling thread against 70 µs handed to a worker, docs/benchmarks.md).
+pub const PARALLEL_MIN_VELOCITIES: usize = 96;
 
 /// Marks a clique that no contact or row touches (it takes `v = v*`).
 const FREE: usize = usize::MAX;
@@ -254,9 +260,13 @@ impl Islands {
         let solve = |island: &mut Island| {
             island.result = Some(island.solve(layout, local, problem, guesses, &island_params))
         };
-        // Handing islands to a pool of one thread only adds its wake-up to the step, which
-        // on a small scene is a good part of it.
-        if rayon::current_num_threads() > 1 {
+        // Handing small islands to the pool costs more than it saves: waking the workers,
+        // and their spinning for more work, is a good part of a small scene's step.
+        let velocities: usize = self.islands[..self.count]
+            .iter()
+            .map(|island| island.velocities.len())
+            .sum();
+        if rayon::current_num_threads() > 1 && velocities >= PARALLEL_MIN_VELOCITIES {
             self.islands[..self.count].par_iter_mut().for_each(solve);
         } else {
             self.islands[..self.count].iter_mut().for_each(solve);
