@@ -65,7 +65,7 @@ fn mutate(text: &str, rng: &mut StdRng) -> String {
     let i = rng.random_range(0..lines.len());
     match rng.random_range(0..6) {
         // Replace one number on a line that has numbers.
-        0 | 1 | 2 => {
+        0..=2 => {
             let candidates: Vec<usize> = lines
                 .iter()
                 .enumerate()

@@ -526,8 +526,7 @@ fn a_mesh_geom_is_its_convex_hull_with_the_hulls_inertia() {
         .expect("the model")
         .replace(r#"mesh="block""#, r#"mesh="nothing""#);
     let e = mjcf::parse(&text, &model_path)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(e.contains(":4:") && e.contains("mesh"), "{e}");
     std::fs::remove_dir_all(&dir).ok();

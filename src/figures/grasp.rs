@@ -343,7 +343,7 @@ pub(super) fn time_to_failure(load: Loader<'_>, quality: Quality) -> Result<Pape
             let o = s.get(reference(plan, f, dissipation))?;
             tracking = tracking.max(o.tracking);
             points.push((f, o.t_f));
-            if !o.failed && !(highest_held > f) {
+            if !o.failed && (highest_held.is_nan() || highest_held <= f) {
                 highest_held = f;
             }
             numbers.push(number(

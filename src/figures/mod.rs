@@ -408,6 +408,9 @@ fn simulate(
     Ok((problem, rec))
 }
 
+/// A curve's points: (x, y).
+type Series = Vec<(f64, f64)>;
+
 /// Σ f_n (N) of each step, against the time at its end (s).
 fn normal_force(rec: &Recording) -> Vec<(f64, f64)> {
     rec.reports
@@ -420,7 +423,7 @@ fn normal_force(rec: &Recording) -> Vec<(f64, f64)> {
 /// Of the contact carrying the largest normal force at each step: slip speed ‖v_t‖ and normal
 /// velocity v_n (m/s), NaN for a step without a pushing contact, against the time at the step's
 /// end (s).
-fn contact_velocities(rec: &Recording) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+fn contact_velocities(rec: &Recording) -> (Series, Series) {
     rec.reports
         .iter()
         .zip(&rec.states[1..])

@@ -110,13 +110,16 @@ pub fn read_vertices(path: &Path) -> Result<Vec<Vector3<f64>>, MeshError> {
     read_mesh(path).map(|(vertices, _)| vertices)
 }
 
+/// A triangle mesh: vertices (m) and triangles, three vertex indices each.
+pub type TriangleMesh = (Vec<Vector3<f64>>, Vec<[u32; 3]>);
+
 /// The vertices (m, mesh frame, unscaled) and triangles (vertex indices) of the STL or OBJ
 /// mesh at `path` (OBJ polygons triangulated).
 ///
 /// # Errors
 /// A file that cannot be read or parsed, that has no vertex, or a face naming a vertex it
 /// does not have.
-pub fn read_mesh(path: &Path) -> Result<(Vec<Vector3<f64>>, Vec<[u32; 3]>), MeshError> {
+pub fn read_mesh(path: &Path) -> Result<TriangleMesh, MeshError> {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
@@ -357,6 +360,38 @@ pub fn hull_volume(vertices: &[Vector3<f64>], triangles: &[[u32; 3]]) -> f64 {
         .sum()
 }
 
+/// Volume (m³), centroid (m) and inertia about the centroid per unit density (m⁵) of the
+/// solid bounded by a closed triangle mesh with outward faces: the signed tetrahedra from the
+/// first vertex, each with `∫ x xᵀ dV = det(a, b, c)/120 · (a aᵀ + b bᵀ + c cᵀ + s sᵀ)`,
+/// `s = a + b + c`, for edges `a, b, c` from that vertex (Tonon 2004), summed, moved to the
+/// centroid, and `I = tr(C) 1 − C`.
+pub fn solid_mass_properties(
+    vertices: &[Vector3<f64>],
+    triangles: &[[u32; 3]],
+) -> (f64, Vector3<f64>, Matrix3<f64>) {
+    let Some(&o) = vertices.first() else {
+        return (0.0, Vector3::zeros(), Matrix3::zeros());
+    };
+    let (mut volume, mut first, mut second) = (0.0, Vector3::zeros(), Matrix3::zeros());
+    for t in triangles {
+        let [a, b, c] = t.map(|i| vertices[i as usize] - o);
+        let det = a.dot(&b.cross(&c));
+        let sum = a + b + c;
+        volume += det / 6.0;
+        first += sum * (det / 24.0);
+        second +=
+            (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose())
+                * (det / 120.0);
+    }
+    if volume <= 0.0 {
+        return (volume, o, Matrix3::zeros());
+    }
+    let centroid = first / volume;
+    let about_centroid = second - centroid * centroid.transpose() * volume;
+    let inertia = Matrix3::identity() * about_centroid.trace() - about_centroid;
+    (volume, o + centroid, inertia)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,36 +588,4 @@ mod tests {
         assert!(e.message.contains("collision/base.stl"), "{e}");
         assert!(collision_mesh_file(&dir.join("link.ply")).is_err());
     }
-}
-
-/// Volume (m³), centroid (m) and inertia about the centroid per unit density (m⁵) of the
-/// solid bounded by a closed triangle mesh with outward faces: the signed tetrahedra from the
-/// first vertex, each with `∫ x xᵀ dV = det(a, b, c)/120 · (a aᵀ + b bᵀ + c cᵀ + s sᵀ)`,
-/// `s = a + b + c`, for edges `a, b, c` from that vertex (Tonon 2004), summed, moved to the
-/// centroid, and `I = tr(C) 1 − C`.
-pub fn solid_mass_properties(
-    vertices: &[Vector3<f64>],
-    triangles: &[[u32; 3]],
-) -> (f64, Vector3<f64>, Matrix3<f64>) {
-    let Some(&o) = vertices.first() else {
-        return (0.0, Vector3::zeros(), Matrix3::zeros());
-    };
-    let (mut volume, mut first, mut second) = (0.0, Vector3::zeros(), Matrix3::zeros());
-    for t in triangles {
-        let [a, b, c] = t.map(|i| vertices[i as usize] - o);
-        let det = a.dot(&b.cross(&c));
-        let sum = a + b + c;
-        volume += det / 6.0;
-        first += sum * (det / 24.0);
-        second +=
-            (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose())
-                * (det / 120.0);
-    }
-    if volume <= 0.0 {
-        return (volume, o, Matrix3::zeros());
-    }
-    let centroid = first / volume;
-    let about_centroid = second - centroid * centroid.transpose() * volume;
-    let inertia = Matrix3::identity() * about_centroid.trace() - about_centroid;
-    (volume, o + centroid, inertia)
 }

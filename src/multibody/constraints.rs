@@ -120,7 +120,7 @@ impl Transmission {
                     "finite, ≥ 0 and not both zero",
                 ));
             }
-            if !(force_limit > 0.0) {
+            if force_limit.is_nan() || force_limit <= 0.0 {
                 return Err(Error::invalid("force_limit", force_limit, "> 0"));
             }
         }

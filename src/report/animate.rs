@@ -177,6 +177,9 @@ struct Frame {
     patches: Vec<(Vec<Point2>, f64)>,
 }
 
+/// One step's contact forces: (point, force on B), world.
+type StepForces = Vec<(Vector3<f64>, Vector3<f64>)>;
+
 /// The evenly spaced frames of the rollout.
 ///
 /// # Errors
@@ -187,7 +190,7 @@ fn frames(
     recording: &Recording,
     sim: &Simulator,
     settings: &AnimationSettings,
-    step_forces: Option<&[Vec<(Vector3<f64>, Vector3<f64>)>]>,
+    step_forces: Option<&[StepForces]>,
 ) -> Result<Vec<Frame>> {
     let projection = settings.projection;
     let n_states = recording.states.len();

@@ -102,7 +102,7 @@ pub(super) fn mesh_geom(
         Shape::ConvexMesh { vertices } => solid_mass_properties(vertices, &triangles),
         _ => (0.0, Vector3::zeros(), Matrix3::zeros()),
     };
-    if !(volume > 0.0) {
+    if volume.is_nan() || volume <= 0.0 {
         return Err(a.error(
             "mesh",
             "a mesh with a solid convex hull",
