@@ -164,13 +164,7 @@ pub(super) fn cam_cleat(load: Loader<'_>, quality: Quality) -> Result<PaperFigur
     let cam_q = cams.each_ref().map(|c| model.joints[c.body].q_start);
     let contact = problem.simulator.settings.contact;
     let nu = model.nu();
-    let rec = crate::simulate::run_controlled(
-        &mut problem.simulator,
-        &problem.controller,
-        &problem.initial_state,
-        problem.duration,
-        |_, _| {},
-    )?;
+    let rec = problem.run()?;
     let series: Vec<Sample> = rec
         .reports
         .iter()

@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::multibody::model::BodyId;
 use crate::problem::Problem;
 use crate::report::plot::{Curve, LinePanel};
-use crate::simulate::{run_controlled, Recording};
+use crate::simulate::Recording;
 use crate::step::StepReport;
 
 /// The problem file.
@@ -229,13 +229,7 @@ fn simulate(load: Loader<'_>, quality: Quality) -> Result<FingerRun> {
             _ => None,
         })
         .ok_or_else(|| Error::invalid("nut-tooth-0", "its shape", "a box"))?;
-    let Recording { states, reports } = run_controlled(
-        &mut problem.simulator,
-        &problem.controller,
-        &problem.initial_state,
-        problem.duration,
-        |_, _| {},
-    )?;
+    let Recording { states, reports } = problem.run()?;
     let samples = reports
         .iter()
         .zip(&states[1..])

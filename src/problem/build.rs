@@ -120,6 +120,22 @@ impl From<Problem> for Scene {
 }
 
 impl Problem {
+    /// Runs the problem from its initial state for its duration under its control laws (what
+    /// `stiction simulate` steps, without writing tables).
+    ///
+    /// # Errors
+    /// As [`crate::simulate::run_controlled`]: a recording too large for the memory cap, the
+    /// first step error.
+    pub fn run(&mut self) -> Result<crate::simulate::Recording> {
+        crate::simulate::run_controlled(
+            &mut self.simulator,
+            &self.controller,
+            &self.initial_state,
+            self.duration,
+            |_, _| {},
+        )
+    }
+
     /// The geometrically implicit stepper of this scene, with the simulator's current δt.
     ///
     /// # Errors
