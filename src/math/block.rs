@@ -7,6 +7,10 @@ use nalgebra::{Cholesky, DMatrix, DVector, DVectorViewMut, Dyn, Matrix3, Vector3
 
 use crate::scalar::Scalar;
 
+/// The largest clique whose Delassus solve ([`BlockDiagonalCholesky::columns_quadratic_form`])
+/// stays on the stack: a free body (6 velocities), a chain of up to 12 joints.
+const STACK_CLIQUE: usize = 12;
+
 /// Cholesky factors of the diagonal clique blocks of a block-diagonal SPD matrix.
 ///
 /// Made once ([`BlockDiagonalCholesky::new`]) or kept and factored again at every step
@@ -98,25 +102,47 @@ impl<T: Scalar> BlockDiagonalCholesky<T> {
     }
 
     /// `W = J A⁻¹ Jᵀ` (3 × 3) of a 3 × n matrix `J` given by its nonzero columns (`columns[j]`
-    /// is column `index[j]`), solving only in the cliques those columns lie in: each clique's
-    /// rows of `Jᵀ` as [`BlockDiagonalCholesky::quadratic_form`] takes them, at the cost of the
-    /// clique.
+    /// is column `index[j]`), solving only in the cliques those columns lie in, at the cost of
+    /// the clique: with `A_c = L Lᵀ` and `B_c` the clique's rows of `Jᵀ`,
+    /// `B_cᵀ A_c⁻¹ B_c = ZᵀZ` for `Z = L⁻¹ B_c`, one forward substitution of the three columns
+    /// together. No allocation for cliques of up to 12 velocities.
     pub fn columns_quadratic_form(&self, index: &[usize], columns: &[Vector3<T>]) -> Matrix3<T> {
         let mut W = Matrix3::zeros();
+        let mut stack = [Vector3::zeros(); STACK_CLIQUE];
+        let mut heap = Vec::new();
         for (e, &k) in index.iter().enumerate() {
             let c = self.position[k].0;
             if index[..e].iter().any(|&j| self.position[j].0 == c) {
                 continue;
             }
-            let mut Bc = DMatrix::zeros(self.cliques[c].len(), 3);
+            let L = self.factor(c).l_dirty();
+            let n = L.nrows();
+            let Z: &mut [Vector3<T>] = if n <= STACK_CLIQUE {
+                stack[..n].fill(Vector3::zeros());
+                &mut stack[..n]
+            } else {
+                heap.clear();
+                heap.resize(n, Vector3::zeros());
+                &mut heap
+            };
+            // The rows of B_c (a row of Bc is a column of J); Z's leading zero rows stay zero.
+            let mut first = n;
             for (&j, column) in index.iter().zip(columns) {
                 let (cj, p) = self.position[j];
                 if cj == c {
-                    Bc.row_mut(p).copy_from(&column.transpose());
+                    Z[p] += column;
+                    first = first.min(p);
                 }
             }
-            let Y = self.factor(c).solve(&Bc);
-            W += Matrix3::from_iterator((Bc.transpose() * Y).iter().copied());
+            for i in first..n {
+                let mut z = Z[i];
+                for (j, zj) in Z.iter().enumerate().take(i).skip(first) {
+                    z -= zj * L[(i, j)];
+                }
+                z /= L[(i, i)];
+                Z[i] = z;
+                W += z * z.transpose();
+            }
         }
         W
     }
@@ -267,5 +293,43 @@ mod tests {
             let upper = kept.row_quadratic_form(&[(3, -1.0)]);
             assert_eq!(kept.row_quadratic_form(&[(3, 1.0)]), upper);
         }
+    }
+
+    /// `J A⁻¹ Jᵀ` from the forward substitution against the dense solve, for a contact
+    /// between a free body (a clique of 6, on the stack) and a 14-joint chain (on the heap),
+    /// with zero leading rows in each clique and columns given out of order.
+    #[test]
+    fn columns_quadratic_form_matches_the_dense_solve() {
+        let cliques = [(0..6).collect::<Vec<_>>(), (6..20).collect()];
+        let mut A = DMatrix::<f64>::zeros(20, 20);
+        for idx in &cliques {
+            let n = idx.len();
+            let B = DMatrix::from_fn(n, n, |i, j| ((i * n + j) as f64 * 0.37).sin());
+            A.view_mut((idx[0], idx[0]), (n, n))
+                .copy_from(&(&B * B.transpose() + DMatrix::identity(n, n)));
+        }
+        let chol = BlockDiagonalCholesky::new(&A, &cliques).unwrap();
+        let index = [17usize, 4, 2, 9, 5, 19, 3];
+        let columns: Vec<Vector3<f64>> = index
+            .iter()
+            .map(|&k| Vector3::new((k as f64).cos(), (2.0 * k as f64).sin(), 0.1 * k as f64))
+            .collect();
+        let mut J = DMatrix::zeros(20, 3);
+        for (&k, c) in index.iter().zip(&columns) {
+            J.row_mut(k).copy_from(&c.transpose());
+        }
+        let dense = J.transpose() * chol.solve(&J);
+        let W = chol.columns_quadratic_form(&index, &columns);
+        assert!((W - Matrix3::from_iterator(dense.iter().copied())).norm() < 1e-12 * dense.norm());
+        // One clique only.
+        let W1 = chol.columns_quadratic_form(&index[1..3], &columns[1..3]);
+        let mut J1 = DMatrix::zeros(20, 3);
+        for (&k, c) in index[1..3].iter().zip(&columns[1..3]) {
+            J1.row_mut(k).copy_from(&c.transpose());
+        }
+        let dense1 = J1.transpose() * chol.solve(&J1);
+        assert!(
+            (W1 - Matrix3::from_iterator(dense1.iter().copied())).norm() < 1e-12 * dense1.norm()
+        );
     }
 }

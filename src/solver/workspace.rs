@@ -146,6 +146,20 @@ fn range_start(idx: &[usize]) -> Option<usize> {
 
 /// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c).
 fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVector<f64>) {
+    let n = idx.len();
+    // A tree's or free body's velocities are contiguous (the model numbers them so): one
+    // product on slices, without the index lookups.
+    if let (Some(&s), Some(&e)) = (idx.first(), idx.last()) {
+        if e - s + 1 == n {
+            let (x, y) = (&x.as_slice()[s..s + n], &mut y.as_mut_slice()[s..s + n]);
+            for (column, &xj) in M.as_slice().chunks_exact(n).zip(x) {
+                for (yi, m) in y.iter_mut().zip(column) {
+                    *yi += m * xj;
+                }
+            }
+            return;
+        }
+    }
     for (l, &j) in idx.iter().enumerate() {
         let xj = x[j];
         for (k, &i) in idx.iter().enumerate() {

@@ -87,7 +87,7 @@ impl DenseCholesky {
 
 impl SpdSolver for DenseCholesky {
     fn factor(&mut self, H: &BlockHessian) -> Result<()> {
-        H.to_dense(&mut self.L);
+        H.lower_to_dense(&mut self.L);
         self.factor_in_place()
     }
 
