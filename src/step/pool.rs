@@ -16,7 +16,7 @@ use crate::step::delassus::delassus_estimates_with;
 /// chosen approximation (ICF Sec. VI); `factor` is that of `A`'s clique blocks
 /// ([`crate::multibody::FreeMotion::factor`]). Lagged and Similar allocate nothing once the
 /// pool has held as many contacts; SAP's and the regularized Lagged model's Delassus
-/// estimates allocate per contact (the clique blocks of its Jacobian and their solves).
+/// estimates allocate their list (and a clique of more than 12 velocities its solve).
 ///
 /// # Errors
 /// None today; a `Result` as the Delassus estimates'.
