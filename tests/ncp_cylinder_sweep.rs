@@ -1,3 +1,4 @@
+#![allow(non_snake_case)]
 //! The sweep of docs/steppers.md ("Two parallel line contacts on one cylinder"): a 12.33 kg
 //! cylinder (r = 5 cm, L = 20 cm) lying on the ground rolls at 0.32 m/s (ω = 6.4 rad/s) into
 //! the −x face of a fixed 10 cm box at x = 0.35 m covering y ∈ [−0.27, −0.17], its axis at
@@ -214,6 +215,7 @@ mod probe {
         (phi, J)
     }
 
+    #[derive(Clone, Copy)]
     pub struct Lm {
         pub max_iterations: usize,
         pub memory: usize,
@@ -222,6 +224,8 @@ mod probe {
         pub power: f64,
         pub cap: f64,
         pub tolerance: f64,
+        /// Marquardt's scaling: λ diag(JᵀJ) in place of λ I.
+        pub scaled: bool,
     }
 
     /// LM with a nonmonotone Armijo search on ½‖Φ_cf‖²; returns (converged, iterations).
@@ -244,7 +248,10 @@ mod probe {
             let lambda = (o.c * phi.norm().powf(o.power)).min(o.cap);
             let mut H = J.tr_mul(&J);
             let floor = 1e-14 * H.diagonal().amax().max(1e-300);
-            for i in 0..H.nrows() { H[(i, i)] += lambda + floor; }
+            for i in 0..H.nrows() {
+                let d = if o.scaled { H[(i, i)].max(1e-10) } else { 1.0 };
+                H[(i, i)] += lambda * d + floor;
+            }
             let Some(ch) = H.cholesky() else { return (false, it) };
             let d = -ch.solve(&g);
             let slope = g.dot(&d);
@@ -261,6 +268,30 @@ mod probe {
             if !ok { return (false, it); }
         }
         (phi.amax() <= o.tolerance, o.max_iterations)
+    }
+
+    pub fn smoothed(eps: f64) -> impl Fn(f64, f64) -> (f64, f64, f64) {
+        move |a, b| {
+            if eps == 0.0 { return fb(a, b); }
+            let r = (a * a + b * b + 2.0 * eps * eps).sqrt();
+            (a + b - r, 1.0 - a / r, 1.0 - b / r)
+        }
+    }
+
+    /// Smoothing continuation with the given LM: ε = eps0, eps0/10, … then exact.
+    pub fn continuation(p: &MixedComplementarityProblem, z: &mut DVector<f64>, eps0: f64, o: &Lm) -> (bool, usize) {
+        let mut eps = eps0;
+        let mut total = 0;
+        while eps > o.tolerance {
+            let start = z.clone();
+            let level = Lm { tolerance: (0.1 * eps).max(o.tolerance), ..*o };
+            let (ok, it) = lm(p, z, &smoothed(eps), &level, false);
+            total += it;
+            if !ok { z.copy_from(&start); }
+            eps *= 0.1;
+        }
+        let (ok, it) = lm(p, z, &fb, o, false);
+        (ok, total + it)
     }
 
     pub fn describe(p: &MixedComplementarityProblem, z: &DVector<f64>) {
@@ -315,20 +346,59 @@ mod probe {
                 let r = semismooth_newton(&mut z, problem.pairs.len(), &NcpSolverParams::default(), |z| problem.fischer_burmeister_system(z));
                 println!(" {name}: semismooth_newton {:?}", r.as_ref().map(|s| s.iterations).map_err(|e| e.to_string()));
                 if r.is_err() && which.contains("describe") { describe(&problem, &z); }
+                if which.contains("only") { continue; }
+                if which.contains("predict") {
+                    for pn in [0.5, 2.0, 3.95, 6.0] {
+                        for ground in [false, true] {
+                            let mut z = z0.clone();
+                            let o0 = problem.pair_offset(0);
+                            z[o0 + 7] = pn;
+                            if ground { let o1 = problem.pair_offset(1); z[o1 + 7] = 0.0; }
+                            for (lmname, o) in [
+                                ("lm-yf", Lm { max_iterations: 300, memory: 1, c: 1.0, power: 2.0, cap: 1e-6, tolerance: 1e-10, scaled: false }),
+                                ("slm-yf", Lm { max_iterations: 300, memory: 1, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10, scaled: true }),
+                            ] {
+                                let mut z = z.clone();
+                                let (ok, it) = lm(&problem, &mut z, &fb, &o, false);
+                                let s0 = problem.pair_solution(z.as_slice(), 0);
+                                let s1 = problem.pair_solution(z.as_slice(), 1);
+                                println!("   p_n {pn} ground0 {ground} {lmname}: {ok} {it} ‖Φ‖∞ {:.2e} wall p {:?} gap {:.1e}; ground p_n {:.3e} gap {:.2e}; v {:?}", system(&problem, &z, &fb).0.amax(), s0.p, s0.gap, s1.p[0], s1.gap, &z.as_slice()[..6]);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                if which.contains("cont") {
+                    for eps0 in [1e-1, 1e-2, 1e-3] {
+                        for (lmname, o) in [
+                            ("lm-yf", Lm { max_iterations: 100, memory: 1, c: 1.0, power: 2.0, cap: 1e-6, tolerance: 1e-10, scaled: false }),
+                            ("slm-yf", Lm { max_iterations: 100, memory: 1, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10, scaled: true }),
+                            ("slm-yf-nm", Lm { max_iterations: 100, memory: 10, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10, scaled: true }),
+                            ("slm-yf-6", Lm { max_iterations: 100, memory: 1, c: 1.0, power: 2.0, cap: 1e-6, tolerance: 1e-10, scaled: true }),
+                        ] {
+                            let mut z = z0.clone();
+                            let (ok, it) = continuation(&problem, &mut z, eps0, &o);
+                            println!("   cont {eps0:.0e} {lmname}: {ok} {it} ‖Φ‖∞ {:.2e}", system(&problem, &z, &fb).0.amax());
+                        }
+                    }
+                    continue;
+                }
                 for (label, cf) in [
                     ("fb", Box::new(fb) as Box<dyn Fn(f64, f64) -> (f64, f64, f64)>),
                     ("cck0.95", Box::new(cck(0.95))),
                     ("cck0.8", Box::new(cck(0.8))),
-                    ("cck0.5", Box::new(cck(0.5))),
                 ] {
                     for (lmname, o) in [
-                        ("lm-yf", Lm { max_iterations: 500, memory: 10, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10 }),
-                        ("lm-fy", Lm { max_iterations: 500, memory: 10, c: 1.0, power: 1.0, cap: 1e-1, tolerance: 1e-10 }),
+                        ("lm-yf", Lm { max_iterations: 500, memory: 10, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10, scaled: false }),
+                        ("lm-fy", Lm { max_iterations: 500, memory: 10, c: 1.0, power: 1.0, cap: 1e-1, tolerance: 1e-10, scaled: false }),
+                        ("slm-yf", Lm { max_iterations: 500, memory: 10, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10, scaled: true }),
+                        ("slm-fy", Lm { max_iterations: 500, memory: 10, c: 1.0, power: 1.0, cap: 1e-1, tolerance: 1e-10, scaled: true }),
+                        ("slm-yf-mono", Lm { max_iterations: 500, memory: 1, c: 1.0, power: 2.0, cap: 1e-2, tolerance: 1e-10, scaled: true }),
                     ] {
                         let mut z = z0.clone();
                         let (ok, it) = lm(&problem, &mut z, &*cf, &o, false);
                         // Polish with exact FB if cck converged.
-                        let exact = if ok { lm(&problem, &mut z, &fb, &Lm { max_iterations: 100, memory: 1, c: 1.0, power: 2.0, cap: 1e-6, tolerance: 1e-10 }, false) } else { (false, 0) };
+                        let exact = if ok { lm(&problem, &mut z, &fb, &Lm { max_iterations: 100, memory: 1, c: 1.0, power: 2.0, cap: 1e-6, tolerance: 1e-10, scaled: false }, false) } else { (false, 0) };
                         println!("   {label} {lmname}: {ok} {it} exact {exact:?} ‖Φ‖∞ {:.2e}", system(&problem, &z, &fb).0.amax());
                     }
                 }

@@ -15,7 +15,10 @@ use crate::multibody::{JointKind, MultibodyModel};
 use crate::ncp::ecp::{frame_helper, initial_multipliers};
 use crate::ncp::friction::FrictionEllipsoid;
 use crate::ncp::inequalities::ConvexInequalities;
-use crate::ncp::newton::{semismooth_newton, smoothing_continuation, NcpSolverParams, NcpStats};
+use crate::ncp::newton::{
+    scaled_levenberg_marquardt, semismooth_newton, smoothing_continuation, NcpSolverParams,
+    NcpStats,
+};
 use crate::ncp::problem::{
     Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales, WorstResidual,
 };
@@ -415,7 +418,7 @@ impl NcpSimulator {
     /// The start point of the solve: free-motion velocities and, per pair, the previous
     /// solution (unless `cold`) or a geometric guess (support points along the normal,
     /// Sec. IV-A).
-    fn initial_guess(&self, problem: &MixedComplementarityProblem, cold: bool) -> DVector<f64> {
+    pub fn initial_guess(&self, problem: &MixedComplementarityProblem, cold: bool) -> DVector<f64> {
         let warm: &[Option<Vec<f64>>] = if cold { &[] } else { &self.warm };
         let mut z = DVector::zeros(problem.unknowns());
         let dt = problem.dt;
@@ -451,15 +454,17 @@ impl NcpSimulator {
         z
     }
 
-    /// Advances `state` by one step.
+    /// The MNCP of the step from `state` with its contact frames fixed for the solve, and the
+    /// warm start.
     ///
     /// # Errors
-    /// [`Error::NcpNotConverged`] with the solver statistics when the MNCP is not solved to
-    /// tolerance (the state is not advanced); [`Error::DimensionMismatch`] for a state of the
-    /// wrong size.
-    pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
+    /// [`Error::DimensionMismatch`] for a state of the wrong size.
+    pub fn prepared_problem(
+        &mut self,
+        state: &State,
+    ) -> Result<(MixedComplementarityProblem, DVector<f64>)> {
         let mut problem = self.problem(state)?;
-        let mut z = self.initial_guess(&problem, false);
+        let z = self.initial_guess(&problem, false);
         // The frame helper is fixed for the solve, away from the starting normal, and kept
         // from step to step while it stays away, so that warm-started (p_t, p_o) keep their
         // meaning.
@@ -470,6 +475,17 @@ impl NcpSimulator {
             }
             problem.pairs[c].helper = self.helpers[c];
         }
+        Ok((problem, z))
+    }
+
+    /// Advances `state` by one step.
+    ///
+    /// # Errors
+    /// [`Error::NcpNotConverged`] with the solver statistics when the MNCP is not solved to
+    /// tolerance (the state is not advanced); [`Error::DimensionMismatch`] for a state of the
+    /// wrong size.
+    pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
+        let (problem, mut z) = self.prepared_problem(state)?;
         let params = &self.settings.solver;
         let solve = |z: &mut DVector<f64>| {
             semismooth_newton(z, problem.pairs.len(), params, |z| {
@@ -517,6 +533,34 @@ impl NcpSimulator {
                             Ok(stats) => {
                                 solved = Some((candidate, stats));
                                 break 'fallback;
+                            }
+                            Err(e) => add(&mut spent, spent_iterations(&e)),
+                        }
+                    }
+                }
+                // Last, Marquardt-scaled Levenberg–Marquardt from the unmodified warm and cold
+                // starts and their recentred versions (a cylinder stopped against a box face, or
+                // the impact of a small step: docs/steppers.md).
+                if solved.is_none() {
+                    let warm = self.initial_guess(&problem, false);
+                    let cold = self.initial_guess(&problem, true);
+                    let mut starts = vec![warm.clone(), cold.clone()];
+                    for mut start in [warm, cold] {
+                        recentre_separated(&problem, &mut start);
+                        if !starts.contains(&start) {
+                            starts.push(start);
+                        }
+                    }
+                    for mut candidate in starts {
+                        match scaled_levenberg_marquardt(
+                            &mut candidate,
+                            problem.pairs.len(),
+                            params,
+                            |z| problem.fischer_burmeister_system(z),
+                        ) {
+                            Ok(stats) => {
+                                solved = Some((candidate, stats));
+                                break;
                             }
                             Err(e) => add(&mut spent, spent_iterations(&e)),
                         }
@@ -844,7 +888,7 @@ pub fn run_steps(
 /// active there. Any pair of closest points solves such a pair's conditions (the wrench is
 /// zero, Xie & Chakraborty Sec. V); the centre is the start farthest from the ends of a line or
 /// face, where the ECP of an impact must usually move.
-fn recentre_separated(problem: &MixedComplementarityProblem, z: &mut DVector<f64>) {
+pub fn recentre_separated(problem: &MixedComplementarityProblem, z: &mut DVector<f64>) {
     const PERTURBATION: f64 = 1e-6;
     for c in 0..problem.pairs.len() {
         let pair = &problem.pairs[c];
