@@ -18,8 +18,9 @@
 //! valley where the monotone search crawls, while the non-monotone one can leave for a basin
 //! with no solution. [`semismooth_newton`] therefore tries [`NcpSolverParams::globalizations`]
 //! in turn from the same start (monotone, non-monotone, then a stronger Levenberg–Marquardt
-//! weight); the ncp step then tries a cold start, and last [`smoothing_continuation`] from
-//! both, before it fails.
+//! weight); the ncp step then tries a cold start, then [`smoothing_continuation`] from both,
+//! and last [`scaled_levenberg_marquardt`] (the weight `λ diag(JᵀJ)` in place of `λ I`),
+//! before it fails.
 
 #![allow(non_snake_case)]
 
@@ -247,11 +248,11 @@ const SCALED_WEIGHT_FLOOR: f64 = 1e-10;
 /// with the non-monotone Armijo search over the last 10 merits and five times the iteration
 /// limit of `params`. The scaled weight is invariant to the units of the unknowns: the unscaled
 /// `λ I` of [`semismooth_newton`] penalizes a step in an impulse (N·s) as much as one in a
-/// point (m), and where an unknown moves the residual little (an impulse `p_n` of `δt²/(m L)`
-/// per N·s on the scaled gap, small at small δt) it forbids the large step the solution needs
-/// while J is near singular elsewhere (the ECP along a line contact). `D` weighs each
-/// direction by its own curvature, so the step in a weakly coupled unknown is the Gauss–Newton
-/// step shrunk by `1/(1 + λ)`.
+/// point (m), and where an unknown moves the residual little (a normal impulse moves the
+/// scaled gap by `δt/(m L)` per N·s) it can forbid the large step the solution needs while J
+/// is near singular elsewhere (the ECP along a line contact). `D` weighs each direction by its
+/// own curvature, so the step in a weakly coupled unknown stays near the Gauss–Newton step,
+/// shrunk by about `1/(1 + λ)`.
 ///
 /// # Errors
 /// [`Error::NcpNotConverged`] with the statistics when it does not converge.

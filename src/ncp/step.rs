@@ -418,7 +418,7 @@ impl NcpSimulator {
     /// The start point of the solve: free-motion velocities and, per pair, the previous
     /// solution (unless `cold`) or a geometric guess (support points along the normal,
     /// Sec. IV-A).
-    pub fn initial_guess(&self, problem: &MixedComplementarityProblem, cold: bool) -> DVector<f64> {
+    fn initial_guess(&self, problem: &MixedComplementarityProblem, cold: bool) -> DVector<f64> {
         let warm: &[Option<Vec<f64>>] = if cold { &[] } else { &self.warm };
         let mut z = DVector::zeros(problem.unknowns());
         let dt = problem.dt;
@@ -454,17 +454,15 @@ impl NcpSimulator {
         z
     }
 
-    /// The MNCP of the step from `state` with its contact frames fixed for the solve, and the
-    /// warm start.
+    /// Advances `state` by one step.
     ///
     /// # Errors
-    /// [`Error::DimensionMismatch`] for a state of the wrong size.
-    pub fn prepared_problem(
-        &mut self,
-        state: &State,
-    ) -> Result<(MixedComplementarityProblem, DVector<f64>)> {
+    /// [`Error::NcpNotConverged`] with the solver statistics when the MNCP is not solved to
+    /// tolerance (the state is not advanced); [`Error::DimensionMismatch`] for a state of the
+    /// wrong size.
+    pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
         let mut problem = self.problem(state)?;
-        let z = self.initial_guess(&problem, false);
+        let mut z = self.initial_guess(&problem, false);
         // The frame helper is fixed for the solve, away from the starting normal, and kept
         // from step to step while it stays away, so that warm-started (p_t, p_o) keep their
         // meaning.
@@ -475,17 +473,6 @@ impl NcpSimulator {
             }
             problem.pairs[c].helper = self.helpers[c];
         }
-        Ok((problem, z))
-    }
-
-    /// Advances `state` by one step.
-    ///
-    /// # Errors
-    /// [`Error::NcpNotConverged`] with the solver statistics when the MNCP is not solved to
-    /// tolerance (the state is not advanced); [`Error::DimensionMismatch`] for a state of the
-    /// wrong size.
-    pub fn step(&mut self, state: &State) -> Result<(State, NcpStepReport)> {
-        let (problem, mut z) = self.prepared_problem(state)?;
         let params = &self.settings.solver;
         let solve = |z: &mut DVector<f64>| {
             semismooth_newton(z, problem.pairs.len(), params, |z| {
@@ -494,9 +481,10 @@ impl NcpSimulator {
         };
         // A warm start from the last step can sit in a basin of the merit with no solution
         // (a cube dropped 5 mm onto an edge: ψ stationary at ‖Φ‖∞ = 2.8e-3); the cold,
-        // geometric start is then tried, and last the smoothing continuation from both
-        // starts with their separated pairs' ECPs recentred (a cylinder rolling into a box
-        // face parallel to its axis, docs/steppers.md), before the step fails.
+        // geometric start is then tried, then the smoothing continuation from both starts
+        // with their separated pairs' ECPs recentred (a cylinder rolling into a box face
+        // parallel to its axis, docs/steppers.md), and last Marquardt-scaled
+        // Levenberg–Marquardt, before the step fails.
         let stats = match solve(&mut z) {
             Ok(stats) => stats,
             Err(first_error) => {
@@ -539,8 +527,8 @@ impl NcpSimulator {
                     }
                 }
                 // Last, Marquardt-scaled Levenberg–Marquardt from the unmodified warm and cold
-                // starts and their recentred versions (a cylinder stopped against a box face, or
-                // the impact of a small step: docs/steppers.md).
+                // starts and their recentred versions (a cylinder against a box face at rest or
+                // after the impact, where the continuation fails: docs/steppers.md).
                 if solved.is_none() {
                     let warm = self.initial_guess(&problem, false);
                     let cold = self.initial_guess(&problem, true);
@@ -888,7 +876,7 @@ pub fn run_steps(
 /// active there. Any pair of closest points solves such a pair's conditions (the wrench is
 /// zero, Xie & Chakraborty Sec. V); the centre is the start farthest from the ends of a line or
 /// face, where the ECP of an impact must usually move.
-pub fn recentre_separated(problem: &MixedComplementarityProblem, z: &mut DVector<f64>) {
+fn recentre_separated(problem: &MixedComplementarityProblem, z: &mut DVector<f64>) {
     const PERTURBATION: f64 = 1e-6;
     for c in 0..problem.pairs.len() {
         let pair = &problem.pairs[c];
