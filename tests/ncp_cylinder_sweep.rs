@@ -99,7 +99,11 @@ fn run_one(mu: f64, e_r: f64, dt_ms: f64, axis_y: f64) -> Outcome {
 fn configurations() -> Vec<(f64, f64, f64, bool)> {
     if let Ok(one) = std::env::var("NCP_SWEEP") {
         let f: Vec<&str> = one.split(',').collect();
-        let num = |i: usize| f[i].trim().parse::<f64>().expect("NCP_SWEEP=mu,e_r,dt_ms,off");
+        let num = |i: usize| {
+            f[i].trim()
+                .parse::<f64>()
+                .expect("NCP_SWEEP=mu,e_r,dt_ms,off")
+        };
         return vec![(num(0), num(1), num(2), f[3].trim() == "off")];
     }
     let mut all = Vec::new();
@@ -145,4 +149,3 @@ fn cylinder_rolling_into_a_box_face_sweep() {
     }
     println!("{converged} of {} runs converged", configurations.len());
 }
-

@@ -374,9 +374,10 @@ mod tests {
 
     /// An equation in an unknown of scale 1e6 coupled to an NCP of scale 1:
     /// `u·1e-6 − x = 0`, `0 ≤ x ⊥ x − 1 ≥ 0`, solved by x = 1, u = 1e6. From zero the unscaled
-    /// weight `λ I` (λ up to 1e-2 ≫ (∂Φ/∂u)² = 1e-12) lets u move by about 1e-4 ‖Φ‖ per
-    /// iteration, so every globalization of [`semismooth_newton`] runs out of iterations; the
-    /// scaled weight `λ diag(JᵀJ)` takes the Gauss–Newton step shrunk by `1/(1 + λ)`.
+    /// weight `λ I` (λ = min(‖Φ‖², λ_max) with λ_max = 1e-6 or 1e-2, ≫ (∂Φ/∂u)² = 1e-12) moves
+    /// u by about `1e-6 |Φ₁| / λ` ≤ 1 per iteration while Φ₁ is of order one, so every
+    /// globalization of [`semismooth_newton`] runs out of its iterations far from u = 1e6; the
+    /// scaled weight `λ diag(JᵀJ)` takes about the Gauss–Newton step.
     #[test]
     fn marquardt_scaling_moves_a_weakly_coupled_unknown() {
         let system = |z: &DVector<f64>| {
@@ -396,7 +397,10 @@ mod tests {
         );
         let mut z = DVector::zeros(2);
         let stats = scaled_levenberg_marquardt(&mut z, 0, &params, system).expect("converges");
-        assert!((z[1] - 1.0).abs() < 1e-10 && (z[0] - 1e6).abs() < 1e-3, "{z}");
+        assert!(
+            (z[1] - 1.0).abs() < 1e-10 && (z[0] - 1e6).abs() < 1e-3,
+            "{z}"
+        );
         assert!(stats.iterations < 20, "{stats}");
     }
 
