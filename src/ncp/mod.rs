@@ -41,7 +41,10 @@ pub mod step;
 
 pub use friction::FrictionEllipsoid;
 pub use inequalities::ConvexInequalities;
-pub use newton::{semismooth_newton, smoothing_continuation, NcpSolverParams, NcpStats};
+pub use newton::{
+    scaled_levenberg_marquardt, semismooth_newton, smoothing_continuation, NcpSolverParams,
+    NcpStats,
+};
 pub use problem::MixedComplementarityProblem;
 pub use step::{
     recording_steps, run, run_steps, AppliedImpulse, NcpContactResult, NcpPartialRun, NcpRecording,

@@ -18,8 +18,9 @@
 //! valley where the monotone search crawls, while the non-monotone one can leave for a basin
 //! with no solution. [`semismooth_newton`] therefore tries [`NcpSolverParams::globalizations`]
 //! in turn from the same start (monotone, non-monotone, then a stronger Levenberg–Marquardt
-//! weight); the ncp step then tries a cold start, and last [`smoothing_continuation`] from
-//! both, before it fails.
+//! weight); the ncp step then tries a cold start, then [`smoothing_continuation`] from both,
+//! and last [`scaled_levenberg_marquardt`] (the weight `λ diag(JᵀJ)` in place of `λ I`),
+//! before it fails.
 
 #![allow(non_snake_case)]
 
@@ -39,6 +40,9 @@ pub struct NcpSolverParams {
     pub max_iterations: usize,
     /// Largest Levenberg–Marquardt weight λ_max, nominal 1e-6.
     pub max_regularization: f64,
+    /// Marquardt's scaling of the Levenberg–Marquardt weight: `λ D` with `D = diag(JᵀJ)` in
+    /// place of `λ I` (nominal false; [`scaled_levenberg_marquardt`] sets it).
+    pub scaled_regularization: bool,
     /// Armijo constant c, nominal 1e-4.
     pub armijo: f64,
     /// Backtracking halvings per line search before giving up on the iteration, nominal 40.
@@ -54,6 +58,7 @@ impl Default for NcpSolverParams {
             tolerance: 1e-10,
             max_iterations: 100,
             max_regularization: 1e-6,
+            scaled_regularization: false,
             armijo: 1e-4,
             max_line_search_iterations: 40,
             nonmonotone_memory: 1,
@@ -230,6 +235,52 @@ pub fn smoothing_continuation(
     }
 }
 
+/// The smallest diagonal weight of [`NcpSolverParams::scaled_regularization`], for an unknown
+/// the residual (dimensionless) does not depend on at the iterate.
+const SCALED_WEIGHT_FLOOR: f64 = 1e-10;
+
+/// Semismooth Newton with Marquardt's scaling of the Levenberg–Marquardt weight, the last
+/// resort of the ncp step when [`semismooth_newton`] and [`smoothing_continuation`] fail:
+///
+/// `(JᵀJ + λ D) d = −JᵀΦ`,  `D = diag(JᵀJ)`,  `λ = min(‖Φ‖², 1e-2)`
+///
+/// (Marquardt 1963; Moré 1978 for the scaling; λ = ‖Φ‖² after Yamashita & Fukushima 2001),
+/// with the non-monotone Armijo search over the last 10 merits and five times the iteration
+/// limit of `params`. The scaled weight is invariant to the units of the unknowns: the unscaled
+/// `λ I` of [`semismooth_newton`] penalizes a step in an impulse (N·s) as much as one in a
+/// point (m), and where an unknown moves the residual little (a normal impulse moves the
+/// scaled gap by `δt/(m L)` per N·s) it can forbid the large step the solution needs while J
+/// is near singular elsewhere (the ECP along a line contact). `D` weighs each direction by its
+/// own curvature, so the step in a weakly coupled unknown stays near the Gauss–Newton step,
+/// shrunk by about `1/(1 + λ)`.
+///
+/// # Errors
+/// [`Error::NcpNotConverged`] with the statistics when it does not converge.
+pub fn scaled_levenberg_marquardt(
+    z: &mut DVector<f64>,
+    contacts: usize,
+    params: &NcpSolverParams,
+    mut system: impl FnMut(&DVector<f64>) -> (DVector<f64>, DMatrix<f64>),
+) -> Result<NcpStats> {
+    let scaled = NcpSolverParams {
+        scaled_regularization: true,
+        max_regularization: 1e-2,
+        nonmonotone_memory: 10,
+        max_iterations: 5 * params.max_iterations,
+        ..*params
+    };
+    let mut stats = NcpStats {
+        tolerance: params.tolerance,
+        unknowns: z.len(),
+        contacts,
+        ..Default::default()
+    };
+    match newton_attempt(z, &scaled, &mut stats, &mut system) {
+        Ok(()) => Ok(stats),
+        Err(()) => Err(Error::NcpNotConverged { stats }),
+    }
+}
+
 /// One semismooth Newton run from `z` with one globalization; the statistics in `stats`.
 fn newton_attempt(
     z: &mut DVector<f64>,
@@ -264,7 +315,12 @@ fn newton_attempt(
         // A relative floor keeps the factorization defined when Φ is tiny and J singular.
         let floor = 1e-14 * H.diagonal().amax().max(1e-300);
         for i in 0..H.nrows() {
-            H[(i, i)] += lambda + floor;
+            let weight = if params.scaled_regularization {
+                H[(i, i)].max(SCALED_WEIGHT_FLOOR)
+            } else {
+                1.0
+            };
+            H[(i, i)] += lambda * weight + floor;
         }
         let Some(chol) = H.cholesky() else {
             return Err(());
@@ -314,6 +370,38 @@ mod tests {
         .expect("converges");
         assert!((z[0] - 1.0).abs() < 1e-10);
         assert!(stats.iterations < 20);
+    }
+
+    /// An equation in an unknown of scale 1e6 coupled to an NCP of scale 1:
+    /// `u·1e-6 − x = 0`, `0 ≤ x ⊥ x − 1 ≥ 0`, solved by x = 1, u = 1e6. From zero the unscaled
+    /// weight `λ I` (λ = min(‖Φ‖², λ_max) with λ_max = 1e-6 or 1e-2, ≫ (∂Φ/∂u)² = 1e-12) moves
+    /// u by about `1e-6 |Φ₁| / λ` ≤ 1 per iteration while Φ₁ is of order one, so every
+    /// globalization of [`semismooth_newton`] runs out of its iterations far from u = 1e6; the
+    /// scaled weight `λ diag(JᵀJ)` takes about the Gauss–Newton step.
+    #[test]
+    fn marquardt_scaling_moves_a_weakly_coupled_unknown() {
+        let system = |z: &DVector<f64>| {
+            let (u, x) = (z[0], z[1]);
+            let (ga, gb) = fischer_burmeister_gradient(x, x - 1.0);
+            (
+                DVector::from_vec(vec![u * 1e-6 - x, fischer_burmeister(x, x - 1.0)]),
+                DMatrix::from_row_slice(2, 2, &[1e-6, -1.0, 0.0, ga + gb]),
+            )
+        };
+        let params = NcpSolverParams::default();
+        let mut z = DVector::zeros(2);
+        let unscaled = semismooth_newton(&mut z, 0, &params, system);
+        assert!(
+            matches!(unscaled, Err(Error::NcpNotConverged { .. })),
+            "{unscaled:?}"
+        );
+        let mut z = DVector::zeros(2);
+        let stats = scaled_levenberg_marquardt(&mut z, 0, &params, system).expect("converges");
+        assert!(
+            (z[1] - 1.0).abs() < 1e-10 && (z[0] - 1e6).abs() < 1e-3,
+            "{z}"
+        );
+        assert!(stats.iterations < 20, "{stats}");
     }
 
     #[test]

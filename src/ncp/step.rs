@@ -15,7 +15,10 @@ use crate::multibody::{JointKind, MultibodyModel};
 use crate::ncp::ecp::{frame_helper, initial_multipliers};
 use crate::ncp::friction::FrictionEllipsoid;
 use crate::ncp::inequalities::ConvexInequalities;
-use crate::ncp::newton::{semismooth_newton, smoothing_continuation, NcpSolverParams, NcpStats};
+use crate::ncp::newton::{
+    scaled_levenberg_marquardt, semismooth_newton, smoothing_continuation, NcpSolverParams,
+    NcpStats,
+};
 use crate::ncp::problem::{
     Attachment, MixedComplementarityProblem, NcpBody, NcpPair, PairSide, Scales, WorstResidual,
 };
@@ -478,9 +481,10 @@ impl NcpSimulator {
         };
         // A warm start from the last step can sit in a basin of the merit with no solution
         // (a cube dropped 5 mm onto an edge: ψ stationary at ‖Φ‖∞ = 2.8e-3); the cold,
-        // geometric start is then tried, and last the smoothing continuation from both
-        // starts with their separated pairs' ECPs recentred (a cylinder rolling into a box
-        // face parallel to its axis, docs/steppers.md), before the step fails.
+        // geometric start is then tried, then the smoothing continuation from both starts
+        // with their separated pairs' ECPs recentred (a cylinder rolling into a box face
+        // parallel to its axis, docs/steppers.md), and last Marquardt-scaled
+        // Levenberg–Marquardt, before the step fails.
         let stats = match solve(&mut z) {
             Ok(stats) => stats,
             Err(first_error) => {
@@ -517,6 +521,34 @@ impl NcpSimulator {
                             Ok(stats) => {
                                 solved = Some((candidate, stats));
                                 break 'fallback;
+                            }
+                            Err(e) => add(&mut spent, spent_iterations(&e)),
+                        }
+                    }
+                }
+                // Last, Marquardt-scaled Levenberg–Marquardt from the unmodified warm and cold
+                // starts and their recentred versions (a cylinder against a box face at rest or
+                // after the impact, where the continuation fails: docs/steppers.md).
+                if solved.is_none() {
+                    let warm = self.initial_guess(&problem, false);
+                    let cold = self.initial_guess(&problem, true);
+                    let mut starts = vec![warm.clone(), cold.clone()];
+                    for mut start in [warm, cold] {
+                        recentre_separated(&problem, &mut start);
+                        if !starts.contains(&start) {
+                            starts.push(start);
+                        }
+                    }
+                    for mut candidate in starts {
+                        match scaled_levenberg_marquardt(
+                            &mut candidate,
+                            problem.pairs.len(),
+                            params,
+                            |z| problem.fischer_burmeister_system(z),
+                        ) {
+                            Ok(stats) => {
+                                solved = Some((candidate, stats));
+                                break;
                             }
                             Err(e) => add(&mut spent, spent_iterations(&e)),
                         }
