@@ -41,7 +41,10 @@ Measures, per simulator and N:
   Stiction's is its end-of-step penetration `x0 − δt v_n`; Drake's the depth of its point
   pairs at the start of the step, MuJoCo's `−dist` of its contacts at the start of the step.
 
-The runs are interleaved: for each N, each simulator in turn, smallest N first. Printed and
+The runs are interleaved: for each N, each simulator in turn, smallest N first; with
+`--rounds R` every simulator runs R times at each N, round by round (each simulator once,
+then again), and its CPU time is the median of its R runs (the fastest and slowest are kept
+too), which a shared machine's load moves less than one run. Printed and
 written to `--out` (default target/peers/DATE): results.csv, results.md (the tables with the
 date, the machine and the load averages), and the scenes (clutter-N.toml, clutter-N.xml).
 The exponent of the cost per step against N is fitted by least squares on log-log axes.
@@ -58,6 +61,7 @@ import platform
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -481,7 +485,7 @@ def markdown(rows: list, header: dict) -> str:
         out.append(f"| {n} | {ratio('Drake Lagged', 'stiction Lagged', n)} | {ratio('Drake SAP', 'stiction SAP', n)} | "
                    f"{ratio('stiction Lagged', 'MuJoCo Newton, default', n)} | {ratio('stiction Lagged', 'MuJoCo Newton, stiffest stable', n)} |")
     out += ["", "Per size: Newton iterations per step (mean / max) and mean penetration over the steady window (m, negative: a gap):", "",
-            "| N | simulator | CPU ms/step | iterations (mean / max) | mean penetration | load |",
+            "| N | simulator | CPU ms/step (median of the rounds, fastest-slowest) | iterations (mean / max) | mean penetration | load |",
             "|---|---|---|---|---|---|"]
     for n in sizes:
         for s in sims:
@@ -490,7 +494,10 @@ def markdown(rows: list, header: dict) -> str:
                 if r.get("error"):
                     out.append(f"| {n} | {s} | failed: {r['error']} | | | {r['load']:.2f} |")
                     continue
-                out.append(f"| {n} | {s} | {fmt(r['cpu_ms'])} | {fmt_iterations(r)} | {fmt(r['penetration'], '.2e')} | {r['load']:.2f} |")
+                cpu = fmt(r["cpu_ms"])
+                if r.get("rounds", 1) > 1:
+                    cpu += f" ({fmt(r['cpu_ms_min'])}-{fmt(r['cpu_ms_max'])})"
+                out.append(f"| {n} | {s} | {cpu} | {fmt_iterations(r)} | {fmt(r['penetration'], '.2e')} | {r['load']:.2f} |")
     return "\n".join(out) + "\n"
 
 
@@ -519,6 +526,18 @@ def check_scene(seed: int) -> None:
     print(f"scene check passed: N = 40 is problems/clutter.toml; sizes {SIZES} well formed")
 
 
+def combine(runs: list) -> dict:
+    """One simulator's row at one N from its runs (rounds): the median CPU time, with the
+    fastest and slowest; the iterations and penetration of the first run (a run is
+    deterministic: every round gives the same); the mean load; the first error, if any."""
+    failed = [r for r in runs if r.get("error")]
+    if failed:
+        return dict(failed[0], rounds=len(runs))
+    cpu = sorted(r["cpu_ms"] for r in runs)
+    return dict(runs[0], cpu_ms=statistics.median(cpu), cpu_ms_min=cpu[0], cpu_ms_max=cpu[-1],
+                rounds=len(runs), load=statistics.fmean(r["load"] for r in runs))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="numbers of bodies, multiples of 10")
@@ -528,6 +547,8 @@ def main() -> None:
     parser.add_argument("--only", default="stiction,drake,mujoco", help="simulators to run: any of stiction, drake, mujoco")
     parser.add_argument("--binary", type=Path, default=REPO / "target" / "release" / "stiction",
                         help="stiction's release binary (cargo build --release)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="runs of each simulator at each N, interleaved; the CPU time is their median")
     parser.add_argument("--out", type=Path, help="output folder, default target/peers/DATE")
     parser.add_argument("--check-scene", action="store_true",
                         help="only check the scene generator (no simulator needed) and exit")
@@ -537,6 +558,8 @@ def main() -> None:
         return
     if args.quick:
         args.sizes, args.duration = "10,20", 0.2
+    if args.rounds < 1:
+        sys.exit("--rounds must be at least 1")
     sizes = [int(s) for s in args.sizes.split(",")]
     only = set(args.only.split(","))
     dt = tomllib.loads(CLUTTER.read_text())["simulation"]["dt"]
@@ -569,27 +592,31 @@ def main() -> None:
         xmls = {s: mjcf(scene, dt, s == "stiffest") for s in ("default", "stiffest")}
         (out / f"clutter-{n}.xml").write_text(xmls["default"])
         (out / f"clutter-{n}-stiffest.xml").write_text(xmls["stiffest"])
-        for name, kind, setting in SIMULATORS:
-            if kind not in only:
-                continue
-            row = {"n": n, "simulator": name, "load": load()}
-            try:
-                if kind == "stiction":
-                    row.update(run_stiction(args.binary, toml, setting, args.duration, settle, dt, work))
-                elif kind == "drake":
-                    row.update(run_drake(scene, setting, args.duration, settle, dt))
-                else:
-                    row.update(run_mujoco(xmls[setting], args.duration, settle, dt))
-            except Exception as e:  # a failed run is a row of the table, not the end of the sitting
-                detail = e.stderr.strip().splitlines()[-1] if getattr(e, "stderr", None) else str(e)
-                row.update(error=detail, cpu_ms=math.nan, iterations_mean=math.nan, iterations_max=None, penetration=math.nan)
-            rows.append(row)
-            print(f"N = {n:4d}  {name:32s} {fmt(row['cpu_ms']):>8s} ms/step  iterations {fmt_iterations(row):>11s}  "
-                  f"penetration {fmt(row['penetration'], '.2e'):>9s}  load {row['load']:.2f}"
-                  + (f"  FAILED: {row['error']}" if row.get("error") else ""), flush=True)
+        runs = {}
+        for _ in range(args.rounds):
+            for name, kind, setting in SIMULATORS:
+                if kind not in only:
+                    continue
+                row = {"n": n, "simulator": name, "load": load()}
+                try:
+                    if kind == "stiction":
+                        row.update(run_stiction(args.binary, toml, setting, args.duration, settle, dt, work))
+                    elif kind == "drake":
+                        row.update(run_drake(scene, setting, args.duration, settle, dt))
+                    else:
+                        row.update(run_mujoco(xmls[setting], args.duration, settle, dt))
+                except Exception as e:  # a failed run is a row of the table, not the end of the sitting
+                    detail = e.stderr.strip().splitlines()[-1] if getattr(e, "stderr", None) else str(e)
+                    row.update(error=detail, cpu_ms=math.nan, iterations_mean=math.nan, iterations_max=None, penetration=math.nan)
+                runs.setdefault(name, []).append(row)
+                print(f"N = {n:4d}  {name:32s} {fmt(row['cpu_ms']):>8s} ms/step  iterations {fmt_iterations(row):>11s}  "
+                      f"penetration {fmt(row['penetration'], '.2e'):>9s}  load {row['load']:.2f}"
+                      + (f"  FAILED: {row['error']}" if row.get("error") else ""), flush=True)
+        rows += [combine(r) for r in runs.values()]
     header["load_end"] = load()
     with open(out / "results.csv", "w", newline="") as f:
-        fields = ["n", "simulator", "cpu_ms", "iterations_mean", "iterations_max", "penetration", "steps", "load", "error"]
+        fields = ["n", "simulator", "cpu_ms", "iterations_mean", "iterations_max", "penetration", "steps", "load", "error",
+                  "rounds", "cpu_ms_min", "cpu_ms_max"]
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
