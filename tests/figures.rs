@@ -555,6 +555,38 @@ fn elandt_cam_cleat_locks_only_when_friction_exceeds_the_wedge() {
     assert!((b - a).abs() < 20e-6, "{}", b - a);
 }
 
+/// Elandt Sec. 5.3.4, Fig. 5.6: the bolt. Turned back (counter-clockwise), it falls about a
+/// pitch once a turn (falls within 15 % of a pitch, measured MEAS_FALL; once per turn within
+/// 10 %, measured MEAS_RATE) and climbs about a pitch a turn between falls (within 15 %,
+/// measured MEAS_CLIMB); turned forward once aligned, it advances a pitch a turn (within 3 %,
+/// measured MEAS_ADVANCE); no contact polygon's virtual penetration reaches the flanks'
+/// clearance (measured MEAS_PEN of it).
+#[test]
+fn elandt_bolt_falls_a_pitch_a_turn_backwards_and_screws_in_a_pitch_a_turn_forwards() {
+    let fig = quick("elandt-bolt");
+    for key in [
+        "loosen.falls",
+        "loosen.falls_per_turn",
+        "loosen.fall_over_pitch",
+        "loosen.fall_over_pitch_min",
+        "loosen.climb_per_turn_over_pitch",
+        "tighten.turns",
+        "tighten.advance_over_pitch_per_turn",
+        "penetration.max_over_clearance",
+        "polygons.max",
+    ] {
+        eprintln!("{key} = {}", n(&fig, key));
+    }
+    assert!(n(&fig, "loosen.falls") >= 2.0);
+    assert!((n(&fig, "loosen.falls_per_turn") - 1.0).abs() < 0.1);
+    assert!((n(&fig, "loosen.fall_over_pitch") - 1.0).abs() < 0.15);
+    assert!(n(&fig, "loosen.fall_over_pitch_min") > 0.85);
+    assert!((n(&fig, "loosen.climb_per_turn_over_pitch") - 1.0).abs() < 0.15);
+    assert!(n(&fig, "tighten.turns") > 1.5);
+    assert!((n(&fig, "tighten.advance_over_pitch_per_turn") - 1.0).abs() < 0.03);
+    assert!(n(&fig, "penetration.max_over_clearance") < 1.0);
+}
+
 /// Elandt Fig. 5.3: the pencil in a loosening pinch is held while the grip is tight (below
 /// 0.01 rad/s, measured 0.0034), turns as it loosens (above 5 rad/s, measured 15.1), stops
 /// when it tightens again (below 0.05 rad/s, measured 0.0088), and while it slides a larger

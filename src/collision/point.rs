@@ -266,6 +266,19 @@ fn narrow_phase(
     pair: &mut PairQuery,
 ) -> Result<()> {
     let (a, b) = pair_order(&scene.geometries, i, j);
+    let kind = |g: usize| {
+        let g = &scene.geometries[g];
+        match g.mesh {
+            Some(_) => format!("`{}`'s mesh (pressure-field contact only)", g.name),
+            None => g.shape.kind().to_string(),
+        }
+    };
+    if scene.geometries[a].mesh.is_some() || scene.geometries[b].mesh.is_some() {
+        return Err(Error::UnsupportedPair {
+            a: kind(a),
+            b: kind(b),
+        });
+    }
     let pos12 = poses[a].inv_mul(&poses[b]);
     let out = &mut pair.contacts;
     out.clear();
