@@ -16,7 +16,7 @@ use std::f64::consts::TAU;
 
 use nalgebra::{DVector, Matrix3, Vector3};
 
-use super::{number, Loader, PaperFigure, Quality};
+use super::{number, Loader, Number, PaperFigure, Quality};
 use crate::collision::Geometry;
 use crate::contact::{Approximation, ContactParams};
 use crate::error::Result;
@@ -278,49 +278,95 @@ impl Falls {
     }
 }
 
+/// What a run measures, heights in pitches.
+struct Measured {
+    /// Turns while loosening, from the torque's start to its reversal.
+    loosened_turns: f64,
+    /// Each fall's height.
+    falls: Vec<f64>,
+    /// Falls per turn, from the first fall's top to the last's.
+    falls_per_turn: f64,
+    /// Each climb from one fall's bottom to the next one's top, per turn.
+    climbs: Vec<f64>,
+    /// Turns while tightening, from an eighth of a turn after the reversal, and the advance
+    /// into the hole over those turns.
+    tightened_turns: f64,
+    advance_per_turn: f64,
+    /// How deep the bolt's surface reached into the nut (m); most polygons in a step.
+    deepest: f64,
+    most_polygons: usize,
+}
+
+impl Measured {
+    fn of(run: &Run) -> Measured {
+        let Run { samples, reverse } = run;
+        let (p, reverse) = (THREAD.pitch, *reverse);
+        let loosening: Vec<usize> = (0..reverse).filter(|&i| samples[i].t > SETTLE).collect();
+        let mut falls = Falls::default();
+        for &i in &loosening {
+            falls.push(i, samples);
+        }
+        let falls = falls.found;
+        let heights = falls
+            .iter()
+            .map(|f| (samples[f.top].z - samples[f.bottom].z) / p)
+            .collect();
+        let climbs = falls
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (&samples[w[0].bottom], &samples[w[1].top]);
+                (b.z - a.z) / p / ((b.turn - a.turn) / TAU)
+            })
+            .collect();
+        let falls_per_turn = match (falls.first(), falls.last()) {
+            (Some(a), Some(b)) if falls.len() > 1 => {
+                (falls.len() - 1) as f64 / ((samples[b.top].turn - samples[a.top].turn) / TAU)
+            }
+            _ => f64::NAN,
+        };
+        let first = loosening.first().map_or(0, |&i| i);
+        let loosened_turns = (samples[reverse.max(1) - 1].turn - samples[first].turn) / TAU;
+        let tightening = &samples[reverse.min(samples.len())..];
+        let start = tightening
+            .iter()
+            .find(|s| tightening[0].turn - s.turn >= TAU / 8.0)
+            .copied()
+            .unwrap_or_default();
+        let end = tightening.last().copied().unwrap_or_default();
+        let tightened_turns = (start.turn - end.turn) / TAU;
+        Measured {
+            loosened_turns,
+            falls: heights,
+            falls_per_turn,
+            climbs,
+            tightened_turns,
+            advance_per_turn: (start.z - end.z) / (tightened_turns * p),
+            deepest: samples.iter().map(|s| s.penetration).fold(0.0, f64::max),
+            most_polygons: samples.iter().map(|s| s.polygons).max().unwrap_or(0),
+        }
+    }
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
 /// Elandt Sec. 5.3.4, Fig. 5.6: the bolt loosened falls a pitch once a turn, then screws in a
-/// pitch a turn. Full: 48 segments a turn, δt = 0.5 ms; quick: 24, δt = 1 ms.
+/// pitch a turn. Full: 48 segments a turn, δt = 0.5 ms, and again at δt = 0.25 ms; quick: 24,
+/// δt = 1 ms.
 pub(super) fn bolt(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
     let setup = Setup::of(quality);
-    let Run { samples, reverse } = run(setup)?;
-    let p = THREAD.pitch;
-    let loosening: Vec<usize> = (0..reverse).filter(|&i| samples[i].t > SETTLE).collect();
-    let mut falls = Falls::default();
-    for &i in &loosening {
-        falls.push(i, &samples);
-    }
-    let falls = falls.found;
-    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
-    let heights: Vec<f64> = falls
-        .iter()
-        .map(|f| (samples[f.top].z - samples[f.bottom].z) / p)
-        .collect();
-    // Climbs between falls, from one's bottom to the next one's top: height per turn.
-    let climbs: Vec<f64> = falls
-        .windows(2)
-        .map(|w| {
-            let (a, b) = (&samples[w[0].bottom], &samples[w[1].top]);
-            (b.z - a.z) / p / ((b.turn - a.turn) / TAU)
-        })
-        .collect();
-    let turns_between = match (falls.first(), falls.last()) {
-        (Some(a), Some(b)) if falls.len() > 1 => (samples[b.top].turn - samples[a.top].turn) / TAU,
-        _ => f64::NAN,
+    let main = run(setup)?;
+    let m = Measured::of(&main);
+    let halved = match quality {
+        Quality::Full => Some(Measured::of(&run(Setup {
+            dt: 0.5 * setup.dt,
+            ..setup
+        })?)),
+        Quality::Quick => None,
     };
-    let first = loosening.first().map_or(0, |&i| i);
-    let loosened_turns = (samples[reverse.max(1) - 1].turn - samples[first].turn) / TAU;
-    // Screwing in: from an eighth of a turn after the reversal to the end.
-    let tightening = &samples[reverse.min(samples.len())..];
-    let start = tightening
-        .iter()
-        .find(|s| tightening[0].turn - s.turn >= TAU / 8.0)
-        .copied()
-        .unwrap_or_default();
-    let end = tightening.last().copied().unwrap_or_default();
-    let turns_in = (start.turn - end.turn) / TAU;
-    let advance = start.z - end.z;
-    let deepest = samples.iter().map(|s| s.penetration).fold(0.0, f64::max);
-    let most_polygons = samples.iter().map(|s| s.polygons).max().unwrap_or(0);
+    let samples = &main.samples;
+    let p = THREAD.pitch;
     let z0 = NUT_PITCHES as f64 * p;
     let column = |f: &dyn Fn(&Sample) -> f64| -> Vec<(f64, f64)> {
         samples.iter().map(|s| (s.t, f(s))).collect()
@@ -372,88 +418,7 @@ pub(super) fn bolt(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
             },
         ],
         equal_aspect: false,
-        numbers: vec![
-            number(
-                "loosen.turns".into(),
-                "turns of the loosening (counter-clockwise) phase".into(),
-                "the bolt is turned counter-clockwise until aligned",
-                loosened_turns,
-                "turn",
-            ),
-            number(
-                "loosen.falls".into(),
-                "falls of at least half a pitch while loosening".into(),
-                "the threads slip past each other once per turn",
-                falls.len() as f64,
-                "1",
-            ),
-            number(
-                "loosen.falls_per_turn".into(),
-                "falls per turn, first to last fall".into(),
-                "once per turn",
-                (falls.len() as f64 - 1.0) / turns_between,
-                "1",
-            ),
-            number(
-                "loosen.fall_over_pitch".into(),
-                "mean height of a fall over the pitch".into(),
-                "the threads jump down one pitch length",
-                mean(&heights),
-                "1",
-            ),
-            number(
-                "loosen.fall_over_pitch_min".into(),
-                "the smallest fall over the pitch".into(),
-                "one pitch",
-                heights.iter().copied().fold(f64::INFINITY, f64::min),
-                "1",
-            ),
-            number(
-                "loosen.climb_per_turn_over_pitch".into(),
-                "mean climb between falls per turn over the pitch".into(),
-                "(the bolt rides up the nut's thread: one pitch a turn)",
-                mean(&climbs),
-                "1",
-            ),
-            number(
-                "tighten.turns".into(),
-                "turns of the tightening (clockwise) phase, from an eighth of a turn after the reversal".into(),
-                "the torque changes direction to tighten",
-                turns_in,
-                "turn",
-            ),
-            number(
-                "tighten.advance_over_pitch_per_turn".into(),
-                "axial advance into the hole over (turns × pitch) while tightening".into(),
-                "the bolt screws in (one pitch a turn)",
-                advance / (turns_in * p),
-                "1",
-            ),
-            number(
-                "penetration.max".into(),
-                "how deep the bolt's surface reaches into the nut over the run: the largest polygon pressure p × depth/E".into(),
-                "(small against the thread's depth)",
-                deepest,
-                "m",
-            ),
-            number(
-                "penetration.max_over_thread_depth".into(),
-                format!(
-                    "that over the thread's depth 5H/8 ({:.3} mm)",
-                    THREAD.depth() * 1e3
-                ),
-                "well below 1: the threads do not pass through each other",
-                deepest / THREAD.depth(),
-                "1",
-            ),
-            number(
-                "polygons.max".into(),
-                "most contact polygons in a step".into(),
-                "≈ 92 triangles per turn of thread: many tet-triangle contacts as the bolt goes in",
-                most_polygons as f64,
-                "1",
-            ),
-        ],
+        numbers: numbers(&m, halved.as_ref(), setup.dt),
         notes: vec![
             format!(
                 "Elandt gives no dimensions; ours: an ISO M10×1.5 thread (basic profile, 60° flanks), a rigid bolt {CLEARANCE:e} m short of the basic radii, a compliant nut (E = {MODULUS:e} Pa, outer radius {NUT_RADIUS} m, {NUT_PITCHES} pitches), {} segments a turn ({} triangles a turn on the bolt's flanks); μ = {MU}, push {PUSH} N, torque ±{TORQUE} N·m, drag {DRAG} N·m·s/rad, Lagged at δt = {} s.",
@@ -464,4 +429,136 @@ pub(super) fn bolt(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
             "The bolt turns and slides on a cylindrical joint (revolute on prismatic) instead of Elandt's 6 DoF held upright by a sidewall; the threads' ends are helical faces with a one-pitch step (the thread's start) instead of flat ones.".into(),
         ],
     })
+}
+
+/// The figure's numbers: those of the run at `dt` (s), and of the run at `dt/2` if made.
+fn numbers(m: &Measured, halved: Option<&Measured>, dt: f64) -> Vec<Number> {
+    let mut out = vec![
+        number(
+            "loosen.turns".into(),
+            "turns of the loosening (counter-clockwise) phase".into(),
+            "the bolt is turned counter-clockwise until aligned",
+            m.loosened_turns,
+            "turn",
+        ),
+        number(
+            "loosen.falls".into(),
+            "falls of at least half a pitch while loosening".into(),
+            "the threads slip past each other once per turn",
+            m.falls.len() as f64,
+            "1",
+        ),
+        number(
+            "loosen.falls_per_turn".into(),
+            "falls per turn, first to last fall".into(),
+            "once per turn",
+            m.falls_per_turn,
+            "1",
+        ),
+        number(
+            "loosen.fall_over_pitch".into(),
+            "mean height of a fall over the pitch".into(),
+            "the threads jump down one pitch length",
+            mean(&m.falls),
+            "1",
+        ),
+        number(
+            "loosen.fall_over_pitch_min".into(),
+            "the smallest fall over the pitch".into(),
+            "one pitch",
+            m.falls.iter().copied().fold(f64::INFINITY, f64::min),
+            "1",
+        ),
+        number(
+            "loosen.climb_per_turn_over_pitch".into(),
+            "mean climb between falls per turn over the pitch".into(),
+            "(the bolt rides up the nut's thread: one pitch a turn)",
+            mean(&m.climbs),
+            "1",
+        ),
+        number(
+            "tighten.turns".into(),
+            "turns of the tightening (clockwise) phase, from an eighth of a turn after the reversal".into(),
+            "the torque changes direction to tighten",
+            m.tightened_turns,
+            "turn",
+        ),
+        number(
+            "tighten.advance_over_pitch_per_turn".into(),
+            "axial advance into the hole over (turns × pitch) while tightening".into(),
+            "the bolt screws in (one pitch a turn)",
+            m.advance_per_turn,
+            "1",
+        ),
+        number(
+            "penetration.max".into(),
+            "how deep the bolt's surface reaches into the nut over the run: the largest polygon pressure p × depth/E".into(),
+            "(small against the thread's depth)",
+            m.deepest,
+            "m",
+        ),
+        number(
+            "penetration.max_over_thread_depth".into(),
+            format!(
+                "that over the thread's depth 5H/8 ({:.3} mm)",
+                THREAD.depth() * 1e3
+            ),
+            "well below 1: the threads do not pass through each other",
+            m.deepest / THREAD.depth(),
+            "1",
+        ),
+        number(
+            "polygons.max".into(),
+            "most contact polygons in a step".into(),
+            "≈ 92 triangles per turn of thread: many tet-triangle contacts as the bolt goes in",
+            m.most_polygons as f64,
+            "1",
+        ),
+    ];
+    let per_fall = |prefix: &str, m: &Measured| -> Vec<Number> {
+        let falls = m.falls.iter().enumerate().map(|(k, &h)| {
+            number(
+                format!("{prefix}fall.{}", k + 1),
+                format!("fall {} over the pitch", k + 1),
+                "one pitch",
+                h,
+                "1",
+            )
+        });
+        let climbs = m.climbs.iter().enumerate().map(|(k, &c)| {
+            number(
+                format!("{prefix}climb.{}", k + 1),
+                format!(
+                    "climb {} (between falls {} and {}) per turn over the pitch",
+                    k + 1,
+                    k + 1,
+                    k + 2
+                ),
+                "one pitch a turn",
+                c,
+                "1",
+            )
+        });
+        falls.chain(climbs).collect()
+    };
+    out.extend(per_fall("", m));
+    if let Some(h) = halved {
+        let half = 0.5 * dt;
+        out.extend(per_fall(&format!("dt_{half:e}."), h));
+        out.push(number(
+            format!("dt_{half:e}.tighten.advance_over_pitch_per_turn"),
+            format!("advance per turn over the pitch while tightening, at δt = {half:e} s"),
+            "one pitch a turn",
+            h.advance_per_turn,
+            "1",
+        ));
+        out.push(number(
+            format!("dt_{half:e}.loosen.falls_per_turn"),
+            format!("falls per turn while loosening, at δt = {half:e} s"),
+            "once per turn",
+            h.falls_per_turn,
+            "1",
+        ));
+    }
+    out
 }

@@ -376,6 +376,37 @@ mod tests {
         assert!(f.boundary.iter().filter(|&&b| b != 0).count() > 0);
     }
 
+    /// A user mesh becomes the representation of its kind, with its own elements; a mesh of
+    /// the other kind than its properties, or with an extent outside [0, 1], is an error.
+    #[test]
+    fn user_meshes_need_properties_of_their_kind_and_a_valid_extent() {
+        use crate::geometry::thread::{external_thread, internal_thread, IsoThread};
+        let thread = IsoThread {
+            major_diameter: 0.01,
+            pitch: 0.0015,
+        };
+        let bolt = ContactMesh::Rigid(external_thread(&thread, 1e-4, 3, 24).unwrap());
+        let nut = internal_thread(&thread, 0.008, 3, 24, &[0.2, 0.5], 1, 1e-3).unwrap();
+        let (rigid, compliant) = (
+            Hydroelastic::rigid(1e-3),
+            Hydroelastic::compliant(1e8, 1e-3),
+        );
+        let g = HydroGeometry::from_mesh(&bolt, &rigid).unwrap();
+        let ContactMesh::Rigid(surface) = &bolt else {
+            unreachable!()
+        };
+        assert_eq!(g.elements(), surface.triangles.len());
+        assert!(!g.is_compliant());
+        let tets = nut.tets.len();
+        let g = HydroGeometry::from_mesh(&ContactMesh::Compliant(nut.clone()), &compliant).unwrap();
+        assert!(g.is_compliant() && g.elements() == tets);
+        assert!(HydroGeometry::from_mesh(&bolt, &compliant).is_err());
+        assert!(HydroGeometry::from_mesh(&ContactMesh::Compliant(nut.clone()), &rigid).is_err());
+        let mut bad = nut;
+        bad.extent[0] = 1.5;
+        assert!(HydroGeometry::from_mesh(&ContactMesh::Compliant(bad), &compliant).is_err());
+    }
+
     #[test]
     fn invalid_properties_are_errors() {
         let layer = Hydroelastic::Compliant {
