@@ -1,9 +1,9 @@
 //! Elandt Sec. 5.3.4, Fig. 5.6: a bolt aligned with and screwed into a threaded hole. A rigid
 //! M10×1.5 bolt ([`external_thread`]) is pushed along its axis onto a compliant nut
 //! ([`internal_thread`]) by a constant force, without gravity. Turned counter-clockwise (the
-//! loosening sense of a right-hand thread) the bolt's lowest tooth rides up the nut's top tooth
-//! and falls a pitch whenever the end of its thread passes the start of the nut's: a sawtooth,
-//! one pitch up and one down per turn. Just after a fall the threads are aligned; turned
+//! loosening sense of a right-hand thread) the bolt's lowest tooth rides up the flank of the
+//! nut's last tooth and falls a pitch whenever the start of its thread passes the start of the
+//! nut's: a sawtooth, one pitch up and one down per turn. Just after a fall the threads are aligned; turned
 //! clockwise from there, the bolt screws in a pitch per turn.
 //!
 //! The scene is built here, not in a problem file: the thread meshes are made by
@@ -33,7 +33,8 @@ const THREAD: IsoThread = IsoThread {
     pitch: 0.0015,
 };
 /// The bolt's radii short of the basic profile's (m): 0.05 mm between the flanks, more than
-/// the chords of the hole's 48 segments a turn take from its radius (0.011 mm).
+/// the chords between the hole's segments take from its radius (0.011 mm at 48 a turn,
+/// 0.043 mm at 24).
 const CLEARANCE: f64 = 1e-4;
 /// Pitches of thread at every angle: the bolt's and the nut's (the nut 7.5 mm thick).
 const BOLT_PITCHES: usize = 6;
@@ -50,7 +51,9 @@ const MASS: f64 = 0.1;
 const INERTIA: f64 = 1e-6;
 /// The push along the axis into the hole (N): the bolt's weight were it upright (g ≈ 10).
 const PUSH: f64 = 1.0;
-/// The torque's magnitude (N·m): about twice what the threads' friction asks to lift the push.
+/// The torque's magnitude (N·m): about twice the 1.3 mN·m that lifts the push against the
+/// flanks' friction, `F r₂ tan(λ + atan(μ/cos 30°))` (r₂ the pitch radius, λ = 3.0° the
+/// lead angle).
 const TORQUE: f64 = 2.5e-3;
 /// The driver's viscous drag on the turn (N·m·s/rad): the torque's excess over the threads'
 /// friction turns the bolt at a steady rate of about two turns a second.

@@ -608,7 +608,7 @@ mod tests {
             .collect();
         assert!(!inside.is_empty());
         assert!(inside.iter().all(|&e| e > 0.0 && e <= 1.0));
-        assert!(inside.iter().any(|&e| e == 1.0));
+        assert!(inside.contains(&1.0));
         // The hole's vertices lie on the profile: the crest of the nut at the minor radius.
         let r_min = m
             .vertices
