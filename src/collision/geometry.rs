@@ -2,10 +2,17 @@
 //! its own contact parameters and, for pressure-field contact, its hydroelastic properties.
 #![allow(non_snake_case)]
 
+use std::sync::Arc;
+
+use nalgebra::Vector3;
+use parry3d_f64::math::Vector as PVec;
+use parry3d_f64::shape::ConvexPolyhedron;
+
 use crate::collision::CollisionFilter;
 use crate::contact::ContactParams;
+use crate::error::{Error, Result};
 use crate::geometry::Shape;
-use crate::hydroelastic::Hydroelastic;
+use crate::hydroelastic::{ContactMesh, Hydroelastic};
 use crate::math::Pose;
 use crate::multibody::model::BodyId;
 
@@ -46,6 +53,9 @@ pub struct Geometry {
     /// Which other geometries it may touch ([`CollisionFilter`]); `None` touches every
     /// geometry on another body.
     pub filter: Option<CollisionFilter>,
+    /// A mesh the user built for pressure-field contact ([`Geometry::from_mesh`]), used
+    /// instead of meshing the shape; `None` for a primitive's own mesh.
+    pub mesh: Option<Arc<ContactMesh>>,
 }
 
 impl Geometry {
@@ -60,7 +70,50 @@ impl Geometry {
             contact: None,
             hydroelastic: None,
             filter: None,
+            mesh: None,
         }
+    }
+
+    /// A geometry `name` on `body` at pose `X_BG` whose pressure-field mesh is `mesh`, built
+    /// by the user (a screw thread, [`crate::geometry::thread`]), with `hydroelastic`
+    /// properties of the mesh's kind (their resolution hint is unused). Its shape is the
+    /// convex hull of the mesh's vertices, which the broad phase bounds and the renderers
+    /// draw; it takes part in pressure-field contact only: a pair that would need point
+    /// contact (with a geometry without hydroelastic properties, or two rigid ones) is an
+    /// [`Error::UnsupportedPair`] when their boxes meet.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a mesh whose vertices span no volume, or as
+    /// [`crate::hydroelastic::HydroGeometry::from_mesh`] when the scene is built.
+    pub fn from_mesh(
+        name: impl Into<String>,
+        body: BodyId,
+        X_BG: Pose<f64>,
+        mesh: ContactMesh,
+        hydroelastic: Hydroelastic,
+    ) -> Result<Self> {
+        let name = name.into();
+        let points: Vec<PVec> = mesh
+            .vertices()
+            .iter()
+            .map(|p| PVec::new(p.x, p.y, p.z))
+            .collect();
+        let hull = ConvexPolyhedron::from_convex_hull(&points).ok_or_else(|| {
+            Error::invalid(
+                &format!("geometry `{name}` mesh"),
+                mesh.vertices().len(),
+                "its vertices span no volume",
+            )
+        })?;
+        let vertices = hull
+            .points()
+            .iter()
+            .map(|p| Vector3::new(p.x, p.y, p.z))
+            .collect();
+        let mut geometry = Geometry::new(name, body, X_BG, Shape::ConvexMesh { vertices });
+        geometry.hydroelastic = Some(hydroelastic);
+        geometry.mesh = Some(Arc::new(mesh));
+        Ok(geometry)
     }
 
     /// This geometry with its own contact parameters (see [`Geometry::contact`]).
@@ -85,7 +138,6 @@ impl Geometry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::Vector3;
 
     #[test]
     fn constructor_sets_every_field_and_with_methods_add_properties() {
@@ -100,6 +152,7 @@ mod tests {
             contact: None,
             hydroelastic: None,
             filter: None,
+            mesh: None,
         };
         assert_eq!(plain, literal);
         let params = ContactParams {

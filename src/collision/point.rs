@@ -266,6 +266,19 @@ fn narrow_phase(
     pair: &mut PairQuery,
 ) -> Result<()> {
     let (a, b) = pair_order(&scene.geometries, i, j);
+    let kind = |g: usize| {
+        let g = &scene.geometries[g];
+        match g.mesh {
+            Some(_) => format!("`{}`'s mesh (pressure-field contact only)", g.name),
+            None => g.shape.kind().to_string(),
+        }
+    };
+    if scene.geometries[a].mesh.is_some() || scene.geometries[b].mesh.is_some() {
+        return Err(Error::UnsupportedPair {
+            a: kind(a),
+            b: kind(b),
+        });
+    }
     let pos12 = poses[a].inv_mul(&poses[b]);
     let out = &mut pair.contacts;
     out.clear();
@@ -397,6 +410,42 @@ mod tests {
     /// fresh one finds, bit for bit (parry would update a manifold handed back to it instead
     /// of computing it anew; ours are handed over fresh), as the pile moves and its contacts
     /// come and go.
+    /// A user mesh takes part in pressure-field contact only: against a sphere without
+    /// hydroelastic properties, once their boxes meet, the query is an unsupported pair that
+    /// names the mesh; apart, nothing is asked of it.
+    #[test]
+    fn a_user_mesh_is_an_unsupported_pair_for_point_contact() {
+        use crate::geometry::thread::{external_thread, IsoThread};
+        use crate::hydroelastic::{ContactMesh, Hydroelastic};
+        let thread = IsoThread {
+            major_diameter: 0.01,
+            pitch: 0.0015,
+        };
+        let bolt = Geometry::from_mesh(
+            "bolt",
+            BodyId::World,
+            Pose::identity(),
+            ContactMesh::Rigid(external_thread(&thread, 1e-4, 3, 24).unwrap()),
+            Hydroelastic::rigid(1e-3),
+        )
+        .unwrap();
+        let scene = CollisionScene::new(vec![
+            bolt,
+            geometry("ball", BodyId::Body(0), Shape::Sphere { radius: 0.005 }),
+        ])
+        .unwrap();
+        let near = Pose::translation(Vector3::new(0.0, 0.0, 0.008));
+        let err = find_contacts(&scene, &[Pose::identity(), near], 0.001).unwrap_err();
+        assert!(
+            matches!(&err, Error::UnsupportedPair { a, .. } if a.contains("`bolt`'s mesh")),
+            "{err}"
+        );
+        let far = Pose::translation(Vector3::new(0.0, 0.0, 0.1));
+        assert!(find_contacts(&scene, &[Pose::identity(), far], 0.001)
+            .unwrap()
+            .is_empty());
+    }
+
     #[test]
     fn a_kept_query_finds_what_a_fresh_one_finds() {
         let mut kept = PointQuery::default();

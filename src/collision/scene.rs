@@ -2,6 +2,8 @@
 //! (parry shapes, convex hulls' topology, pressure-field meshes), and which pairs may touch.
 #![allow(non_snake_case)]
 
+use std::sync::Arc;
+
 use nalgebra::Matrix3;
 use parry3d_f64::shape::SharedShape;
 
@@ -56,7 +58,10 @@ type ParryShape = ((SharedShape, Matrix3<f64>), Option<ConvexTopology>);
 fn hydro_geometry(g: &Geometry) -> Result<Option<HydroGeometry>> {
     g.hydroelastic
         .as_ref()
-        .map(|h| HydroGeometry::new(&g.shape, h))
+        .map(|h| match &g.mesh {
+            Some(mesh) => HydroGeometry::from_mesh(mesh, h),
+            None => HydroGeometry::new(&g.shape, h),
+        })
         .transpose()
         .map_err(|e| hydroelastic_error(g, e))
 }
@@ -110,6 +115,10 @@ impl CollisionScene {
         };
         let (shape, hull) = parry_shape(&geometry)?;
         let same_mesh = old.shape == geometry.shape
+            && match (&old.mesh, &geometry.mesh) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+                (a, b) => a.is_none() && b.is_none(),
+            }
             && match (&old.hydroelastic, &geometry.hydroelastic) {
                 (Some(a), Some(b)) => a.with_modulus(0.0) == b.with_modulus(0.0),
                 _ => false,

@@ -34,7 +34,9 @@
 //! (ICF ext. Sec. XII-C: the BarrettHand-style finger's clutch torques through loading,
 //! driving and breakaway, Fig. 24, and their spectrum).
 //! `cam_cleat.rs` (Elandt Sec. 5.3.2: the cam cleat that lets a rubber-coated rod through one
-//! way and locks it the other, Fig. 5.4).
+//! way and locks it the other, Fig. 5.4), `bolt.rs` (Elandt Sec. 5.3.4: a bolt turned back
+//! until its thread falls into the nut's, then screwed in, Fig. 5.6; the scene is built in
+//! Rust around meshed threads).
 //!
 //! Every figure has a quick version ([`Quality::Quick`]: fewer or larger steps, shorter
 //! references) that keeps what the figure shows, for CI; [`Quality::Full`] is the paper's
@@ -42,6 +44,7 @@
 //! compiled into it and the tests the files of the checkout.
 
 mod axisymmetric_fem;
+mod bolt;
 mod cam_cleat;
 mod complementarity;
 mod conservation;
@@ -329,6 +332,12 @@ pub const FIGURES: &[FigureSpec] = &[
         source: "Elandt Sec. 5.3.3, Fig. 5.5",
         summary: "a paddle senses the contact surface area of a sphere, a cylinder and a box dropped on it and tilts each into its bin",
         compute: pressure_field::sorting,
+    },
+    FigureSpec {
+        name: "elandt-bolt",
+        source: "Elandt Sec. 5.3.4, Fig. 5.6",
+        summary: "a rigid M10 bolt pushed onto a compliant nut: turned back it rises a pitch and falls a pitch once a turn until aligned, then screws in a pitch a turn",
+        compute: bolt::bolt,
     },
     FigureSpec {
         name: "xie-cube-slide",

@@ -9,13 +9,16 @@
 //!
 //! Files: `shape.rs` ([`Shape`], [`ShapeSize`] in any scalar, validation, solid inertias),
 //! `mesh.rs` (surface and tetrahedral meshes of primitives, for pressure fields and
-//! rendering), `distance/` (the active feature pairs and their re-evaluation in any scalar).
+//! rendering), `thread.rs` (a metric screw thread swept along its helix: a bolt's surface and
+//! a nut's tetrahedral mesh, for pressure-field contact), `distance/` (the active feature
+//! pairs and their re-evaluation in any scalar).
 //! Each imports only the ones before it, and nothing here knows bodies' contacts: the
 //! geometries that carry contact parameters live in [`crate::collision`].
 
 pub mod distance;
 pub mod mesh;
 pub mod shape;
+pub mod thread;
 
 pub use distance::{
     feature_distance, ActiveFeature, CorePoint, FeatureDistance, FeatureKind, ShapeSize,

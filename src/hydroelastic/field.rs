@@ -151,10 +151,84 @@ pub struct RigidMesh {
 }
 
 impl RigidMesh {
+    /// `mesh` with a BVH over its triangles.
+    pub fn new(mesh: SurfaceMesh) -> Self {
+        let boxes: Vec<Aabb> = mesh
+            .triangles
+            .iter()
+            .map(|t| aabb(&t.map(|i| mesh.vertices[i as usize])))
+            .collect();
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
+        RigidMesh { mesh, bvh }
+    }
+
     /// The vertices of triangle `t` (geometry frame).
     #[inline(always)]
     pub fn triangle(&self, t: usize) -> [Vector3<f64>; 3] {
         self.mesh.triangles[t].map(|i| self.mesh.vertices[i as usize])
+    }
+}
+
+/// A mesh built by the user for pressure-field contact, in place of the one the shape's
+/// mesher makes (a screw thread: [`crate::geometry::thread`]); geometry frame, m. A geometry
+/// with one ([`crate::collision::Geometry::from_mesh`]) takes part in pressure-field contact
+/// only: point contact has no use for it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContactMesh {
+    /// A rigid geometry's closed triangle surface, triangles counter-clockwise seen from
+    /// outside.
+    Rigid(SurfaceMesh),
+    /// A compliant geometry's tetrahedral mesh with its extent `e` at the vertices: 0 on the
+    /// surface, up to 1 inside (Elandt Sec. 5.1); the pressure is `E·e`.
+    Compliant(TetMesh),
+}
+
+impl ContactMesh {
+    /// The vertices (m, geometry frame).
+    pub fn vertices(&self) -> &[Vector3<f64>] {
+        match self {
+            ContactMesh::Rigid(m) => &m.vertices,
+            ContactMesh::Compliant(m) => &m.vertices,
+        }
+    }
+
+    /// Checks that the mesh has elements, indices in range, finite vertices and, for a
+    /// tetrahedral mesh, one extent in `[0, 1]` per vertex.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming what is wrong.
+    pub fn validate(&self) -> Result<()> {
+        let vertices = self.vertices();
+        if !vertices.iter().all(|v| v.iter().all(|x| x.is_finite())) {
+            return Err(Error::invalid("mesh", "vertex", "vertices must be finite"));
+        }
+        let n = vertices.len();
+        let (elements, in_range) = match self {
+            ContactMesh::Rigid(m) => (
+                m.triangles.len(),
+                m.triangles.iter().flatten().all(|&i| (i as usize) < n),
+            ),
+            ContactMesh::Compliant(m) => {
+                if m.extent.len() != n || m.extent.iter().any(|e| !(0.0..=1.0).contains(e)) {
+                    return Err(Error::invalid(
+                        "mesh",
+                        "extent",
+                        "one extent in [0, 1] per vertex",
+                    ));
+                }
+                (
+                    m.tets.len(),
+                    m.tets.iter().flatten().all(|&i| (i as usize) < n),
+                )
+            }
+        };
+        if elements == 0 {
+            return Err(Error::invalid("mesh", 0, "a mesh needs elements"));
+        }
+        if !in_range {
+            return Err(Error::invalid("mesh", "index", "vertex index out of range"));
+        }
+        Ok(())
     }
 }
 
@@ -191,14 +265,7 @@ impl HydroGeometry {
                 }
             }
             (_, Hydroelastic::Rigid { .. }) => {
-                let mesh = surface_mesh(shape, hint)?;
-                let boxes: Vec<Aabb> = mesh
-                    .triangles
-                    .iter()
-                    .map(|t| aabb(&t.map(|i| mesh.vertices[i as usize])))
-                    .collect();
-                let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
-                HydroGeometry::RigidMesh(RigidMesh { mesh, bvh })
+                HydroGeometry::RigidMesh(RigidMesh::new(surface_mesh(shape, hint)?))
             }
             (_, Hydroelastic::Compliant { .. }) => {
                 let surface = surface_mesh(shape, hint)?;
@@ -209,6 +276,39 @@ impl HydroGeometry {
                 HydroGeometry::CompliantMesh(TetField::new(mesh)?)
             }
         })
+    }
+
+    /// The representation of a geometry whose mesh the user built ([`ContactMesh`]), with
+    /// `properties` of the same kind: rigid for a triangle surface, compliant (no layer
+    /// thickness) for a tetrahedral mesh.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for invalid properties, properties of the other kind than
+    /// the mesh, an empty mesh, an index out of range, a non-finite vertex, an extent outside
+    /// `[0, 1]` or a degenerate tetrahedron.
+    pub fn from_mesh(mesh: &ContactMesh, properties: &Hydroelastic) -> Result<Self> {
+        mesh.validate()?;
+        properties.validate(&Shape::ConvexMesh {
+            vertices: Vec::new(),
+        })?;
+        match (mesh, properties) {
+            (ContactMesh::Rigid(m), Hydroelastic::Rigid { .. }) => {
+                Ok(HydroGeometry::RigidMesh(RigidMesh::new(m.clone())))
+            }
+            (ContactMesh::Compliant(m), Hydroelastic::Compliant { .. }) => {
+                Ok(HydroGeometry::CompliantMesh(TetField::new(m.clone())?))
+            }
+            (ContactMesh::Rigid(_), _) => Err(Error::invalid(
+                "hydroelastic",
+                "compliant",
+                "a triangle surface is rigid: a compliant mesh is a tetrahedral mesh",
+            )),
+            (ContactMesh::Compliant(_), _) => Err(Error::invalid(
+                "hydroelastic",
+                "rigid",
+                "a tetrahedral mesh is compliant: a rigid mesh is a triangle surface",
+            )),
+        }
     }
 
     /// True for compliant geometries.
@@ -274,6 +374,37 @@ mod tests {
             assert!((e - exact).abs() < 1e-12, "{e} vs {exact}");
         }
         assert!(f.boundary.iter().filter(|&&b| b != 0).count() > 0);
+    }
+
+    /// A user mesh becomes the representation of its kind, with its own elements; a mesh of
+    /// the other kind than its properties, or with an extent outside [0, 1], is an error.
+    #[test]
+    fn user_meshes_need_properties_of_their_kind_and_a_valid_extent() {
+        use crate::geometry::thread::{external_thread, internal_thread, IsoThread};
+        let thread = IsoThread {
+            major_diameter: 0.01,
+            pitch: 0.0015,
+        };
+        let bolt = ContactMesh::Rigid(external_thread(&thread, 1e-4, 3, 24).unwrap());
+        let nut = internal_thread(&thread, 0.008, 3, 24, &[0.2, 0.5], 1, 1e-3).unwrap();
+        let (rigid, compliant) = (
+            Hydroelastic::rigid(1e-3),
+            Hydroelastic::compliant(1e8, 1e-3),
+        );
+        let g = HydroGeometry::from_mesh(&bolt, &rigid).unwrap();
+        let ContactMesh::Rigid(surface) = &bolt else {
+            unreachable!()
+        };
+        assert_eq!(g.elements(), surface.triangles.len());
+        assert!(!g.is_compliant());
+        let tets = nut.tets.len();
+        let g = HydroGeometry::from_mesh(&ContactMesh::Compliant(nut.clone()), &compliant).unwrap();
+        assert!(g.is_compliant() && g.elements() == tets);
+        assert!(HydroGeometry::from_mesh(&bolt, &compliant).is_err());
+        assert!(HydroGeometry::from_mesh(&ContactMesh::Compliant(nut.clone()), &rigid).is_err());
+        let mut bad = nut;
+        bad.extent[0] = 1.5;
+        assert!(HydroGeometry::from_mesh(&ContactMesh::Compliant(bad), &compliant).is_err());
     }
 
     #[test]

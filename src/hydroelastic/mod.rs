@@ -32,7 +32,7 @@ pub mod properties;
 pub mod surface;
 
 pub use clip::ClipTopology;
-pub use field::HydroGeometry;
+pub use field::{ContactMesh, HydroGeometry};
 pub use properties::Hydroelastic;
 pub use surface::{
     complete_contact_surface, contact_surface, element_polygon, replayed_polygon, ContactPolygon,

@@ -497,6 +497,7 @@ impl SceneDescription {
                 contact: g.contact,
                 hydroelastic: g.hydroelastic,
                 filter: g.filter,
+                mesh: None,
             });
         }
 
