@@ -364,16 +364,23 @@ impl PySimulator {
     /// Parameters are named as in `stiction gradcheck --params`: `friction`, `stiffness`,
     /// `dissipation`, `relaxation_time`, `stiction_tolerance` (scene default) or `NAME@GEOMETRY`,
     /// `mass@BODY`, `inertia.x@BODY`, `radius@GEOMETRY`, `modulus@GEOMETRY`, ….
-    /// Leaves the current state unchanged.
-    #[pyo3(signature = (x, u=None, params=Vec::new()))]
+    /// `out` (a writeable, contiguous float64 array of shape (nx,)) receives x', the step the
+    /// Jacobians are taken along (what `step(x, u)` returns), so that a rollout with its
+    /// derivatives takes one call per step. Leaves the current state unchanged.
+    #[pyo3(signature = (x, u=None, params=Vec::new(), *, out=None))]
     fn step_jacobians<'py>(
         &mut self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         u: Option<&Bound<'py, PyAny>>,
         params: Vec<String>,
+        out: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let inner = self.get_mut(py)?;
+        let out = match out {
+            Some(o) if !o.is_none() => Some(out_vector(o, "out", "nx", inner.nx())?),
+            _ => None,
+        };
         let state = inner.state_arg(py, x, "x")?;
         let u = inner.effort_arg(py, u, &state)?;
         let sim = &mut inner.loaded.problem.simulator;
@@ -383,6 +390,9 @@ impl PySimulator {
             .collect::<Result<Vec<_>, _>>()
             .py_err(py)?;
         let j = step_jacobians(sim, &state, &u, &params).py_err(py)?;
+        if let Some(out) = out {
+            write_into(&out, |x| write_state(&j.next, x))?;
+        }
         PyTuple::new(
             py,
             [

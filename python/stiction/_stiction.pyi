@@ -82,12 +82,18 @@ class Simulator:
         allowed) filled with it. Raises SolverError if the contact solver fails, leaving the
         current state and ``out`` unchanged."""
     def step_jacobians(
-        self, x: ArrayLike, u: Optional[ArrayLike] = None, params: Sequence[str] = ()
+        self,
+        x: ArrayLike,
+        u: Optional[ArrayLike] = None,
+        params: Sequence[str] = (),
+        *,
+        out: Optional[_F64] = None,
     ) -> Tuple[_F64, _F64, _F64]:
         """(A, B, dparams) of one step by the implicit function theorem, in the tangent space:
         A = ∂x'/∂x (2nv, 2nv) with rows [δq', δv'] and columns [δq, δv]; B = ∂x'/∂u (2nv, nu);
         dparams = ∂x'/∂θ (2nv, len(params)). q ⊕ δq = ``retract(q, δq)``, δq' =
-        ``difference(q', q'_0)``. Leaves the current state unchanged."""
+        ``difference(q', q'_0)``. ``out`` (as ``step``'s) receives x', the step they are taken
+        along (what ``step(x, u)`` returns). Leaves the current state unchanged."""
     def retract(self, q: ArrayLike, dq: ArrayLike) -> _F64:
         """q ⊕ δq (nq,) for q (nq,) and a tangent vector δq (nv,)."""
     def difference(self, q1: ArrayLike, q0: ArrayLike) -> _F64:

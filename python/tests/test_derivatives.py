@@ -108,6 +108,25 @@ def test_actuated_jacobian_b_agrees_with_central_differences():
     assert np.abs(B).max() > 0
 
 
+def test_step_jacobians_write_their_step_into_out():
+    # One call per step of a rollout with its derivatives: out is what step(x, u) returns.
+    sim = stiction.load(PROBLEMS / "push-ball.toml")
+    x = sliding_state(sim, 10)
+    u = np.full(sim.nu, 1.5)
+    x_next = np.full(sim.nx, np.nan)
+    A, B, _ = sim.step_jacobians(x, u, out=x_next)
+    np.testing.assert_array_equal(sim.state(), x)  # still unchanged
+    np.testing.assert_array_equal(x_next, sim.step(x, u))
+    A2, B2, _ = sim.step_jacobians(x, u)
+    np.testing.assert_array_equal(A, A2)
+    np.testing.assert_array_equal(B, B2)
+    # A bad out is refused before the derivatives, and left as it was.
+    short = np.full(sim.nx - 1, 7.0)
+    with pytest.raises(ValueError, match=r"out must have shape"):
+        sim.step_jacobians(x, u, out=short)
+    assert np.all(short == 7.0)
+
+
 def test_gradcheck_matches_the_command_line_bars():
     sim = stiction.load(PROBLEMS / "falling-sphere.toml")
     sim.set_state(sliding_state(sim, 40), sim.time)
