@@ -151,6 +151,9 @@ fn cylinder_rolling_into_a_box_face_sweep() {
     // docs/steppers.md: 27 of the 36 run through (23 before the scaled Levenberg–Marquardt
     // fallback); fewer is a regression.
     if configurations.len() == 36 {
-        assert!(converged >= 27, "{converged} of 36 runs converged, 27 expected");
+        assert!(
+            converged >= 27,
+            "{converged} of 36 runs converged, 27 expected"
+        );
     }
 }
