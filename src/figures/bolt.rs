@@ -390,10 +390,7 @@ pub(super) fn bolt(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
             curve(&format!("{k} P"), vec![(t0, z), (t1, z)])
         })
         .collect();
-    let mut position = vec![curve(
-        "bolt height (mm; 0: resting on the nut's last flank at turn 0)",
-        column(&|s| (s.z - z0) * 1e3),
-    )];
+    let mut position = vec![curve("bolt height", column(&|s| (s.z - z0) * 1e3))];
     position.extend(marks);
     Ok(PaperFigure {
         name: "elandt-bolt",
@@ -401,7 +398,7 @@ pub(super) fn bolt(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
         x_label: "t (s)",
         panels: vec![
             LinePanel {
-                y_label: "bolt height (mm; pitch P = 1.5 mm marked)",
+                y_label: "bolt height (mm; pitch P = 1.5 mm)",
                 curves: position,
             },
             LinePanel {
@@ -430,6 +427,7 @@ pub(super) fn bolt(_load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
                 setup.dt
             ),
             "The bolt turns and slides on a cylindrical joint (revolute on prismatic) instead of Elandt's 6 DoF held upright by a sidewall; the threads' ends are helical faces with a one-pitch step (the thread's start) instead of flat ones.".into(),
+            "Height 0 is the bolt resting on the nut's last flank at turn 0; the marks are whole pitches from there.".into(),
         ],
     })
 }
