@@ -13,6 +13,10 @@ use stiction::ncp::{run, NcpContactResult, NcpRecording};
 use stiction::problem::{load_problem, parse_problem, Problem, Stepper};
 use stiction::step::State;
 
+#[path = "common/rolling_cylinder.rs"]
+mod rolling_cylinder;
+use rolling_cylinder::rolling_cylinder_into_a_box;
+
 const G: f64 = 9.81;
 /// Every complementarity pair and equation recomputed at the reported solution holds to this
 /// (issue 9; the solver stops at a dimensionless ‖Φ‖∞ of 1e-10).
@@ -512,49 +516,10 @@ fn stacked_cubes_carry_their_weights() {
     assert!(body(s, 1).3.norm() < 1e-9, "top cube stopped by friction");
 }
 
-/// A 12.33 kg cylinder (r = 5 cm, 20 cm) lying on the ground, its axis along y, rolling at
-/// 0.32 m/s toward +x into a fixed 10 cm box at `obstacle_pose` (TOML lines of the box's
-/// geometry table): μ = 0.8, e_r = 0.05, δt = 10 ms, 0.6 s.
-fn rolling_cylinder_into_a_box(obstacle_pose: &str) -> String {
-    rolling_cylinder_into_a_box_with(0.8, 0.05, obstacle_pose)
-}
-
-/// [`rolling_cylinder_into_a_box`] with friction coefficient `mu` and torsional semi-axis
-/// `e_r` (m).
-fn rolling_cylinder_into_a_box_with(mu: f64, e_r: f64, obstacle_pose: &str) -> String {
-    format!(
-        r#"
-        [simulation]
-        dt = 1e-2
-        duration = 0.6
-        stepper = "ncp"
-        [contact]
-        friction = {mu}
-        [ncp]
-        e_r = {e_r}
-        [[body]]
-        name = "cylinder"
-        mass = 12.33
-        position = [0.2, -0.15, 0.05]
-        rpy_deg = [90.0, 0.0, 0.0]
-        velocity = [0.32, 0.0, 0.0]
-        angular_velocity = [0.0, 6.4, 0.0]
-        [[geometry]]
-        name = "cylinder"
-        body = "cylinder"
-        shape = "cylinder"
-        radius = 0.05
-        length = 0.2
-        [[geometry]]
-        name = "obstacle"
-        shape = "box"
-        size = [0.1, 0.1, 0.1]
-        {obstacle_pose}
-        [[geometry]]
-        name = "ground"
-        shape = "half-space"
-    "#
-    )
+/// The off-centre scene (the cylinder's axis at y = −0.15) at δt = 10 ms, with the box at
+/// `obstacle_pose` ([`rolling_cylinder_into_a_box`]).
+fn off_centre(mu: f64, e_r: f64, obstacle_pose: &str) -> String {
+    rolling_cylinder_into_a_box(mu, e_r, 1e-2, -0.15, obstacle_pose)
 }
 
 /// The obstacle's (geometry 1's) normal impulse on the cylinder in each step (N·s), after
@@ -578,6 +543,24 @@ fn obstacle_impulses(rec: &NcpRecording) -> Vec<f64> {
         .collect()
 }
 
+/// Asserts that the cylinder of mass `mass` (kg), rolling off-centre into the box face at
+/// 0.32 m/s, ends at rest against it without penetrating either: the wall stops the
+/// cylinder's momentum m v0 = 3.95 N·s, helped or hindered by the ground's friction during
+/// the impact, and the axis rests 5 cm before the face at x = 0.35, yawed a little about the
+/// box's edge.
+fn assert_stops_against_the_face(mass: f64, rec: &NcpRecording) {
+    let momentum = mass * 0.32;
+    let wall_impulse: f64 = obstacle_impulses(rec).iter().sum();
+    assert!(
+        wall_impulse > 0.5 * momentum && wall_impulse < 1.5 * momentum,
+        "wall impulse {wall_impulse} N·s against m v0 = {momentum} N·s"
+    );
+    let end = rec.states.last().expect("states");
+    let (x, _, w, v) = body(end, 0);
+    assert!(v.norm() < 1e-6 && w.norm() < 1e-5, "at rest: v {v}, ω {w}");
+    assert!((x.x - 0.30).abs() < 0.005, "stopped at the face: {}", x.x);
+}
+
 /// A cylinder lying on the ground rolls at 0.3 m/s into the vertical edge of a box turned 45°
 /// about the vertical: the edge stops it (inelastic impact, then rest against the edge on its
 /// line contact with the ground) without penetrating either. Before the start guess put only
@@ -585,7 +568,9 @@ fn obstacle_impulses(rec: &NcpRecording) -> Vec<f64> {
 /// carrying the cylinder's weight sideways and the solve stalled at rest against the edge.
 #[test]
 fn a_rolling_cylinder_stops_at_a_box_edge() {
-    let text = rolling_cylinder_into_a_box(
+    let text = off_centre(
+        0.8,
+        0.05,
         "position = [0.4207, -0.22, 0.05]\n        rpy_deg = [0.0, 0.0, 45.0]",
     );
     let p = parse_problem(&text, Path::new("edge.toml")).expect("valid");
@@ -615,24 +600,12 @@ fn a_rolling_cylinder_stops_at_a_box_edge() {
 /// taking the impact and the ground the weight at rest.
 #[test]
 fn a_rolling_cylinder_stops_against_a_box_face() {
-    let text = rolling_cylinder_into_a_box("position = [0.4, -0.22, 0.05]");
+    let text = off_centre(0.8, 0.05, "position = [0.4, -0.22, 0.05]");
     let p = parse_problem(&text, Path::new("face.toml")).expect("valid");
     let rec = simulate(&p);
     let dt = p.simulator.settings.dt;
     let mass = p.simulator.model.bodies[0].inertia.mass;
-    let momentum = mass * 0.32;
-    let wall_impulse: f64 = obstacle_impulses(&rec).iter().sum();
-    // The wall stops the cylinder's momentum m v0 = 3.95 N·s, helped or hindered by the
-    // ground's friction during the impact.
-    assert!(
-        wall_impulse > 0.5 * momentum && wall_impulse < 1.5 * momentum,
-        "wall impulse {wall_impulse} N·s against m v0 = {momentum} N·s"
-    );
-    let end = rec.states.last().expect("states");
-    let (x, _, w, v) = body(end, 0);
-    assert!(v.norm() < 1e-6 && w.norm() < 1e-5, "at rest: v {v}, ω {w}");
-    // The face is at x = 0.35: the axis 5 cm before it, yawed a little about the box's edge.
-    assert!((x.x - 0.30).abs() < 0.005, "stopped at the face: {}", x.x);
+    assert_stops_against_the_face(mass, &rec);
     let last = rec.reports.last().expect("steps");
     for c in &last.contacts {
         let force = c.impulse[0] / dt;
@@ -658,21 +631,12 @@ fn a_rolling_cylinder_stops_against_a_box_face() {
 /// at rest against the face without penetrating either, the ground carrying the weight.
 #[test]
 fn a_rolling_cylinder_at_low_friction_rests_against_a_box_face() {
-    let text = rolling_cylinder_into_a_box_with(0.3, 0.01, "position = [0.4, -0.22, 0.05]");
+    let text = off_centre(0.3, 0.01, "position = [0.4, -0.22, 0.05]");
     let p = parse_problem(&text, Path::new("face-low-friction.toml")).expect("valid");
     let rec = simulate(&p);
     let dt = p.simulator.settings.dt;
     let mass = p.simulator.model.bodies[0].inertia.mass;
-    let momentum = mass * 0.32;
-    let wall_impulse: f64 = obstacle_impulses(&rec).iter().sum();
-    assert!(
-        wall_impulse > 0.5 * momentum && wall_impulse < 1.5 * momentum,
-        "wall impulse {wall_impulse} N·s against m v0 = {momentum} N·s"
-    );
-    let end = rec.states.last().expect("states");
-    let (x, _, w, v) = body(end, 0);
-    assert!(v.norm() < 1e-6 && w.norm() < 1e-5, "at rest: v {v}, ω {w}");
-    assert!((x.x - 0.30).abs() < 0.005, "stopped at the face: {}", x.x);
+    assert_stops_against_the_face(mass, &rec);
     let last = rec.reports.last().expect("steps");
     let ground: f64 = last
         .contacts

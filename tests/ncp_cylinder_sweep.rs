@@ -17,45 +17,12 @@ use stiction::ncp::run_steps;
 use stiction::problem::parse_problem;
 use stiction::simulate::RunEnd;
 
+#[path = "common/rolling_cylinder.rs"]
+mod rolling_cylinder;
+use rolling_cylinder::rolling_cylinder_into_a_box;
+
 /// Deepest penetration allowed in a completed run (m).
 const PENETRATION: f64 = 1e-11;
-
-/// The scene of one run: the cylinder's axis at `axis_y` (m).
-fn scene(mu: f64, e_r: f64, dt: f64, axis_y: f64) -> String {
-    format!(
-        r#"
-        [simulation]
-        dt = {dt}
-        duration = 0.6
-        stepper = "ncp"
-        [contact]
-        friction = {mu}
-        [ncp]
-        e_r = {e_r}
-        [[body]]
-        name = "cylinder"
-        mass = 12.33
-        position = [0.2, {axis_y}, 0.05]
-        rpy_deg = [90.0, 0.0, 0.0]
-        velocity = [0.32, 0.0, 0.0]
-        angular_velocity = [0.0, 6.4, 0.0]
-        [[geometry]]
-        name = "cylinder"
-        body = "cylinder"
-        shape = "cylinder"
-        radius = 0.05
-        length = 0.2
-        [[geometry]]
-        name = "obstacle"
-        shape = "box"
-        size = [0.1, 0.1, 0.1]
-        position = [0.4, -0.22, 0.05]
-        [[geometry]]
-        name = "ground"
-        shape = "half-space"
-    "#
-    )
-}
 
 /// What one run did.
 struct Outcome {
@@ -70,7 +37,13 @@ struct Outcome {
 }
 
 fn run_one(mu: f64, e_r: f64, dt_ms: f64, axis_y: f64) -> Outcome {
-    let text = scene(mu, e_r, dt_ms * 1e-3, axis_y);
+    let text = rolling_cylinder_into_a_box(
+        mu,
+        e_r,
+        dt_ms * 1e-3,
+        axis_y,
+        "position = [0.4, -0.22, 0.05]",
+    );
     let p = parse_problem(&text, Path::new("sweep.toml")).expect("valid scene");
     let mut sim = p.ncp_simulator().expect("scene fits the ncp stepper");
     let steps = (p.duration / (dt_ms * 1e-3)).round() as usize;

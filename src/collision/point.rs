@@ -406,10 +406,6 @@ mod tests {
         (scene, poses)
     }
 
-    /// A query that keeps its lists and manifolds from one step to the next finds what a
-    /// fresh one finds, bit for bit (parry would update a manifold handed back to it instead
-    /// of computing it anew; ours are handed over fresh), as the pile moves and its contacts
-    /// come and go.
     /// A user mesh takes part in pressure-field contact only: against a sphere without
     /// hydroelastic properties, once their boxes meet, the query is an unsupported pair that
     /// names the mesh; apart, nothing is asked of it.
@@ -446,6 +442,10 @@ mod tests {
             .is_empty());
     }
 
+    /// A query that keeps its lists and manifolds from one step to the next finds what a
+    /// fresh one finds, bit for bit (parry would update a manifold handed back to it instead
+    /// of computing it anew; ours are handed over fresh), as the pile moves and its contacts
+    /// come and go.
     #[test]
     fn a_kept_query_finds_what_a_fresh_one_finds() {
         let mut kept = PointQuery::default();

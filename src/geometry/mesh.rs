@@ -532,7 +532,7 @@ fn positive(t: [u32; 4], vertices: &[Vector3<f64>]) -> [u32; 4] {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn volume(m: &TetMesh) -> f64 {
@@ -545,7 +545,8 @@ mod tests {
             .sum()
     }
 
-    fn enclosed(s: &SurfaceMesh) -> f64 {
+    /// The volume a closed, outward surface encloses (m³).
+    pub(crate) fn enclosed(s: &SurfaceMesh) -> f64 {
         s.triangles
             .iter()
             .map(|t| {
@@ -556,7 +557,7 @@ mod tests {
     }
 
     /// Every edge of a closed, consistently oriented surface is used once in each direction.
-    fn is_closed(s: &SurfaceMesh) -> bool {
+    pub(crate) fn is_closed(s: &SurfaceMesh) -> bool {
         let mut edges = HashMap::new();
         for t in &s.triangles {
             for k in 0..3 {

@@ -474,6 +474,7 @@ fn positive(t: [u32; 4], vertices: &[Vector3<f64>]) -> Result<[u32; 4]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::mesh::tests::{enclosed, is_closed};
     use std::f64::consts::PI;
 
     const M10: IsoThread = IsoThread {
@@ -501,18 +502,6 @@ mod tests {
         a.sin() / a
     }
 
-    fn closed(triangles: &[[u32; 3]]) -> bool {
-        let mut edges = HashMap::new();
-        for t in triangles {
-            for k in 0..3 {
-                *edges.entry((t[k], t[(k + 1) % 3])).or_insert(0) += 1;
-            }
-        }
-        edges
-            .iter()
-            .all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
-    }
-
     #[test]
     fn the_basic_profile_has_iso_radii_and_sixty_degree_flanks() {
         // ISO 724: M10×1.5 has d1 = 8.376 mm, d2 = 9.026 mm.
@@ -530,15 +519,8 @@ mod tests {
     fn the_bolt_is_a_closed_outward_surface_of_the_swept_volume() {
         let (clearance, pitches, around) = (1e-4, 4, 48);
         let s = external_thread(&M10, clearance, pitches, around).unwrap();
-        assert!(closed(&s.triangles));
-        let volume: f64 = s
-            .triangles
-            .iter()
-            .map(|t| {
-                let [a, b, c] = t.map(|i| s.vertices[i as usize]);
-                a.dot(&b.cross(&c)) / 6.0
-            })
-            .sum();
+        assert!(is_closed(&s));
+        let volume = enclosed(&s);
         let profile = M10.pitch_profile(clearance, 1, 0.0);
         let exact = PI * pitches as f64 * M10.pitch * mean_square(&profile, M10.pitch);
         let chords = exact * chord_factor(around);

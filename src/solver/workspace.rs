@@ -144,26 +144,25 @@ fn range_start(idx: &[usize]) -> Option<usize> {
         .filter(|&s| idx.iter().copied().eq(s..s + idx.len()))
 }
 
-/// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c).
-fn block_mul_add(M: &DMatrix<f64>, idx: &[usize], x: &DVector<f64>, y: &mut DVector<f64>) {
-    let n = idx.len();
-    // A tree's or free body's velocities are contiguous (the model numbers them so): one
-    // product on slices, without the index lookups.
-    if let (Some(&s), Some(&e)) = (idx.first(), idx.last()) {
-        if e - s + 1 == n {
+/// `y[idx] += M x[idx]` for the clique block `M` (n_c × n_c) over the velocities `span`: on
+/// slices for a range (every tree and free body), without the index lookups.
+fn block_mul_add(M: &DMatrix<f64>, span: Span<'_>, x: &DVector<f64>, y: &mut DVector<f64>) {
+    match span {
+        Span::Range(s, n) => {
             let (x, y) = (&x.as_slice()[s..s + n], &mut y.as_mut_slice()[s..s + n]);
             for (column, &xj) in M.as_slice().chunks_exact(n).zip(x) {
                 for (yi, m) in y.iter_mut().zip(column) {
                     *yi += m * xj;
                 }
             }
-            return;
         }
-    }
-    for (l, &j) in idx.iter().enumerate() {
-        let xj = x[j];
-        for (k, &i) in idx.iter().enumerate() {
-            y[i] += M[(k, l)] * xj;
+        Span::Indices(idx) => {
+            for (l, &j) in idx.iter().enumerate() {
+                let xj = x[j];
+                for (k, &i) in idx.iter().enumerate() {
+                    y[i] += M[(k, l)] * xj;
+                }
+            }
         }
     }
 }
@@ -621,14 +620,17 @@ impl NewtonLayout {
     /// The 3 × n_c values (in `J`, [`NewtonLayout::jacobians`]) and velocities of
     /// Jacobian block `b`.
     fn jacobian_block<'a>(&'a self, J: &'a [f64], b: &JacobianBlock) -> (&'a [f64], Span<'a>) {
-        let idx = &self.pattern.cliques[b.clique];
-        (
-            &J[b.offset..b.offset + 3 * idx.len()],
-            match self.range_starts[b.clique] {
-                Some(s) => Span::Range(s, idx.len()),
-                None => Span::Indices(idx),
-            },
-        )
+        let n = self.pattern.cliques[b.clique].len();
+        (&J[b.offset..b.offset + 3 * n], self.clique_span(b.clique))
+    }
+
+    /// The velocities of clique `c`: a range, or its index list.
+    fn clique_span(&self, c: usize) -> Span<'_> {
+        let idx = &self.pattern.cliques[c];
+        match self.range_starts[c] {
+            Some(s) => Span::Range(s, idx.len()),
+            None => Span::Indices(idx),
+        }
     }
 
     /// `J_i x` (without the bias), the blocks' values in `J`.
@@ -650,8 +652,8 @@ impl NewtonLayout {
     /// `y = A x` over the clique blocks.
     fn A_mul(&self, x: &DVector<f64>, y: &mut DVector<f64>) {
         y.fill(0.0);
-        for (M, idx) in self.A_blocks.iter().zip(&self.pattern.cliques) {
-            block_mul_add(M, idx, x, y);
+        for (c, M) in self.A_blocks.iter().enumerate() {
+            block_mul_add(M, self.clique_span(c), x, y);
         }
     }
 

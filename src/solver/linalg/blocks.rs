@@ -102,31 +102,11 @@ impl BlockHessian {
         }
     }
 
-    /// Writes the matrix into the dense `out` (n × n, resized when needed), both triangles.
+    /// Writes the matrix into the dense `out` (n × n, resized when needed), both triangles:
+    /// [`BlockHessian::lower_to_dense`], mirrored.
     pub fn to_dense(&self, out: &mut DMatrix<f64>) {
-        let n = self.n();
-        if out.shape() != (n, n) {
-            *out = DMatrix::zeros(n, n);
-        } else {
-            out.fill(0.0);
-        }
-        for (c, idx) in self.pattern.cliques.iter().enumerate() {
-            let block = &self.diagonal[c];
-            for (l, &j) in idx.iter().enumerate() {
-                for (k, &i) in idx.iter().enumerate() {
-                    out[(i, j)] = block[(k, l)];
-                }
-            }
-        }
-        for (p, &(a, b)) in self.pattern.pairs.iter().enumerate() {
-            let block = &self.off_diagonal[p];
-            for (l, &j) in self.pattern.cliques[b].iter().enumerate() {
-                for (k, &i) in self.pattern.cliques[a].iter().enumerate() {
-                    out[(i, j)] = block[(k, l)];
-                    out[(j, i)] = block[(k, l)];
-                }
-            }
-        }
+        self.lower_to_dense(out);
+        out.fill_upper_triangle_with_lower_triangle();
     }
 
     /// Writes the lower triangle of the matrix, diagonal included, into the dense `out` (n × n,
