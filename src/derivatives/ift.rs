@@ -342,10 +342,15 @@ pub fn jacobians_given_factor(
     dv.neg_mut();
     factor.cholesky.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
+    // Column by column as slices: both sources and the target are column-major.
     let block = |start: usize, columns: usize| {
         let mut out = DMatrix::zeros(2 * nv, columns);
-        out.rows_mut(0, nv).copy_from(&dq.columns(start, columns));
-        out.rows_mut(nv, nv).copy_from(&dv.columns(start, columns));
+        let (dq, dv, target) = (dq.as_slice(), dv.as_slice(), out.as_mut_slice());
+        for c in 0..columns {
+            let source = (start + c) * nv..(start + c + 1) * nv;
+            target[2 * c * nv..(2 * c + 1) * nv].copy_from_slice(&dq[source.clone()]);
+            target[(2 * c + 1) * nv..(2 * c + 2) * nv].copy_from_slice(&dv[source]);
+        }
         out
     };
     Ok(StepJacobians {

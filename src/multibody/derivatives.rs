@@ -33,18 +33,57 @@
 //! ```
 //!
 //! and `ᵒc_j` is unchanged (its `ω`, `v` are the parent-frame velocities rotated by the
-//! parent's pose). Differentiating (1) along these rules, body by body in the subtree of j, and
-//! the backward sum over all bodies, gives one column of `∂τ/∂q` in `O(n_b)`. A velocity
-//! direction `e_k` of joint j seeds `δV_j = ᵒS_j[n]` instead, and differentiates `ᵒc_j`.
+//! parent's pose). Eq. (2) is `ξ × ᵒS_j[m]` for a translational n and zero for a rotational
+//! one, which is what a joint split in two stages gives:
+//!
+//! ```text
+//!   free = translations (0, a_m), then rotations about the body origin;
+//!   planar = translations in the plane, then the rotation;   other joints: one stage,   (3)
+//! ```
+//!
+//! each stage's columns fixed in the frame of the stage before it. With the stages, (1) has no
+//! bias term (`ᵒc_i` is `V_T × u_T + V_i × u_R − V_i × (u_T + u_R)` for the stage twists
+//! `u_T`, `u_R` and the twist `V_T` after the translations), and the subtree of a column's stage
+//! `s` (twist `V_s`, acceleration `A_s`, the stage above it `V_λ`) moves rigidly with
+//! `ξ = ᵒS_k`. Every body b below `s` then has (Carpentier & Mansard 2018, Sec. III; the
+//! rigid motion of `ᵒI_b`, `V_b`, `A_b`)
+//!
+//! ```text
+//!   ∂V_b/∂q_k = ξ × (V_b − V_s),   ∂A_b/∂q_k = ξ × (A_b − A_s) − w × (V_b − V_s),  w = ξ × V_s,
+//!   ∂V_b/∂v_k = ξ,                 ∂A_b/∂v_k = ξ × V_b + e,   e = (V_s + V_λ) × ξ,          (4)
+//! ```
+//!
+//! and summing `δf_b` over the subtree of a body r below `s` takes only its composites
+//! `I^C_r = Σ ᵒI_b`, `h^C_r = Σ ᵒI_b V_b`, `F_r` and `D^C_r = Σ (ᵒI_b (V_b×) + (V_b×)ᵀ ᵒI_b)`:
+//!
+//! ```text
+//!   ∂F_r/∂q_k = ξ ×* F_r + Φ_r(y, w),   y = w × V_s − ξ × A_s,
+//!   ∂F_r/∂v_k = Φ_r(e, −ξ),             Φ_r(y, w) = I^C_r y + D^C_r w − w ×* h^C_r.           (5)
+//! ```
+//!
+//! A row l at or above `s` sees `ᵒS_lᵀ ∂F_s` (its column does not move); a row l of a stage
+//! below `s` moves with the subtree, and `δᵒS_lᵀ F_r + ᵒS_lᵀ ξ ×* F_r = 0` leaves
+//!
+//! ```text
+//!   ∂τ_l/∂q_k = P_y · y + P_w · w,   ∂τ_l/∂v_k = P_y · e − P_w · ξ,
+//!   P_y = I^C_r ᵒS_l,   P_w = D^C_r ᵒS_l + ᵒS_l ×* h^C_r,                                      (6)
+//! ```
+//!
+//! so the whole of `∂τ/∂q` and `∂τ/∂v` takes one forward pass, one backward pass of composites
+//! and, per column, a few 6 × 6 products and a dot product per row of its chain and subtree.
 //! Everything here is checked against dual numbers in this module's tests and in
 //! `tests/state_derivatives.rs`.
 #![allow(non_snake_case)]
 
-use nalgebra::{DMatrix, DVector, DVectorViewMut, Matrix3, Vector3, Vector6};
+use std::ops::Range;
+
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3, Vector6};
 
 pub use crate::math::spatial::spatial;
-use crate::math::spatial::{angular as ang, force_cross, linear as lin, motion_cross};
-use crate::math::Pose;
+use crate::math::spatial::{
+    angular as ang, force_cross, linear as lin, motion_cross, OriginInertia,
+};
+use crate::math::{skew, Pose, SpatialInertia};
 use crate::multibody::joint::JointKind;
 use crate::multibody::model::{Joint, MultibodyModel};
 
@@ -59,20 +98,14 @@ fn translational(kind: &JointKind, n: usize) -> bool {
     }
 }
 
-/// Whether a joint of `kind` has the parent-frame bias `ᵒc = (0, −ω × v)`.
-fn has_bias(kind: &JointKind) -> bool {
-    matches!(kind, JointKind::Free | JointKind::Planar)
-}
-
 /// Velocity indices of `joint`.
-fn indices(joint: &Joint<f64>) -> std::ops::Range<usize> {
+fn indices(joint: &Joint<f64>) -> Range<usize> {
     joint.v_start..joint.v_start + joint.kind.nv()
 }
 
 /// A body's spatial inertia in world axes about the origin of a [`WorldKinematics`], kept as
-/// mass, centre of mass and rotational inertia: the 6×6 matrix of RBDA eq. 2.63,
-/// `[[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m 1]]`, is applied without being formed, and moving the
-/// origin only moves `c`.
+/// mass, centre of mass and rotational inertia (the 6×6 matrix of RBDA eq. 2.63,
+/// `[[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m 1]]`, is never formed): moving the origin only moves `c`.
 #[derive(Clone, Copy, Debug)]
 pub struct WorldInertia {
     /// Mass (kg).
@@ -81,16 +114,6 @@ pub struct WorldInertia {
     pub c: Vector3<f64>,
     /// Rotational inertia about the centre of mass, world axes (kg·m²).
     pub I_c: Matrix3<f64>,
-}
-
-impl WorldInertia {
-    /// `ᵒI x` for `x = (ω, v)`: eq. 2.63 multiplied out, linear part `l = m (v + ω × c)`,
-    /// angular part `I_c ω + c × l`.
-    pub fn apply(&self, x: &Vector6<f64>) -> Vector6<f64> {
-        let w = ang(x);
-        let l = (lin(x) + w.cross(&self.c)) * self.mass;
-        spatial(self.I_c * w + self.c.cross(&l), l)
-    }
 }
 
 /// World-frame kinematics at one configuration: the inputs of eqs. (1)-(2).
@@ -200,46 +223,13 @@ impl WorldKinematics {
         out.subtree.clone_from(&self.subtree);
     }
 
-    /// The same kinematics with each tree about its own root body's origin (the shift of
-    /// [`WorldKinematics::about_into`], body by body): one copy for the whole forest, whose
-    /// trees do not interact.
-    pub fn about_roots(&self, model: &MultibodyModel<f64>) -> Self {
-        let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(self.p.len());
-        for (i, joint) in model.joints.iter().enumerate() {
-            origin.push(joint.parent.map_or(self.p[i], |p| origin[p]));
-        }
-        WorldKinematics {
-            S: self
-                .S
-                .iter()
-                .zip(&self.coordinate)
-                .map(|(x, (i, _))| spatial(ang(x), lin(x) + ang(x).cross(&origin[*i])))
-                .collect(),
-            p: self.p.iter().zip(&origin).map(|(p, o)| p - o).collect(),
-            I: self
-                .I
-                .iter()
-                .zip(&origin)
-                .map(|(I, o)| WorldInertia { c: I.c - o, ..*I })
-                .collect(),
-            coordinate: self.coordinate.clone(),
-            subtree: self.subtree.clone(),
-        }
-    }
-
     /// The world twist `ξ_k = ᵒS_j[n]` of velocity (or tangent) direction `k`.
     pub fn twist(&self, k: usize) -> Vector6<f64> {
         self.S[k]
     }
 
-    /// Joint twists `ᵒS_i x_i` of every joint for generalized velocities `x` (nv).
-    pub fn joint_twists(&self, model: &MultibodyModel<f64>, x: &DVector<f64>) -> Vec<Vector6<f64>> {
-        let mut u = Vec::with_capacity(model.joints.len());
-        self.joint_twists_into(model, x, &mut u);
-        u
-    }
-
-    /// [`WorldKinematics::joint_twists`] into `u` (its buffer reused).
+    /// Joint twists `ᵒS_i x_i` of every joint for generalized velocities `x` (nv), into `u` (its
+    /// buffer reused).
     pub fn joint_twists_into(
         &self,
         model: &MultibodyModel<f64>,
@@ -254,18 +244,8 @@ impl WorldKinematics {
         );
     }
 
-    /// Body twists `V_i = V_λ + ᵒS_i x_i` (world) for the joint twists `u`.
-    pub fn body_twists(
-        &self,
-        model: &MultibodyModel<f64>,
-        u: &[Vector6<f64>],
-    ) -> Vec<Vector6<f64>> {
-        let mut V = Vec::with_capacity(u.len());
-        self.body_twists_into(model, u, &mut V);
-        V
-    }
-
-    /// [`WorldKinematics::body_twists`] into `V` (its buffer reused).
+    /// Body twists `V_i = V_λ + ᵒS_i x_i` (world) for the joint twists `u`, into `V` (its buffer
+    /// reused).
     pub fn body_twists_into(
         &self,
         model: &MultibodyModel<f64>,
@@ -276,16 +256,6 @@ impl WorldKinematics {
         for (i, joint) in model.joints.iter().enumerate() {
             let parent = joint.parent.map_or(Vector6::zeros(), |p| V[p]);
             V.push(parent + u[i]);
-        }
-    }
-
-    /// Eq. (2): the variation of column `l` of a joint's own subspace along its own tangent
-    /// direction `k`.
-    fn own_variation(&self, kind: &JointKind, k: usize, l: usize) -> Vector6<f64> {
-        if translational(kind, self.coordinate[k].1) {
-            spatial(Vector3::zeros(), lin(&self.S[k]).cross(&ang(&self.S[l])))
-        } else {
-            Vector6::zeros()
         }
     }
 
@@ -378,14 +348,32 @@ impl WorldKinematics {
     }
 }
 
+/// The two stages of a joint's velocity columns (local indices), eq. (3): the translations
+/// that move the body origin, then the columns that do not (rotations about it, or a
+/// revolute's or prismatic's single column).
+fn stages(kind: &JointKind) -> (Range<usize>, Range<usize>) {
+    match kind {
+        JointKind::Free => (3..6, 0..3),
+        JointKind::Planar => (0..2, 2..3),
+        other => (0..0, 0..other.nv()),
+    }
+}
+
+/// Velocity indices of `joint`'s stage `local` ([`stages`]).
+fn stage_indices(joint: &Joint<f64>, local: Range<usize>) -> Range<usize> {
+    joint.v_start + local.start..joint.v_start + local.end
+}
+
 /// `∂τ/∂q` (tangent) and, when asked, `∂τ/∂v` (both nv × nv) of inverse dynamics
 /// `τ = ID(q, v, a)` (eq. (1)) at the configuration of `world`, with world acceleration
 /// `a_root` of the roots' parent: `(0, −g)` for the dynamics, zero for `∂(M x)/∂q` (then
-/// `v = 0`, `a = x`).
+/// `v = 0`, `a = x`). Eqs. (4)-(6): one forward pass, one backward pass of composites, and
+/// per column `k` the composites of its body applied to its variations, dotted with the columns
+/// of its chain and its subtree.
 ///
-/// Each tree is differentiated about its root body's origin ([`WorldKinematics::about_roots`]):
-/// the result does not depend on the origin, but the round-off of the terms that cancel (a free
-/// body's inertia about a distant origin) does.
+/// Each tree is differentiated about its root body's origin: the result does not depend on the
+/// origin, but the round-off of the terms that cancel (a free body's inertia about a distant
+/// origin) does.
 pub fn inverse_dynamics_derivatives(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
@@ -397,259 +385,186 @@ pub fn inverse_dynamics_derivatives(
     let nv = model.nv();
     let mut dq = DMatrix::zeros(nv, nv);
     let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
-    let mut buffers = Buffers::new(model);
-    let shifted = world.about_roots(model);
-    let nominal = Nominal::new(model, world, &shifted, v, a, a_root);
-    for k in 0..nv {
-        variations(
-            model,
-            &shifted,
-            &nominal,
-            v,
-            a,
-            k,
-            with_velocity,
-            &mut buffers,
-        );
-        let dv_k = dv.as_mut().map(|dv| dv.column_mut(k));
-        backward(
-            model,
-            &shifted,
-            k,
-            &mut buffers,
-            &nominal.F,
-            dq.column_mut(k),
-            dv_k,
-        );
+    let (S, bodies) = forward_backward(model, world, v, a, a_root);
+    // Eq. (6)'s row vectors of each column l: `P_y = I^C S_l`, `P_w = D^C S_l + S_l ×* h^C`.
+    let mut P = vec![(Vector6::zeros(), Vector6::zeros()); nv];
+    for (joint, body) in model.joints.iter().zip(&bodies) {
+        for l in indices(joint) {
+            P[l] = (
+                body.IC.apply(&S[l]),
+                body.D_apply(&S[l]) + force_cross(&S[l], &body.hC),
+            );
+        }
+    }
+    for (b, (joint, body)) in model.joints.iter().zip(&bodies).enumerate() {
+        let (translation, rest) = stages(&joint.kind);
+        let rest = stage_indices(joint, rest);
+        let stage_list = [
+            (
+                stage_indices(joint, translation),
+                body.V_T,
+                body.A_T,
+                body.V_parent,
+            ),
+            (rest.clone(), body.V, body.A, body.V_T),
+        ];
+        for (stage, (columns, V_s, A_s, V_above)) in stage_list.into_iter().enumerate() {
+            // A translation's rows below it: the rotations of its own joint.
+            let own_below = if stage == 0 { rest.clone() } else { 0..0 };
+            for k in columns {
+                let xi = S[k];
+                // Eqs. (4)-(5): the variations along q_k and v_k.
+                let w = motion_cross(&xi, &V_s);
+                let y = motion_cross(&w, &V_s) - motion_cross(&xi, &A_s);
+                let e = motion_cross(&(V_s + V_above), &xi);
+                let Q = force_cross(&xi, &body.FC) + body.phi(&y, &w);
+                let R = body.phi(&e, &(-xi));
+                // Rows at and above k's stage: their columns do not move along q_k.
+                let mut above = Some(b);
+                while let Some(i) = above {
+                    for l in indices(&model.joints[i]).filter(|l| !own_below.contains(l)) {
+                        dq[(l, k)] = S[l].dot(&Q);
+                        if let Some(dv) = dv.as_mut() {
+                            dv[(l, k)] = S[l].dot(&R);
+                        }
+                    }
+                    above = model.joints[i].parent;
+                }
+                // Rows below k's stage, eq. (6).
+                let subtree = (b + 1..model.joints.len())
+                    .filter(|&i| world.in_subtree(b, i))
+                    .flat_map(|i| indices(&model.joints[i]));
+                for l in own_below.clone().chain(subtree) {
+                    let (P_y, P_w) = &P[l];
+                    dq[(l, k)] = P_y.dot(&y) + P_w.dot(&w);
+                    if let Some(dv) = dv.as_mut() {
+                        dv[(l, k)] = P_y.dot(&e) - P_w.dot(&xi);
+                    }
+                }
+            }
+        }
     }
     (dq, dv)
 }
 
-/// The nominal quantities of eq. (1) for every body, each tree about its root's origin.
-struct Nominal {
-    u: Vec<Vector6<f64>>,
-    V: Vec<Vector6<f64>>,
-    A: Vec<Vector6<f64>>,
-    c: Vec<Vector6<f64>>,
-    h: Vec<Vector6<f64>>,
-    IA: Vec<Vector6<f64>>,
-    F: Vec<Vector6<f64>>,
+/// A body's quantities of eqs. (1) and (3)-(6), its tree about its root's origin.
+struct BodyPass {
+    /// Twist of the body's parent (zero at a root).
+    V_parent: Vector6<f64>,
+    /// Twist and acceleration after the translation stage.
+    V_T: Vector6<f64>,
+    A_T: Vector6<f64>,
+    /// Twist and acceleration of the body.
+    V: Vector6<f64>,
+    A: Vector6<f64>,
+    /// Composite inertia `I^C`, momentum `h^C = Σ I V` and force `F` of the subtree.
+    IC: OriginInertia<f64>,
+    hC: Vector6<f64>,
+    FC: Vector6<f64>,
+    /// `D^C = Σ (I (V×) + (V×)ᵀ I)` by blocks: with `I = [[I_o, [h]×], [[h]×ᵀ, m]]` and
+    /// `V = (ω, v)`, a body's `D` is `[[D_11, [d]×], [[d]×ᵀ, 0]]` with
+    /// `D_11 = I_o [ω]× − [ω]× I_o + [h]× [v]× + [v]× [h]×` and `d = h × ω − m v`.
+    D_11: Matrix3<f64>,
+    d: Vector3<f64>,
 }
 
-impl Nominal {
-    /// Eq. (1) at `v`, `a` on `shifted` ([`WorldKinematics::about_roots`] of `world`), each root
-    /// accelerated by `a_root` about its own origin.
-    fn new(
-        model: &MultibodyModel<f64>,
-        world: &WorldKinematics,
-        shifted: &WorldKinematics,
-        v: &DVector<f64>,
-        a: &DVector<f64>,
-        a_root: &Vector6<f64>,
-    ) -> Self {
-        let nb = model.bodies.len();
-        let u = shifted.joint_twists(model, v);
-        let V = shifted.body_twists(model, &u);
-        let ua = shifted.joint_twists(model, a);
-        let mut A = Vec::with_capacity(nb);
-        let mut c = Vec::with_capacity(nb);
-        for (i, joint) in model.joints.iter().enumerate() {
-            let ci = if has_bias(&joint.kind) {
-                let w = ang(&u[i]);
-                let vo = lin(&u[i]) - shifted.p[i].cross(&w);
-                spatial(Vector3::zeros(), -w.cross(&vo))
-            } else {
-                Vector6::zeros()
-            };
-            let parent = joint.parent.map_or_else(
-                || {
-                    let o = world.p[i];
-                    spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o))
-                },
-                |p: usize| A[p],
-            );
-            A.push(parent + ua[i] + motion_cross(&V[i], &u[i]) + ci);
-            c.push(ci);
-        }
-        let h: Vec<Vector6<f64>> = (0..nb).map(|i| shifted.I[i].apply(&V[i])).collect();
-        let IA: Vec<Vector6<f64>> = (0..nb).map(|i| shifted.I[i].apply(&A[i])).collect();
-        let mut F: Vec<Vector6<f64>> = (0..nb).map(|i| IA[i] + force_cross(&V[i], &h[i])).collect();
-        for i in (0..nb).rev() {
-            if let Some(p) = model.joints[i].parent {
-                let Fi = F[i];
-                F[p] += Fi;
-            }
-        }
-        Nominal {
-            u,
-            V,
-            A,
-            c,
-            h,
-            IA,
-            F,
-        }
+impl BodyPass {
+    /// `D^C w` for `w = (ω, v)`: `(D_11 ω + d × v, ω × d)`.
+    fn D_apply(&self, w: &Vector6<f64>) -> Vector6<f64> {
+        let (wa, wl) = (ang(w), lin(w));
+        spatial(self.D_11 * wa + self.d.cross(&wl), wa.cross(&self.d))
+    }
+
+    /// `Φ(y, w) = I^C y + D^C w − w ×* h^C`, eq. (5).
+    fn phi(&self, y: &Vector6<f64>, w: &Vector6<f64>) -> Vector6<f64> {
+        self.IC.apply(y) + self.D_apply(w) - force_cross(w, &self.hC)
     }
 }
 
-/// Per-direction variations, reused across directions and trees: `q` along the tangent
-/// direction, `v` along the velocity direction of the same coordinate.
-struct Buffers {
-    dV: Vec<Vector6<f64>>,
-    dA: Vec<Vector6<f64>>,
-    df: Vec<Vector6<f64>>,
-    /// Variations of the subspace columns along the tangent direction, per velocity index.
-    dS: Vec<Vector6<f64>>,
-    dF: Vec<Vector6<f64>>,
-    dV_v: Vec<Vector6<f64>>,
-    dA_v: Vec<Vector6<f64>>,
-    df_v: Vec<Vector6<f64>>,
-    dF_v: Vec<Vector6<f64>>,
-    active: Vec<bool>,
-}
-
-impl Buffers {
-    fn new(model: &MultibodyModel<f64>) -> Self {
-        let zeros = vec![Vector6::zeros(); model.bodies.len()];
-        Buffers {
-            dV: zeros.clone(),
-            dA: zeros.clone(),
-            df: zeros.clone(),
-            dS: vec![Vector6::zeros(); model.nv()],
-            dF: zeros.clone(),
-            dV_v: zeros.clone(),
-            dA_v: zeros.clone(),
-            df_v: zeros.clone(),
-            dF_v: zeros,
-            active: vec![false; model.bodies.len()],
-        }
-    }
-}
-
-/// Forward variations of eq. (1) over the subtree of coordinate k's joint j, along its tangent
-/// direction and (`with_velocity`) its velocity direction, in one sweep.
-///
-/// Tangent direction: the subtree moves rigidly with `ξ = ᵒS_j[n]`, and with
-/// `δ(ᵒI) x = ξ ×* (ᵒI x) − ᵒI (ξ × x)` the variations of `h = ᵒI V` and `ᵒI A` take one
-/// inertia product each, `δh = ξ ×* h + ᵒI (δV − ξ × V)` and likewise for `A`. Velocity
-/// direction: `δV_j = ᵒS_j[n]` seeds the sweep, and joint j's bias `ᵒc_j` varies.
-#[allow(clippy::too_many_arguments)]
-fn variations(
+/// The world subspace columns about each tree's root origin, and every body's quantities:
+/// eq. (1) by stages (eq. (3)) forward, the composites backward.
+fn forward_backward(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
-    nom: &Nominal,
     v: &DVector<f64>,
     a: &DVector<f64>,
-    k: usize,
-    with_velocity: bool,
-    buf: &mut Buffers,
-) {
-    let j = world.coordinate[k].0;
-    let xi = world.S[k];
-    for i in 0..model.bodies.len() {
-        buf.active[i] = world.in_subtree(j, i);
-        if !buf.active[i] {
-            continue;
-        }
-        let joint = &model.joints[i];
-        let parent = joint.parent.filter(|&p| buf.active[p]);
-        let mut du = Vector6::zeros();
-        let mut dua = Vector6::zeros();
-        for l in indices(joint) {
-            let ds = if i == j {
-                world.own_variation(&joint.kind, k, l)
-            } else {
-                motion_cross(&xi, &world.S[l])
-            };
-            du += ds * v[l];
-            dua += ds * a[l];
-            buf.dS[l] = ds;
-        }
-        let (dVp, dAp) = parent.map_or((Vector6::zeros(), Vector6::zeros()), |p| {
-            (buf.dV[p], buf.dA[p])
-        });
-        let dV = dVp + du;
-        let mut dA = dAp + dua + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &du);
-        if i != j && has_bias(&joint.kind) {
-            dA += motion_cross(&xi, &nom.c[i]);
-        }
-        let I = &world.I[i];
-        let dh = force_cross(&xi, &nom.h[i]) + I.apply(&(dV - motion_cross(&xi, &nom.V[i])));
-        buf.df[i] = force_cross(&xi, &nom.IA[i])
-            + I.apply(&(dA - motion_cross(&xi, &nom.A[i])))
-            + force_cross(&dV, &nom.h[i])
-            + force_cross(&nom.V[i], &dh);
-        buf.dV[i] = dV;
-        buf.dA[i] = dA;
-        if !with_velocity {
-            continue;
-        }
-        let (dVp, dAp) = parent.map_or((Vector6::zeros(), Vector6::zeros()), |p| {
-            (buf.dV_v[p], buf.dA_v[p])
-        });
-        let (dV, dA) = if i == j {
-            let dV = dVp + xi;
-            let mut dA = dAp + motion_cross(&dV, &nom.u[i]) + motion_cross(&nom.V[i], &xi);
-            if has_bias(&joint.kind) {
-                let (w, vo) = (
-                    ang(&nom.u[i]),
-                    lin(&nom.u[i]) - world.p[i].cross(&ang(&nom.u[i])),
-                );
-                let (dw, dvo) = (ang(&xi), lin(&xi) - world.p[i].cross(&ang(&xi)));
-                dA -= spatial(Vector3::zeros(), dw.cross(&vo) + w.cross(&dvo));
-            }
-            (dV, dA)
-        } else {
-            (dVp, dAp + motion_cross(&dVp, &nom.u[i]))
+    a_root: &Vector6<f64>,
+) -> (Vec<Vector6<f64>>, Vec<BodyPass>) {
+    let nb = model.bodies.len();
+    let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(nb);
+    let mut S = Vec::with_capacity(model.nv());
+    let mut bodies: Vec<BodyPass> = Vec::with_capacity(nb);
+    for (i, joint) in model.joints.iter().enumerate() {
+        let o = joint.parent.map_or(world.p[i], |p| origin[p]);
+        origin.push(o);
+        S.extend(indices(joint).map(|l| {
+            spatial(
+                ang(&world.S[l]),
+                lin(&world.S[l]) + ang(&world.S[l]).cross(&o),
+            )
+        }));
+        let (V_p, A_p) = joint.parent.map_or_else(
+            || {
+                (
+                    Vector6::zeros(),
+                    spatial(ang(a_root), lin(a_root) + ang(a_root).cross(&o)),
+                )
+            },
+            |p| (bodies[p].V, bodies[p].A),
+        );
+        let sum = |x: &DVector<f64>, columns: Range<usize>| {
+            columns.fold(Vector6::zeros(), |acc, l| acc + S[l] * x[l])
         };
-        buf.df_v[i] =
-            I.apply(&dA) + force_cross(&dV, &nom.h[i]) + force_cross(&nom.V[i], &I.apply(&dV));
-        buf.dV_v[i] = dV;
-        buf.dA_v[i] = dA;
+        let (translation, rest) = stages(&joint.kind);
+        let (translation, rest) = (
+            stage_indices(joint, translation),
+            stage_indices(joint, rest),
+        );
+        let u_T = sum(v, translation.clone());
+        let V_T = V_p + u_T;
+        let A_T = A_p + sum(a, translation) + motion_cross(&V_T, &u_T);
+        let u = sum(v, rest.clone());
+        let V = V_T + u;
+        let A = A_T + sum(a, rest) + motion_cross(&V, &u);
+        let inertia = &world.I[i];
+        let I = OriginInertia::from(&SpatialInertia {
+            mass: inertia.mass,
+            com: inertia.c - o,
+            inertia_com: inertia.I_c,
+        });
+        let h = I.apply(&V);
+        let (omega, vel) = (ang(&V), lin(&V));
+        let M = I.I_o * skew(&omega);
+        let N = vel * I.h.transpose();
+        bodies.push(BodyPass {
+            V_parent: V_p,
+            V_T,
+            A_T,
+            V,
+            A,
+            FC: I.apply(&A) + force_cross(&V, &h),
+            hC: h,
+            D_11: M + M.transpose() + N + N.transpose()
+                - Matrix3::identity() * (2.0 * I.h.dot(&vel)),
+            d: I.h.cross(&omega) - vel * I.mass,
+            IC: I,
+        });
     }
-}
-
-/// Backward sum of eq. (1) along direction `k`: `δτ_i = δᵒS_iᵀ F_i + ᵒS_iᵀ δF_i` into the
-/// tangent column `dq` and (when given) `ᵒS_iᵀ δF_i` into the velocity column `dv` (nv each,
-/// zero on entry). Only the subtree of k's joint and its ancestors carry variations.
-fn backward(
-    model: &MultibodyModel<f64>,
-    world: &WorldKinematics,
-    k: usize,
-    buf: &mut Buffers,
-    F: &[Vector6<f64>],
-    mut dq: DVectorViewMut<'_, f64>,
-    mut dv: Option<DVectorViewMut<'_, f64>>,
-) {
-    let j = world.coordinate[k].0;
-    buf.dF.fill(Vector6::zeros());
-    buf.dF_v.fill(Vector6::zeros());
-    for i in (0..model.bodies.len()).rev() {
-        let active = buf.active[i];
-        if !(active || world.in_subtree(i, j)) {
-            continue;
-        }
-        let joint = &model.joints[i];
-        if active {
-            buf.dF[i] += buf.df[i];
-            buf.dF_v[i] += buf.df_v[i];
-        }
-        for l in indices(joint) {
-            let mut x = world.S[l].dot(&buf.dF[i]);
-            if active {
-                x += buf.dS[l].dot(&F[i]);
-            }
-            dq[l] = x;
-            if let Some(dv) = dv.as_mut() {
-                dv[l] = world.S[l].dot(&buf.dF_v[i]);
-            }
-        }
-        if let Some(p) = joint.parent {
-            let (d, d_v) = (buf.dF[i], buf.dF_v[i]);
-            buf.dF[p] += d;
-            buf.dF_v[p] += d_v;
+    for i in (0..nb).rev() {
+        if let Some(p) = model.joints[i].parent {
+            let (IC, hC, FC, D_11, d) = {
+                let c = &bodies[i];
+                (c.IC, c.hC, c.FC, c.D_11, c.d)
+            };
+            let parent = &mut bodies[p];
+            parent.IC += IC;
+            parent.hC += hC;
+            parent.FC += FC;
+            parent.D_11 += D_11;
+            parent.d += d;
         }
     }
+    (S, bodies)
 }
 
 #[cfg(test)]
@@ -665,7 +580,8 @@ mod tests {
     type D = DualSVec64<1>;
 
     /// A tree with every joint kind: free root, revolute and prismatic below it, a planar root
-    /// with a revolute child, and a free body hung from the revolute link.
+    /// with a revolute child, a free body hung from the revolute link, and a ball joint below
+    /// the planar root's child with a body welded to it.
     fn tree() -> MultibodyModel<f64> {
         let mut m = MultibodyModel::new(Vector3::new(0.1, -0.2, -9.81));
         let link = |mass: f64, c: [f64; 3]| SpatialInertia {
@@ -726,13 +642,35 @@ mod tests {
                 },
             )
             .unwrap();
+        let b5 = m
+            .add_body(
+                "p1",
+                link(0.4, [0.0, 0.1, 0.0]),
+                JointSpec {
+                    parent: Some(b4),
+                    X_PJ: at(0.3, 0.0, 0.0),
+                    ..JointSpec::new(JointKind::Revolute { axis: Vector3::x() })
+                },
+            )
+            .unwrap();
+        let b6 = m
+            .add_body(
+                "socket",
+                link(0.6, [0.02, -0.03, 0.1]),
+                JointSpec {
+                    parent: Some(b5),
+                    X_PJ: at(0.0, 0.2, -0.1),
+                    ..JointSpec::new(JointKind::Ball)
+                },
+            )
+            .unwrap();
         m.add_body(
-            "p1",
-            link(0.4, [0.0, 0.1, 0.0]),
+            "welded",
+            link(0.2, [0.1, 0.0, 0.0]),
             JointSpec {
-                parent: Some(b4),
-                X_PJ: at(0.3, 0.0, 0.0),
-                ..JointSpec::new(JointKind::Revolute { axis: Vector3::x() })
+                parent: Some(b6),
+                X_PJ: at(0.0, 0.0, 0.3),
+                ..JointSpec::new(JointKind::Fixed)
             },
         )
         .unwrap();
@@ -743,9 +681,10 @@ mod tests {
         let mut q = m.neutral_configuration();
         let r = nalgebra::UnitQuaternion::from_euler_angles(0.3, -0.5, 1.0);
         let s = nalgebra::UnitQuaternion::from_euler_angles(-0.2, 0.4, 0.1);
+        let t = nalgebra::UnitQuaternion::from_euler_angles(0.5, 0.3, -0.7);
         q.copy_from_slice(&[
             0.1, -0.2, 0.3, r.w, r.i, r.j, r.k, 0.7, 0.05, 0.2, 0.1, -0.3, s.w, s.i, s.j, s.k, 0.2,
-            0.1, 0.5, -0.6,
+            0.1, 0.5, -0.6, t.w, t.i, t.j, t.k,
         ]);
         let v = DVector::from_fn(m.nv(), |i, _| ((i * 7 % 5) as f64 - 2.0) * 0.4);
         let a = DVector::from_fn(m.nv(), |i, _| ((i * 3 % 7) as f64 - 3.0) * 0.7);
