@@ -70,3 +70,40 @@ fn scene_steps_match_run_for_and_bodies_read_back() -> stiction::error::Result<(
     assert!(run.body("ground").is_none(), "geometries are not bodies");
     Ok(())
 }
+
+/// `[solver] condition_estimate = false` skips the estimate (`stats.csv`'s `condition` column
+/// stays empty) and leaves the step as it was, bit for bit; by default every step that
+/// iterated reports an estimate above 1.
+#[test]
+fn condition_estimate_can_be_turned_off_without_changing_the_step() -> stiction::error::Result<()> {
+    use stiction::problem::{load_problem, parse_problem};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/clutter.toml");
+    let text = std::fs::read_to_string(&path).expect("problems/clutter.toml");
+    assert!(
+        text.contains("[solver]\n"),
+        "clutter.toml has a [solver] table"
+    );
+    let off = text.replacen("[solver]\n", "[solver]\ncondition_estimate = false\n", 1);
+    let mut with = load_problem(&path)?;
+    let mut without = parse_problem(&off, &path)?;
+    assert!(!without.simulator.settings.solver.condition_estimate);
+    let (mut x, mut y) = (with.initial_state.clone(), without.initial_state.clone());
+    let u = nalgebra::DVector::zeros(with.simulator.model.nu());
+    let mut iterated = 0;
+    for _ in 0..150 {
+        let (next_x, report_x) = with.simulator.step(&x, &u)?;
+        let (next_y, report_y) = without.simulator.step(&y, &u)?;
+        assert_eq!(next_x, next_y);
+        assert_eq!(report_y.stats.condition, None);
+        if report_x.stats.iterations > 0 {
+            iterated += 1;
+            assert!(report_x.stats.condition.is_some_and(|c| c >= 1.0));
+        }
+        (x, y) = (next_x, next_y);
+    }
+    assert!(
+        iterated > 10,
+        "the clutter's first 0.3 s iterate: {iterated} steps"
+    );
+    Ok(())
+}

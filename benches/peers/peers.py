@@ -28,7 +28,9 @@ MuJoCo has no stiffness parameter: it runs at its default and at its stiffest st
 Measures, per simulator and N:
 - CPU milliseconds per step. Stiction runs as a child process, the release binary's
   `stiction sweep FILE --stiffness 1e7 --model M` (one rollout, no per-step tables written),
-  with RAYON_NUM_THREADS=1 (the peers run on one thread); its CPU time is the child's
+  with RAYON_NUM_THREADS=1 (the peers run on one thread) and `[solver] condition_estimate =
+  false` (the condition number of stats.csv, a diagnostic the peers do not compute, about 7 %
+  of a step at N = 40); its CPU time is the child's
   (`resource.getrusage(RUSAGE_CHILDREN)`), minus that of the same command for a single step
   (loading, the summary and its figure), over the steps after the first. Drake
   (`Simulator.AdvanceTo` one step at a time) and MuJoCo (`mj_step`) run in this process, each
@@ -201,6 +203,8 @@ def stiction_toml(scene: Scene, duration: float) -> str:
         "",
         "[solver]",
         f"max_iterations = {solver['max_iterations']}",
+        # The peers compute no condition number: stiction's diagnostic for stats.csv is off.
+        "condition_estimate = false",
         "",
         "[contact]",
     ]

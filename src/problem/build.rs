@@ -649,6 +649,9 @@ impl Builder<'_> {
         if let Some(on) = file.solver.islands {
             solver = solver.with_islands(on);
         }
+        if let Some(on) = file.solver.condition_estimate {
+            solver = solver.with_condition_estimate(on);
+        }
         let default_contact = self.contact("contact", &ContactParams::default(), &file.contact)?;
 
         // Shapes first: a body's default inertia is that of its first geometry. A static

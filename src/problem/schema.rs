@@ -144,6 +144,8 @@ pub struct SolverSpec {
     pub warm_start: Option<String>,
     /// Solve each contact island apart, in parallel (default true).
     pub islands: Option<bool>,
+    /// Estimate the Newton Hessian's condition number for `stats.csv` (default true).
+    pub condition_estimate: Option<bool>,
 }
 
 /// Contact parameters; every field optional.
