@@ -206,12 +206,16 @@ fn jacobian_block_transpose_add(
 }
 
 /// `H += J_pᵀ G J_q` for 3 × n_p and 3 × n_q blocks stored column-major.
+/// `H` (n_p × n_q) is column-major too: each column of `J_q` updates one slice of `H`.
 fn add_jt_g_j(H: &mut DMatrix<f64>, Jp: &[f64], G: &Matrix3<f64>, Jq: &[f64]) {
-    let (np, nq) = (Jp.len() / 3, Jq.len() / 3);
-    for l in 0..nq {
-        let g = G * Vector3::new(Jq[3 * l], Jq[3 * l + 1], Jq[3 * l + 2]);
-        for k in 0..np {
-            H[(k, l)] += Jp[3 * k] * g.x + Jp[3 * k + 1] * g.y + Jp[3 * k + 2] * g.z;
+    let rows = H.nrows();
+    if rows == 0 {
+        return;
+    }
+    for (column, jq) in H.as_mut_slice().chunks_exact_mut(rows).zip(Jq.chunks_exact(3)) {
+        let g = G * Vector3::new(jq[0], jq[1], jq[2]);
+        for (h, jp) in column.iter_mut().zip(Jp.chunks_exact(3)) {
+            *h += jp[0] * g.x + jp[1] * g.y + jp[2] * g.z;
         }
     }
 }
