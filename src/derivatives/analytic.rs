@@ -149,21 +149,18 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             X_WB.compose(&g.X_BG)
         })
         .collect();
-    // One set of buffers for all contacts: the kinematics about the contact point and more.
-    let mut about = world.clone();
+    // One set of buffers for all contacts: the step's twists and more.
     let mut scratch = ContactScratch::default();
+    let inputs = ContactInputs {
+        sim,
+        world: &world,
+        X_WG: &X_WG,
+        A,
+        v,
+        v0,
+        t: nominal.state.t,
+    };
     for c in &nominal.problem.contacts {
-        world.about_into(&c.p_WC, &mut about);
-        let inputs = ContactInputs {
-            sim,
-            world: &about,
-            X_WG: &X_WG,
-            origin: c.p_WC,
-            A,
-            v,
-            v0,
-            t: nominal.state.t,
-        };
         add_contact_columns(&inputs, c, &mut out, &mut scratch)?;
     }
     Ok(out)
