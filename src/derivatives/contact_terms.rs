@@ -145,13 +145,14 @@ pub struct ContactScratch {
     sides: [Side; 2],
     n_sides: usize,
     directions: Vec<Direction>,
+    local: LocalDerivatives,
     touched: Vec<usize>,
 }
 
 impl ContactScratch {
     /// The sides of `c` and the directions that move it: those whose joints support one of
     /// its bodies, or all when `all` (the Delassus term changes with every body).
-    fn prepare(
+        fn prepare(
         &mut self,
         model: &MultibodyModel<f64>,
         world: &WorldKinematics,
@@ -217,9 +218,11 @@ fn prescribed_motion(
     }
 }
 
-/// `J x` for a contact Jacobian.
+/// `J x` for a contact Jacobian, column by column as nalgebra's product.
 fn apply(J: &Matrix3xX<f64>, x: &DVector<f64>) -> Vector3<f64> {
-    Vector3::from_iterator((J * x).iter().copied())
+    J.column_iter()
+        .zip(x.iter())
+        .fold(Vector3::zeros(), |acc, (column, &x)| acc + column * x)
 }
 
 /// Relative velocity of B to A at `p` from prescribed motion, and relative angular velocity.
@@ -333,45 +336,57 @@ fn rigid_derivative(nhat: &Vector3<f64>, p: &Vector3<f64>, o: &Vector3<f64>) -> 
 }
 
 /// The local derivatives of a contact's φ, `R_WC` and `p_WC` (rows of [`LocalDerivative`])
-/// with respect to its sides' twists: the last side's from one dual evaluation, and with two
-/// sides a rigid motion's ([`rigid_derivative`]), A's being the rigid one less B's.
+/// with respect to its sides' twists: the last side's from one dual evaluation and, with two
+/// sides, a rigid motion's ([`rigid_derivative`]), A's being the rigid one less B's.
 struct LocalDerivatives {
-    /// The side whose derivative is `seeded`, and that derivative; `None` without sides.
-    seeded: Option<(usize, LocalDerivative)>,
-    rigid: Option<LocalDerivative>,
+    /// Each side's derivative, in the order of the sides; the first `n` are current.
+    sides: [LocalDerivative; 2],
+    n: usize,
+    /// Both sides' together (a rigid motion of the pair), with two sides.
+    rigid: LocalDerivative,
+}
+
+impl Default for LocalDerivatives {
+    fn default() -> Self {
+        LocalDerivatives {
+            sides: [LocalDerivative::zeros(); 2],
+            n: 0,
+            rigid: LocalDerivative::zeros(),
+        }
+    }
 }
 
 impl LocalDerivatives {
-    fn new(inputs: &ContactInputs<'_>, c: &ContactPoint<f64>, sides: &[Side]) -> Result<Self> {
+    /// The derivatives of contact `c` with sides `sides`, in the buffers of `self`.
+    fn fill(
+        &mut self,
+        inputs: &ContactInputs<'_>,
+        c: &ContactPoint<f64>,
+        sides: &[Side],
+    ) -> Result<()> {
+        self.n = sides.len();
         let Some(last) = sides.last() else {
-            return Ok(LocalDerivatives {
-                seeded: None,
-                rigid: None,
-            });
+            return Ok(());
         };
         let (L, nhat, p) = local_derivative(inputs, c, last.sign < 0.0)?;
-        Ok(LocalDerivatives {
-            seeded: Some((sides.len() - 1, L)),
-            rigid: (sides.len() == 2).then(|| rigid_derivative(&nhat, &p, &c.p_WC)),
-        })
+        self.sides[self.n - 1] = L;
+        if self.n == 2 {
+            self.rigid = rigid_derivative(&nhat, &p, &c.p_WC);
+            self.sides[0] = self.rigid - self.sides[1];
+        }
+        Ok(())
     }
 
-    /// `(δφ, δR_WC, δp_WC)` along direction `d`: each side's local derivative times `ξ_k`
-    /// where `k` moves that side.
-    fn variation(&self, d: &Direction) -> (f64, Matrix3<f64>, Vector3<f64>) {
-        let mut dG = SVector::<f64, 13>::zeros();
-        if let Some((side, L)) = &self.seeded {
-            let mut weight = if d.moves[*side] { 1.0 } else { 0.0 };
-            if let Some(rigid) = &self.rigid {
-                if d.moves[1 - side] {
-                    dG = rigid * d.xi;
-                    weight -= 1.0;
-                }
-            }
-            if weight != 0.0 {
-                dG += L * d.xi * weight;
-            }
-        }
+    /// `(δφ, δR_WC, δp_WC)` along direction `d`: the derivative of the sides `k` moves times
+    /// `ξ_k`.
+        fn variation(&self, d: &Direction) -> (f64, Matrix3<f64>, Vector3<f64>) {
+        let L = match d.moves {
+            [true, true] => &self.rigid,
+            [true, false] => &self.sides[0],
+            [false, true] => &self.sides[1],
+            [false, false] => return (0.0, Matrix3::zeros(), Vector3::zeros()),
+        };
+        let dG = L * d.xi;
         let dR = Matrix3::from_column_slice(&dG.as_slice()[1..10]);
         (dG[0], dR, dG.fixed_rows::<3>(10).into_owned())
     }
@@ -582,10 +597,11 @@ pub fn add_contact_columns(
         sides,
         n_sides,
         directions,
+        local,
         touched,
     } = scratch;
     let sides = &sides[..*n_sides];
-    let local = LocalDerivatives::new(inputs, c, sides)?;
+    local.fill(inputs, c, sides)?;
     let (rel_end, w_end) = prescribed_relative(model, c, inputs.t + dt);
     let (rel_start, w_start) = prescribed_relative(model, c, inputs.t);
     let JWv = R * Jv;
@@ -617,21 +633,25 @@ pub fn add_contact_columns(
         let df = dR * gamma + R * dgamma;
         d.dF = spatial(dp.cross(&f), df);
     }
-    // `δ(Jᵀγ)_l = Σ_X s_X (δ_k ξ_l · F + ξ_l · δF)` into column k of the position block.
+    // `δ(Jᵀγ)_l = Σ_X s_X (δ_k ξ_l · F + ξ_l · δF)` into column k of the position block, with
+    // `δ_k ξ_l · F = ξ_l · G` ([`WorldKinematics::column_variation_force`]) where k moves X.
     let position = &mut out.as_mut_slice()[..nv * nv];
-    for (m, side) in sides.iter().enumerate() {
-        let s = side.sign;
-        for d in directions.iter() {
-            let column = &mut position[d.k * nv..(d.k + 1) * nv];
-            for (&l, xi) in side.chain.iter().zip(&side.xi) {
-                column[l] -= s * xi.dot(&d.dF);
-            }
-            if d.moves[m] {
-                let forces = world.variation_forces(model, d.k, &d.xi, &F);
+    for d in directions.iter() {
+        let column = &mut position[d.k * nv..(d.k + 1) * nv];
+        for (side, &moves) in sides.iter().zip(&d.moves) {
+            let s = side.sign;
+            if moves {
+                let (below, own) = world.variation_forces(model, d.k, &d.xi, &F);
+                let forces = (d.dF + below, d.dF + own);
                 for (&l, xi) in side.chain.iter().zip(&side.xi) {
-                    if let Some(G) = world.column_variation_force(l, d.k, &forces) {
-                        column[l] -= s * xi.dot(G);
-                    }
+                    let G = world
+                        .column_variation_force(l, d.k, &forces)
+                        .unwrap_or(&d.dF);
+                    column[l] -= s * xi.dot(G);
+                }
+            } else {
+                for (&l, xi) in side.chain.iter().zip(&side.xi) {
+                    column[l] -= s * xi.dot(&d.dF);
                 }
             }
         }

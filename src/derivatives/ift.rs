@@ -339,13 +339,18 @@ pub fn jacobians_given_factor(
                 n_state..dirs.len(),
             )?);
     }
-    dv.neg_mut();
+    dv.as_mut_slice().iter_mut().for_each(|x| *x = -*x);
     factor.cholesky.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
+    // Columns `start..start + columns` of `[dq; dv]`, copied column by column as slices.
     let block = |start: usize, columns: usize| {
         let mut out = DMatrix::zeros(2 * nv, columns);
-        out.rows_mut(0, nv).copy_from(&dq.columns(start, columns));
-        out.rows_mut(nv, nv).copy_from(&dv.columns(start, columns));
+        let (dq, dv, to) = (dq.as_slice(), dv.as_slice(), out.as_mut_slice());
+        for j in 0..columns {
+            let from = (start + j) * nv..(start + j + 1) * nv;
+            to[2 * j * nv..(2 * j + 1) * nv].copy_from_slice(&dq[from.clone()]);
+            to[(2 * j + 1) * nv..(2 * j + 2) * nv].copy_from_slice(&dv[from]);
+        }
         out
     };
     Ok(StepJacobians {

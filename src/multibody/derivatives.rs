@@ -111,7 +111,6 @@ pub struct WorldKinematics {
 
 impl WorldKinematics {
     /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]).
-    #[cfg(test)]
     pub fn new(
         model: &MultibodyModel<f64>,
         data: &crate::multibody::kinematics::MultibodyData<f64>,
@@ -295,13 +294,14 @@ impl WorldKinematics {
     /// `δ_k ξ_l · F = −ξ_l · (ξ_k ×* F)`, with `a ×* = −(a ×)ᵀ`, RBDA eq. 2.32), eq. (2) for
     /// j's own columns (`(0, lin ξ_k × ang ξ_l) · F = ξ_l · (lin F × lin ξ_k, 0)` when k
     /// translates) and zero above j. Returns `δ_k ξ_l · F = ξ_l · G` as `Some(G)`, `None` where
-    /// the column does not vary; `forces` is [`WorldKinematics::variation_forces`] of `k`.
-    pub fn column_variation_force<'f>(
+    /// the column does not vary; `forces` is [`WorldKinematics::variation_forces`] of `k` (or
+    /// any pair in its place, such as those forces plus a common term).
+    pub fn column_variation_force<'f, G>(
         &self,
         l: usize,
         k: usize,
-        forces: &'f (Vector6<f64>, Vector6<f64>),
-    ) -> Option<&'f Vector6<f64>> {
+        forces: &'f (G, G),
+    ) -> Option<&'f G> {
         let (jl, j) = (self.coordinate[l].0, self.coordinate[k].0);
         if j == jl {
             Some(&forces.1)
