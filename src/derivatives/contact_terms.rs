@@ -35,8 +35,7 @@
 #![allow(non_snake_case)]
 
 use nalgebra::{
-    Const, DMatrix, DVector, Matrix3, Matrix3xX, MatrixXx3, SMatrix, SVector, Vector3, Vector6,
-    U1,
+    Const, DMatrix, DVector, Matrix3, Matrix3xX, MatrixXx3, SMatrix, SVector, Vector3, Vector6, U1,
 };
 use num_dual::{Derivative, DualSVec64};
 
@@ -104,7 +103,12 @@ impl Twists {
     }
 
     /// The twists for `x` in the buffers of `self`, unless they are there already.
-    fn fill_once(&mut self, model: &MultibodyModel<f64>, world: &WorldKinematics, x: &DVector<f64>) {
+    fn fill_once(
+        &mut self,
+        model: &MultibodyModel<f64>,
+        world: &WorldKinematics,
+        x: &DVector<f64>,
+    ) {
         if !self.ready {
             world.joint_twists_into(model, x, &mut self.joint);
             world.body_twists_into(model, &self.joint, &mut self.body);
@@ -152,7 +156,7 @@ pub struct ContactScratch {
 impl ContactScratch {
     /// The sides of `c` and the directions that move it: those whose joints support one of
     /// its bodies, or all when `all` (the Delassus term changes with every body).
-        fn prepare(
+    fn prepare(
         &mut self,
         model: &MultibodyModel<f64>,
         world: &WorldKinematics,
@@ -318,7 +322,9 @@ fn rigid_derivative(nhat: &Vector3<f64>, p: &Vector3<f64>, o: &Vector3<f64>) -> 
     let n = Vector3::from_fn(|i, _| {
         GeometryDual::new(
             nhat[i],
-            Derivative::some(SVector::from_fn(|s, _| if s < 3 { turned[s][i] } else { 0.0 })),
+            Derivative::some(SVector::from_fn(
+                |s, _| if s < 3 { turned[s][i] } else { 0.0 },
+            )),
         )
     });
     let R = contact_frame(&n);
@@ -379,7 +385,7 @@ impl LocalDerivatives {
 
     /// `(δφ, δR_WC, δp_WC)` along direction `d`: the derivative of the sides `k` moves times
     /// `ξ_k`.
-        fn variation(&self, d: &Direction) -> (f64, Matrix3<f64>, Vector3<f64>) {
+    fn variation(&self, d: &Direction) -> (f64, Matrix3<f64>, Vector3<f64>) {
         let L = match d.moves {
             [true, true] => &self.rigid,
             [true, false] => &self.sides[0],
@@ -708,9 +714,11 @@ mod tests {
                 v0: &state.v,
                 t: state.t,
             };
-            for c in problem.contacts.iter().filter(|c| {
-                matches!((c.body_a, c.body_b), (BodyId::Body(_), BodyId::Body(_)))
-            }) {
+            for c in problem
+                .contacts
+                .iter()
+                .filter(|c| matches!((c.body_a, c.body_b), (BodyId::Body(_), BodyId::Body(_))))
+            {
                 let (L_A, _, _) = local_derivative(&inputs, c, true).expect("A's dual");
                 let (L_B, nhat, p_WC) = local_derivative(&inputs, c, false).expect("B's dual");
                 let rigid = rigid_derivative(&nhat, &p_WC, &c.p_WC);

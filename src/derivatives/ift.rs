@@ -342,16 +342,15 @@ pub fn jacobians_given_factor(
     dv.as_mut_slice().iter_mut().for_each(|x| *x = -*x);
     factor.cholesky.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
-    // Columns `start..start + columns` of `[dq; dv]`, copied column by column as slices.
+    // Columns `start..start + columns` of `[dq; dv]`, gathered column by column as slices.
     let block = |start: usize, columns: usize| {
-        let mut out = DMatrix::zeros(2 * nv, columns);
-        let (dq, dv, to) = (dq.as_slice(), dv.as_slice(), out.as_mut_slice());
-        for j in 0..columns {
-            let from = (start + j) * nv..(start + j + 1) * nv;
-            to[2 * j * nv..(2 * j + 1) * nv].copy_from_slice(&dq[from.clone()]);
-            to[(2 * j + 1) * nv..(2 * j + 2) * nv].copy_from_slice(&dv[from]);
+        let (dq, dv) = (dq.as_slice(), dv.as_slice());
+        let mut data = Vec::with_capacity(2 * nv * columns);
+        for j in start..start + columns {
+            data.extend_from_slice(&dq[j * nv..(j + 1) * nv]);
+            data.extend_from_slice(&dv[j * nv..(j + 1) * nv]);
         }
-        out
+        DMatrix::from_vec(2 * nv, columns, data)
     };
     Ok(StepJacobians {
         state: block(0, 2 * nv),
