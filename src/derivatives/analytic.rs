@@ -104,20 +104,31 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
     let model = &sim.model;
     let (nv, nu, dt) = (model.nv(), model.nu(), sim.settings.dt);
     let (q0, v0, v) = (&nominal.state.q, &nominal.state.v, &nominal.v);
-    let (world, X_WB) = WorldKinematics::at(model, q0);
+    // The poses of the nominal step's assembly when the simulator still has them.
+    let computed;
+    let (world, X_WB) = match sim.kinematics_at(q0) {
+        Some(data) => (WorldKinematics::new(model, data), &data.X_WB),
+        None => {
+            let (world, X_WB) = WorldKinematics::at(model, q0);
+            computed = X_WB;
+            (world, &computed)
+        }
+    };
     let a = (v - v0) / dt;
     let gravity: Vector6<f64> = spatial(nalgebra::Vector3::zeros(), -model.gravity);
     let (dq, dv) = inverse_dynamics_derivatives(model, &world, v0, &a, &gravity, true);
     let A = &nominal.problem.problem.A;
     let mut out = DMatrix::zeros(nv, 2 * nv + nu);
-    let mut position = out.columns_mut(0, nv);
-    position.copy_from(&dq);
-    position *= dt;
+    // The position and velocity blocks, element by element over the column-major storage.
+    let (position, velocity) = out.as_mut_slice().split_at_mut(nv * nv);
+    for (o, d) in position.iter_mut().zip(dq.as_slice()) {
+        *o = d * dt;
+    }
     if let Some(dv) = dv {
-        let mut velocity = out.columns_mut(nv, nv);
-        velocity.copy_from(&dv);
-        velocity *= dt;
-        velocity -= A;
+        let velocity = velocity[..nv * nv].iter_mut();
+        for ((o, d), a) in velocity.zip(dv.as_slice()).zip(A.as_slice()) {
+            *o = d * dt - a;
+        }
     }
     for joint in &model.joints {
         for (m, d) in joint.damping.iter().enumerate() {
@@ -149,21 +160,18 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             X_WB.compose(&g.X_BG)
         })
         .collect();
-    // One set of buffers for all contacts: the kinematics about the contact point and more.
-    let mut about = world.clone();
+    // One set of buffers for all contacts: the step's twists and more.
     let mut scratch = ContactScratch::default();
+    let inputs = ContactInputs {
+        sim,
+        world: &world,
+        X_WG: &X_WG,
+        A,
+        v,
+        v0,
+        t: nominal.state.t,
+    };
     for c in &nominal.problem.contacts {
-        world.about_into(&c.p_WC, &mut about);
-        let inputs = ContactInputs {
-            sim,
-            world: &about,
-            X_WG: &X_WG,
-            origin: c.p_WC,
-            A,
-            v,
-            v0,
-            t: nominal.state.t,
-        };
         add_contact_columns(&inputs, c, &mut out, &mut scratch)?;
     }
     Ok(out)

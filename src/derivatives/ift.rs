@@ -339,19 +339,18 @@ pub fn jacobians_given_factor(
                 n_state..dirs.len(),
             )?);
     }
-    dv.neg_mut();
+    dv.as_mut_slice().iter_mut().for_each(|x| *x = -*x);
     factor.cholesky.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
-    // Column by column as slices: both sources and the target are column-major.
+    // Columns `start..start + columns` of `[dq; dv]`, gathered column by column as slices.
     let block = |start: usize, columns: usize| {
-        let mut out = DMatrix::zeros(2 * nv, columns);
-        let (dq, dv, target) = (dq.as_slice(), dv.as_slice(), out.as_mut_slice());
-        for c in 0..columns {
-            let source = (start + c) * nv..(start + c + 1) * nv;
-            target[2 * c * nv..(2 * c + 1) * nv].copy_from_slice(&dq[source.clone()]);
-            target[(2 * c + 1) * nv..(2 * c + 2) * nv].copy_from_slice(&dv[source]);
+        let (dq, dv) = (dq.as_slice(), dv.as_slice());
+        let mut data = Vec::with_capacity(2 * nv * columns);
+        for j in start..start + columns {
+            data.extend_from_slice(&dq[j * nv..(j + 1) * nv]);
+            data.extend_from_slice(&dv[j * nv..(j + 1) * nv]);
         }
-        out
+        DMatrix::from_vec(2 * nv, columns, data)
     };
     Ok(StepJacobians {
         state: block(0, 2 * nv),

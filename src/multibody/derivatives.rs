@@ -134,7 +134,6 @@ pub struct WorldKinematics {
 
 impl WorldKinematics {
     /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]).
-    #[cfg(test)]
     pub fn new(
         model: &MultibodyModel<f64>,
         data: &crate::multibody::kinematics::MultibodyData<f64>,
@@ -204,25 +203,6 @@ impl WorldKinematics {
         self.subtree[j * self.p.len() + i]
     }
 
-    /// The same kinematics about the origin `o` (world axes), written into `out` (its buffers
-    /// reused): motion vectors `(ω, v + ω × o)`, positions `p − o`, centres of mass `c − o`
-    /// (the inertias `M⁻ᵀ ᵒI M⁻¹` with `M⁻¹ = [[1, 0], [ô, 1]]`). Derivatives of generalized
-    /// quantities do not depend on the origin, but their round-off grows with the lever arms
-    /// `|p − o|` of the terms that cancel in them: contact terms are computed about the
-    /// contact point.
-    pub fn about_into(&self, o: &Vector3<f64>, out: &mut Self) {
-        let shift = |x: &Vector6<f64>| spatial(ang(x), lin(x) + ang(x).cross(o));
-        out.S.clear();
-        out.S.extend(self.S.iter().map(shift));
-        out.p.clear();
-        out.p.extend(self.p.iter().map(|p| p - o));
-        out.I.clear();
-        out.I
-            .extend(self.I.iter().map(|I| WorldInertia { c: I.c - o, ..*I }));
-        out.coordinate.clone_from(&self.coordinate);
-        out.subtree.clone_from(&self.subtree);
-    }
-
     /// The world twist `ξ_k = ᵒS_j[n]` of velocity (or tangent) direction `k`.
     pub fn twist(&self, k: usize) -> Vector6<f64> {
         self.S[k]
@@ -274,25 +254,6 @@ impl WorldKinematics {
         }
     }
 
-    /// Variation of body i's twist `V_i(x)` along tangent direction `k`: `ξ × (V_i − V_j)`
-    /// plus joint j's own term (eq. (2)) when body i is in the subtree of joint j, else zero.
-    /// `V`, `u`: body and joint twists for `x`.
-    pub fn body_twist_variation(
-        &self,
-        model: &MultibodyModel<f64>,
-        i: usize,
-        k: usize,
-        V: &[Vector6<f64>],
-        u: &[Vector6<f64>],
-    ) -> Vector6<f64> {
-        let j = self.coordinate[k].0;
-        if !self.in_subtree(j, i) {
-            return Vector6::zeros();
-        }
-        motion_cross(&self.S[k], &(V[i] - V[j]))
-            + self.own_twist_variation(&model.joints[j].kind, k, &u[j])
-    }
-
     /// The work of a force `F` (about the same origin) along the variations of the world
     /// Jacobian columns in tangent direction `k`, as forces to dot with the columns: for `l` a
     /// velocity index of body i's joint or an ancestor's, the variation `δ_k ξ_l` of column `l`
@@ -300,13 +261,14 @@ impl WorldKinematics {
     /// `δ_k ξ_l · F = −ξ_l · (ξ_k ×* F)`, with `a ×* = −(a ×)ᵀ`, RBDA eq. 2.32), eq. (2) for
     /// j's own columns (`(0, lin ξ_k × ang ξ_l) · F = ξ_l · (lin F × lin ξ_k, 0)` when k
     /// translates) and zero above j. Returns `δ_k ξ_l · F = ξ_l · G` as `Some(G)`, `None` where
-    /// the column does not vary; `forces` is [`WorldKinematics::variation_forces`] of `k`.
-    pub fn column_variation_force<'f>(
+    /// the column does not vary; `forces` is [`WorldKinematics::variation_forces`] of `k` (or
+    /// any pair in its place, such as those forces plus a common term).
+    pub fn column_variation_force<'f, G>(
         &self,
         l: usize,
         k: usize,
-        forces: &'f (Vector6<f64>, Vector6<f64>),
-    ) -> Option<&'f Vector6<f64>> {
+        forces: &'f (G, G),
+    ) -> Option<&'f G> {
         let (jl, j) = (self.coordinate[l].0, self.coordinate[k].0);
         if j == jl {
             Some(&forces.1)
@@ -318,21 +280,25 @@ impl WorldKinematics {
     }
 
     /// The forces `(−ξ_k ×* F, G_own)` of [`WorldKinematics::column_variation_force`] along
-    /// tangent direction `k`, computed once for all columns; `G_own = (lin F × lin ξ_k, 0)` if
-    /// k translates its joint's body origin, else zero.
+    /// tangent direction `k`, computed once for all columns, with the twist `ξ = ξ_k` given
+    /// about the origin of `F` (`ᵒS_k` shifted there: a contact's forces are taken about its
+    /// point); `G_own = (lin F × lin ξ_k, 0)` if k translates its joint's body origin, else
+    /// zero.
     pub fn variation_forces(
         &self,
         model: &MultibodyModel<f64>,
         k: usize,
+        xi: &Vector6<f64>,
         F: &Vector6<f64>,
     ) -> (Vector6<f64>, Vector6<f64>) {
         let (j, n) = self.coordinate[k];
+        // A translation's twist has no angular part: its linear part is that about any origin.
         let own = if translational(&model.joints[j].kind, n) {
-            spatial(lin(F).cross(&lin(&self.S[k])), Vector3::zeros())
+            spatial(lin(F).cross(&lin(xi)), Vector3::zeros())
         } else {
             Vector6::zeros()
         };
-        (-force_cross(&self.S[k], F), own)
+        (-force_cross(xi, F), own)
     }
 
     /// Velocity indices of body i's joint and its ancestors' (the nonzero columns of its

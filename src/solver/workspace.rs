@@ -212,7 +212,11 @@ fn add_jt_g_j(H: &mut DMatrix<f64>, Jp: &[f64], G: &Matrix3<f64>, Jq: &[f64]) {
     if rows == 0 {
         return;
     }
-    for (column, jq) in H.as_mut_slice().chunks_exact_mut(rows).zip(Jq.chunks_exact(3)) {
+    for (column, jq) in H
+        .as_mut_slice()
+        .chunks_exact_mut(rows)
+        .zip(Jq.chunks_exact(3))
+    {
         let g = G * Vector3::new(jq[0], jq[1], jq[2]);
         for (h, jp) in column.iter_mut().zip(Jp.chunks_exact(3)) {
             *h += jp[0] * g.x + jp[1] * g.y + jp[2] * g.z;

@@ -289,6 +289,9 @@ pub struct Simulator {
     X_WG: Vec<Pose<f64>>,
     pairs: PairParameters<f64>,
     data: MultibodyData<f64>,
+    /// The positions of the kinematics in `data`: the last assembly's, empty before one or
+    /// after a failed one.
+    data_q: DVector<f64>,
     newton: NewtonWorkspace,
     /// The bodies' and geometries' sizes for the warnings.
     extents: warnings::Extents,
@@ -412,6 +415,7 @@ impl Simulator {
                 geometry: Vec::new(),
             },
             data,
+            data_q: DVector::zeros(0),
             newton: NewtonWorkspace::default(),
             extents,
             pending_warnings,
@@ -495,6 +499,7 @@ impl Simulator {
             v: &state.v,
             u,
         };
+        self.data_q.resize_vertically_mut(0, 0.0);
         let (collision, margin) = (&self.collision, self.settings.margin);
         let (surfaces, query, X_WG) = (&mut self.surfaces, &mut self.query, &mut self.X_WG);
         let witnesses = |model: &MultibodyModel<f64>,
@@ -520,7 +525,15 @@ impl Simulator {
             witnesses,
             &mut self.scratch,
             &mut self.assembled,
-        )
+        )?;
+        assign(&mut self.data_q, &state.q);
+        Ok(())
+    }
+
+    /// The body kinematics (poses and motion subspaces) the last assembly computed, if it was
+    /// at positions `q`: the derivatives of a step reuse them.
+    pub(crate) fn kinematics_at(&self, q: &DVector<f64>) -> Option<&MultibodyData<f64>> {
+        (self.data_q == *q).then_some(&self.data)
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
