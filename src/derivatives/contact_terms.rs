@@ -311,8 +311,9 @@ fn local_derivative(
     // `R_WC = contact_frame(n̂)`: its rows through the frame's derivative in n̂.
     let dR = contact_frame_derivative(&nhat);
     let dn = d.nhat_W.map(|x| geometry_eps(&x));
-    for r in 0..9 {
-        let row = dn[0] * dR[0][r] + dn[1] * dR[1][r] + dn[2] * dR[2][r];
+    let entries = dR[0].iter().zip(dR[1].iter()).zip(dR[2].iter());
+    for (r, ((x, y), z)) in entries.enumerate() {
+        let row = dn[0] * *x + dn[1] * *y + dn[2] * *z;
         out.set_row(1 + r, &row.transpose());
     }
     for (r, x) in p.iter().enumerate() {
