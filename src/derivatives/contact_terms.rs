@@ -46,7 +46,9 @@ use crate::math::spatial::{angular as ang, linear as lin};
 use crate::math::{skew, Pose};
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
 use crate::multibody::model::{BodyId, MultibodyModel};
-use crate::step::{contact_frame, contact_point, ContactFeature, ContactPoint, Simulator};
+use crate::step::{
+    contact_frame_derivative, contact_point, ContactFeature, ContactPoint, Simulator,
+};
 
 /// Width of the geometric dual: the twist of one geometry.
 const GEOMETRY_WIDTH: usize = 6;
@@ -303,37 +305,37 @@ fn local_derivative(
         feature,
     )?;
     let p = contact_point(c.body_a, d.p_WPa, d.p_WPb);
-    let R = contact_frame(&d.nhat_W);
+    let nhat = d.nhat_W.map(|x| x.re);
     let mut out = LocalDerivative::zeros();
     out.set_row(0, &geometry_eps(&d.phi).transpose());
-    for (r, x) in R.iter().chain(p.iter()).enumerate() {
-        out.set_row(1 + r, &geometry_eps(x).transpose());
+    // `R_WC = contact_frame(n̂)`: its rows through the frame's derivative in n̂.
+    let dR = contact_frame_derivative(&nhat);
+    let dn = d.nhat_W.map(|x| geometry_eps(&x));
+    let entries = dR[0].iter().zip(dR[1].iter()).zip(dR[2].iter());
+    for (r, ((x, y), z)) in entries.enumerate() {
+        let row = dn[0] * *x + dn[1] * *y + dn[2] * *z;
+        out.set_row(1 + r, &row.transpose());
     }
-    Ok((out, d.nhat_W.map(|x| x.re), p.map(|x| x.re)))
+    for (r, x) in p.iter().enumerate() {
+        out.set_row(10 + r, &geometry_eps(x).transpose());
+    }
+    Ok((out, nhat, p.map(|x| x.re)))
 }
 
 /// Derivatives of φ, `R_WC` and `p_WC` along a rigid motion of both geometries by one twist
 /// `(ω, v)` about `o`, at the normal `nhat` and the contact point `p`: the distance of the
 /// pair does not change, its normal turns (`δn̂ = ω × n̂`) and its witness points move with the
 /// motion (`δp = v + ω × (p − o)`). `R_WC = contact_frame(n̂)` follows n̂, not ω (its tangent
-/// is chosen from the world axes): its derivative from `contact_frame` in a dual along `δn̂`.
+/// is chosen from the world axes): its derivative along `δn̂` ([`contact_frame_derivative`]).
 fn rigid_derivative(nhat: &Vector3<f64>, p: &Vector3<f64>, o: &Vector3<f64>) -> LocalDerivative {
-    let turned = [0, 1, 2].map(|s| Vector3::ith(s, 1.0).cross(nhat));
-    let n = Vector3::from_fn(|i, _| {
-        GeometryDual::new(
-            nhat[i],
-            Derivative::some(SVector::from_fn(
-                |s, _| if s < 3 { turned[s][i] } else { 0.0 },
-            )),
-        )
-    });
-    let R = contact_frame(&n);
+    let dR = contact_frame_derivative(nhat);
     let mut out = LocalDerivative::zeros();
-    for (r, x) in R.iter().enumerate() {
-        out.set_row(1 + r, &geometry_eps(x).transpose());
-    }
     let r = p - o;
     for s in 0..3 {
+        let turned = Vector3::ith(s, 1.0).cross(nhat);
+        for k in 0..9 {
+            out[(1 + k, s)] = dR[0][k] * turned[0] + dR[1][k] * turned[1] + dR[2][k] * turned[2];
+        }
         out.fixed_view_mut::<3, 1>(10, s)
             .copy_from(&Vector3::ith(s, 1.0).cross(&r));
         out[(10 + s, 3 + s)] = 1.0;

@@ -42,7 +42,7 @@ pub use assembled::StepProblem;
 pub use delassus::delassus_estimates;
 pub use jacobian::contact_point;
 pub use patch::Patch;
-pub use point::{contact_frame, ContactFeature, ContactPoint};
+pub use point::{contact_frame, contact_frame_derivative, ContactFeature, ContactPoint};
 pub use report::{ConstraintResult, ContactResult, StepReport};
 pub use warnings::{Warning, WarningKind, WarningTally};
 

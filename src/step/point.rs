@@ -79,9 +79,56 @@ pub fn contact_frame<T: Scalar>(nhat: &Vector3<T>) -> Matrix3<T> {
     Matrix3::from_columns(&[t1, t2, *nhat])
 }
 
+/// The derivatives `∂R/∂n̂_m` (m = x, y, z) of [`contact_frame`] at `nhat`, with n̂'s three
+/// components as independent variables (the frame's axis `e` fixed by n̂'s value): with
+/// `u = e − n̂ (n̂ · e)`, `t̂1 = u / ‖u‖` and `t̂2 = n̂ × t̂1`,
+/// `∂u = −ê_m (n̂ · e) − n̂ e_m`, `∂t̂1 = (∂u − t̂1 (t̂1 · ∂u)) / ‖u‖`,
+/// `∂t̂2 = ê_m × t̂1 + n̂ × ∂t̂1` and `∂n̂ = ê_m`.
+pub fn contact_frame_derivative(nhat: &Vector3<f64>) -> [Matrix3<f64>; 3] {
+    let e = if nhat.x.abs() < 0.9 {
+        Vector3::x()
+    } else {
+        Vector3::y()
+    };
+    let u = e - nhat * nhat.dot(&e);
+    let norm = u.norm();
+    let t1 = u / norm;
+    [0, 1, 2].map(|m| {
+        let e_m = Vector3::ith(m, 1.0);
+        let du = -(e_m * nhat.dot(&e)) - nhat * e[m];
+        let dt1 = (du - t1 * t1.dot(&du)) / norm;
+        let dt2 = e_m.cross(&t1) + nhat.cross(&dt1);
+        Matrix3::from_columns(&[dt1, dt2, e_m])
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The closed-form derivative against `contact_frame` in dual numbers, on both sides of
+    /// the switch of its axis `e` (x, then y for a normal nearly along x).
+    #[test]
+    fn frame_derivative_matches_dual_numbers() {
+        use num_dual::Dual64;
+        for n in [
+            Vector3::<f64>::z(),
+            Vector3::new(0.99, 0.1, 0.0).normalize(),
+            Vector3::new(-0.3, 0.5, -0.8).normalize(),
+            Vector3::new(-0.95, 0.2, 0.3).normalize(),
+        ] {
+            let dR = contact_frame_derivative(&n);
+            for (m, dR_m) in dR.iter().enumerate() {
+                let dual =
+                    Vector3::from_fn(|i, _| Dual64::new(n[i], if i == m { 1.0 } else { 0.0 }));
+                let expected = contact_frame(&dual).map(|x| x.eps);
+                assert!(
+                    (dR_m - expected).amax() < 1e-14,
+                    "n = {n:?}, m = {m}: {dR_m} vs {expected}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn frame_is_orthonormal_and_right_handed() {
