@@ -289,9 +289,10 @@ pub struct Simulator {
     X_WG: Vec<Pose<f64>>,
     pairs: PairParameters<f64>,
     data: MultibodyData<f64>,
-    /// The positions of the kinematics in `data`: the last assembly's, empty before one or
-    /// after a failed one.
+    /// The positions of the kinematics in `data`, the last assembly's; `data_current` is
+    /// false before one and after a failed one. Kept apart so that a step does not allocate.
     data_q: DVector<f64>,
+    data_current: bool,
     newton: NewtonWorkspace,
     /// The bodies' and geometries' sizes for the warnings.
     extents: warnings::Extents,
@@ -416,6 +417,7 @@ impl Simulator {
             },
             data,
             data_q: DVector::zeros(0),
+            data_current: false,
             newton: NewtonWorkspace::default(),
             extents,
             pending_warnings,
@@ -499,7 +501,7 @@ impl Simulator {
             v: &state.v,
             u,
         };
-        self.data_q.resize_vertically_mut(0, 0.0);
+        self.data_current = false;
         let (collision, margin) = (&self.collision, self.settings.margin);
         let (surfaces, query, X_WG) = (&mut self.surfaces, &mut self.query, &mut self.X_WG);
         let witnesses = |model: &MultibodyModel<f64>,
@@ -527,13 +529,14 @@ impl Simulator {
             &mut self.assembled,
         )?;
         assign(&mut self.data_q, &state.q);
+        self.data_current = true;
         Ok(())
     }
 
     /// The body kinematics (poses and motion subspaces) the last assembly computed, if it was
     /// at positions `q`: the derivatives of a step reuse them.
     pub(crate) fn kinematics_at(&self, q: &DVector<f64>) -> Option<&MultibodyData<f64>> {
-        (self.data_q == *q).then_some(&self.data)
+        (self.data_current && self.data_q == *q).then_some(&self.data)
     }
 
     /// The pair parameters of this scene: the default and each geometry's own.
