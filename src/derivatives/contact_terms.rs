@@ -42,7 +42,7 @@ use num_dual::{Derivative, DualSVec64};
 use crate::contact::{potential, Approximation, ContactPotential, ContactState};
 use crate::error::{Error, Result};
 use crate::geometry::distance::feature_distance;
-use crate::math::spatial::{angular as ang, linear as lin};
+use crate::math::spatial::{angular as ang, linear as lin, motion_about};
 use crate::math::{skew, Pose};
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
 use crate::multibody::model::{BodyId, MultibodyModel};
@@ -78,13 +78,12 @@ pub struct ContactInputs<'a> {
     pub t: f64,
 }
 
-/// The motion vector `x` (about the world origin) about the point `o`: `(ω, v + ω × o)`.
-/// Derivatives of generalized quantities do not depend on the origin, but their round-off
-/// grows with the lever arms `|p − o|` of the terms that cancel in them: a contact's terms are
-/// computed about its point.
+/// A motion vector about the world origin, about the contact point `o`
+/// ([`motion_about`]). Derivatives of generalized quantities do not depend on the origin, but
+/// their round-off grows with the lever arms `|p − o|` of the terms that cancel in them: a
+/// contact's terms are computed about its point.
 fn shift(x: &Vector6<f64>, o: &Vector3<f64>) -> Vector6<f64> {
-    let w = ang(x);
-    spatial(w, lin(x) + w.cross(o))
+    motion_about(x, o)
 }
 
 /// Body twists and joint twists (world, about the world origin) of the whole tree for one
@@ -308,18 +307,25 @@ fn local_derivative(
     let nhat = d.nhat_W.map(|x| x.re);
     let mut out = LocalDerivative::zeros();
     out.set_row(0, &geometry_eps(&d.phi).transpose());
-    // `R_WC = contact_frame(n̂)`: its rows through the frame's derivative in n̂.
-    let dR = contact_frame_derivative(&nhat);
-    let dn = d.nhat_W.map(|x| geometry_eps(&x));
-    let entries = dR[0].iter().zip(dR[1].iter()).zip(dR[2].iter());
-    for (r, ((x, y), z)) in entries.enumerate() {
-        let row = dn[0] * *x + dn[1] * *y + dn[2] * *z;
-        out.set_row(1 + r, &row.transpose());
-    }
+    let dn = NormalDerivative::from_fn(|r, s| geometry_eps(&d.nhat_W[r])[s]);
+    set_frame_rows(&mut out, &nhat, &dn);
     for (r, x) in p.iter().enumerate() {
         out.set_row(10 + r, &geometry_eps(x).transpose());
     }
     Ok((out, nhat, p.map(|x| x.re)))
+}
+
+/// The derivative of the normal n̂ with respect to one geometry's twist.
+type NormalDerivative = SMatrix<f64, 3, GEOMETRY_WIDTH>;
+
+/// Rows 1-9 of `out`, those of `R_WC = contact_frame(n̂)` (column-major), from the derivative
+/// `dn` of n̂ through [`contact_frame_derivative`].
+fn set_frame_rows(out: &mut LocalDerivative, nhat: &Vector3<f64>, dn: &NormalDerivative) {
+    let dR = contact_frame_derivative(nhat);
+    let entries = dR[0].iter().zip(dR[1].iter()).zip(dR[2].iter());
+    for (k, ((x, y), z)) in entries.enumerate() {
+        out.set_row(1 + k, &(dn.row(0) * *x + dn.row(1) * *y + dn.row(2) * *z));
+    }
 }
 
 /// Derivatives of φ, `R_WC` and `p_WC` along a rigid motion of both geometries by one twist
@@ -328,14 +334,14 @@ fn local_derivative(
 /// motion (`δp = v + ω × (p − o)`). `R_WC = contact_frame(n̂)` follows n̂, not ω (its tangent
 /// is chosen from the world axes): its derivative along `δn̂` ([`contact_frame_derivative`]).
 fn rigid_derivative(nhat: &Vector3<f64>, p: &Vector3<f64>, o: &Vector3<f64>) -> LocalDerivative {
-    let dR = contact_frame_derivative(nhat);
     let mut out = LocalDerivative::zeros();
+    let mut dn = NormalDerivative::zeros();
+    for s in 0..3 {
+        dn.set_column(s, &Vector3::ith(s, 1.0).cross(nhat));
+    }
+    set_frame_rows(&mut out, nhat, &dn);
     let r = p - o;
     for s in 0..3 {
-        let turned = Vector3::ith(s, 1.0).cross(nhat);
-        for k in 0..9 {
-            out[(1 + k, s)] = dR[0][k] * turned[0] + dR[1][k] * turned[1] + dR[2][k] * turned[2];
-        }
         out.fixed_view_mut::<3, 1>(10, s)
             .copy_from(&Vector3::ith(s, 1.0).cross(&r));
         out[(10 + s, 3 + s)] = 1.0;

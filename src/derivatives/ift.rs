@@ -339,7 +339,7 @@ pub fn jacobians_given_factor(
                 n_state..dirs.len(),
             )?);
     }
-    dv.as_mut_slice().iter_mut().for_each(|x| *x = -*x);
+    dv.neg_mut();
     factor.cholesky.solve_many_in_place(&mut dv);
     let dq = position_jacobian(sim, nominal, &dv, dirs);
     // Columns `start..start + columns` of `[dq; dv]`, gathered column by column as slices.

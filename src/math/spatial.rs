@@ -138,6 +138,13 @@ pub fn spatial<T: Scalar>(w: Vector3<T>, v: Vector3<T>) -> Vector6<T> {
     Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z)
 }
 
+/// The motion vector `x = (ω, v)`, taken about the origin, taken about the point `o` instead:
+/// `(ω, v + ω × o)` (the velocity of the point of the body at `o`).
+pub fn motion_about<T: Scalar>(x: &Vector6<T>, o: &Vector3<T>) -> Vector6<T> {
+    let w = angular(x);
+    spatial(w, linear(x) + w.cross(o))
+}
+
 /// Motion cross product `a ×ₘ b = (a_ω × b_ω; a_ω × b_v + a_v × b_ω)` (RBDA eq. 2.31), the
 /// product [`crm`]`(a) b` without the matrix.
 pub fn motion_cross<T: Scalar>(a: &Vector6<T>, b: &Vector6<T>) -> Vector6<T> {

@@ -81,7 +81,7 @@ use nalgebra::{DMatrix, DVector, Matrix3, Vector3, Vector6};
 
 pub use crate::math::spatial::spatial;
 use crate::math::spatial::{
-    angular as ang, force_cross, linear as lin, motion_cross, OriginInertia,
+    angular as ang, force_cross, linear as lin, motion_about, motion_cross, OriginInertia,
 };
 use crate::math::{skew, Pose, SpatialInertia};
 use crate::multibody::joint::JointKind;
@@ -463,12 +463,7 @@ fn forward_backward(
     for (i, joint) in model.joints.iter().enumerate() {
         let o = joint.parent.map_or(world.p[i], |p| origin[p]);
         origin.push(o);
-        S.extend(indices(joint).map(|l| {
-            spatial(
-                ang(&world.S[l]),
-                lin(&world.S[l]) + ang(&world.S[l]).cross(&o),
-            )
-        }));
+        S.extend(indices(joint).map(|l| motion_about(&world.S[l], &o)));
         let (V_p, A_p) = joint.parent.map_or_else(
             || {
                 (

@@ -65,15 +65,21 @@ impl ContactFeature {
     }
 }
 
+/// The world axis [`contact_frame`] makes orthogonal to `n̂` for its first tangent: x, or y
+/// when n̂ is nearly along x.
+fn tangent_axis<T: Scalar>(nhat: &Vector3<T>) -> Vector3<T> {
+    if nhat.x.re().abs() < 0.9 {
+        Vector3::x()
+    } else {
+        Vector3::y()
+    }
+}
+
 /// A right-handed orthonormal frame `[t̂1, t̂2, n̂]` with z along the unit normal `n̂`:
 /// `t̂1` is the world x-axis (or y-axis when n̂ is nearly along x) made orthogonal to n̂, so a
 /// ground contact with n̂ = +z gets the world axes.
 pub fn contact_frame<T: Scalar>(nhat: &Vector3<T>) -> Matrix3<T> {
-    let e = if nhat.x.re().abs() < 0.9 {
-        Vector3::x()
-    } else {
-        Vector3::y()
-    };
+    let e = tangent_axis(nhat);
     let t1 = (e - nhat * nhat.dot(&e)).normalize();
     let t2 = nhat.cross(&t1);
     Matrix3::from_columns(&[t1, t2, *nhat])
@@ -85,11 +91,7 @@ pub fn contact_frame<T: Scalar>(nhat: &Vector3<T>) -> Matrix3<T> {
 /// `∂u = −ê_m (n̂ · e) − n̂ e_m`, `∂t̂1 = (∂u − t̂1 (t̂1 · ∂u)) / ‖u‖`,
 /// `∂t̂2 = ê_m × t̂1 + n̂ × ∂t̂1` and `∂n̂ = ê_m`.
 pub fn contact_frame_derivative(nhat: &Vector3<f64>) -> [Matrix3<f64>; 3] {
-    let e = if nhat.x.abs() < 0.9 {
-        Vector3::x()
-    } else {
-        Vector3::y()
-    };
+    let e = tangent_axis(nhat);
     let u = e - nhat * nhat.dot(&e);
     let norm = u.norm();
     let t1 = u / norm;
