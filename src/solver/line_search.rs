@@ -13,7 +13,7 @@
 
 use nalgebra::{Matrix3, Vector3};
 
-use crate::contact::ContactPool;
+use crate::contact::{ContactPool, ContactPotential, PoolVisitor};
 use crate::solver::constraint::ConstraintRow;
 
 /// The contacts evaluated at the last trial step length of a line search.
@@ -63,37 +63,83 @@ impl LineSearchProblem<'_> {
     /// `(φ'(α), φ''(α), s)` with `s` the sum of the magnitudes of the terms of `φ'`: `φ'` is
     /// only known to about `ε s` (round-off). Keeps the contacts at α in the [`Trial`].
     pub fn derivatives(&mut self, alpha: f64) -> (f64, f64, f64) {
-        let mut d1 = alpha * self.a2 + self.a1;
-        let mut d2 = self.a2;
-        let mut scale = (alpha * self.a2).abs() + self.a1.abs();
-        let mut cost = 0.0;
-        for i in 0..self.v_c.len() {
-            let v_c = self.v_c[i] + self.dv_c[i] * alpha;
-            let e = self.contacts.eval(i, &v_c);
-            let term = e.gamma.dot(&self.dv_c[i]);
-            d1 -= term;
-            scale += term.abs();
-            d2 += self.dv_c[i].dot(&(e.G * self.dv_c[i]));
-            cost += e.cost;
-            self.trial.v_c[i] = v_c;
-            self.trial.gamma[i] = e.gamma;
-            self.trial.G[i] = e.G;
-        }
+        let quadratic = Sums {
+            d1: alpha * self.a2 + self.a1,
+            d2: self.a2,
+            scale: (alpha * self.a2).abs() + self.a1.abs(),
+            cost: 0.0,
+        };
+        let mut sums = self.contacts.visit(ContactTerms {
+            alpha,
+            v_c: self.v_c,
+            dv_c: self.dv_c,
+            trial: &mut *self.trial,
+            sums: quadratic,
+        });
         for (j, row) in self.rows.iter().enumerate() {
             let v = self.row_v[j] + self.row_dv[j] * alpha;
             let e = row.eval(v);
             let term = e.gamma * self.row_dv[j];
-            d1 -= term;
-            scale += term.abs();
-            d2 += e.G * self.row_dv[j] * self.row_dv[j];
-            cost += e.cost;
+            sums.d1 -= term;
+            sums.scale += term.abs();
+            sums.d2 += e.G * self.row_dv[j] * self.row_dv[j];
+            sums.cost += e.cost;
             self.trial.row_v[j] = v;
             self.trial.row_gamma[j] = e.gamma;
             self.trial.row_G[j] = e.G;
         }
         self.trial.alpha = alpha;
-        self.trial.cost = cost;
-        (d1, d2, scale)
+        self.trial.cost = sums.cost;
+        (sums.d1, sums.d2, sums.scale)
+    }
+}
+
+/// Running sums of `φ'`, `φ''`, the magnitudes of `φ'`'s terms and the contacts' cost.
+#[derive(Clone, Copy)]
+struct Sums {
+    d1: f64,
+    d2: f64,
+    scale: f64,
+    cost: f64,
+}
+
+/// The contacts' terms of `φ'` and `φ''` at α added to `sums` in the contacts' order, the
+/// contacts at α kept in `trial`: one loop per kind of potential ([`PoolVisitor`]), so that
+/// each evaluation inlines, over zipped slices.
+struct ContactTerms<'a> {
+    alpha: f64,
+    v_c: &'a [Vector3<f64>],
+    dv_c: &'a [Vector3<f64>],
+    trial: &'a mut Trial,
+    sums: Sums,
+}
+
+impl PoolVisitor<f64> for ContactTerms<'_> {
+    type Output = Sums;
+
+    #[inline(always)]
+    fn visit<P: ContactPotential<f64>>(self, potentials: &[P]) -> Sums {
+        let mut s = self.sums;
+        let trial = self
+            .trial
+            .v_c
+            .iter_mut()
+            .zip(self.trial.gamma.iter_mut())
+            .zip(self.trial.G.iter_mut());
+        let contacts = potentials.iter().zip(self.v_c).zip(self.dv_c);
+        for (((potential, v_c), dv_c), ((trial_v_c, trial_gamma), trial_G)) in contacts.zip(trial) {
+            let v_c = v_c + dv_c * self.alpha;
+            let e = potential.eval(&v_c);
+            let term = e.gamma.dot(dv_c);
+            s.d1 -= term;
+            s.scale += term.abs();
+            s.d2 += dv_c.dot(&(e.G * dv_c));
+            s.cost += e.cost;
+            *trial_v_c = v_c;
+            *trial_gamma = e.gamma;
+            *trial_G = e.G;
+        }
+        s
     }
 }
 

@@ -110,6 +110,9 @@ struct IterationData {
     gradient: DVector<f64>,
     /// `Jᵀγ` (nv).
     generalized_impulse: DVector<f64>,
+    /// `A(v* − v0)` (nv): with `∇ℓ + Jᵀγ = A(v − v*)`, the step's momentum change
+    /// `A(v − v0)` of the optimality criterion without another product by `A`.
+    momentum_offset: DVector<f64>,
     /// The Newton direction Δv (nv).
     dv: DVector<f64>,
     scratch_a: DVector<f64>,
@@ -150,10 +153,13 @@ fn block_mul_add(M: &DMatrix<f64>, span: Span<'_>, x: &DVector<f64>, y: &mut DVe
     match span {
         Span::Range(s, n) => {
             let (x, y) = (&x.as_slice()[s..s + n], &mut y.as_mut_slice()[s..s + n]);
-            for (column, &xj) in M.as_slice().chunks_exact(n).zip(x) {
-                for (yi, m) in y.iter_mut().zip(column) {
-                    *yi += m * xj;
-                }
+            if n == FREE_BODY {
+                // The clutter's every block: at a size the compiler knows, the loops unroll.
+                let x: &[f64; FREE_BODY] = x.try_into().expect("invariant: n = 6");
+                let y: &mut [f64; FREE_BODY] = y.try_into().expect("invariant: n = 6");
+                dense_mul_add(M.as_slice(), x, y);
+            } else {
+                dense_mul_add(M.as_slice(), x, y);
             }
         }
         Span::Indices(idx) => {
@@ -163,6 +169,24 @@ fn block_mul_add(M: &DMatrix<f64>, span: Span<'_>, x: &DVector<f64>, y: &mut DVe
                     y[i] += M[(k, l)] * xj;
                 }
             }
+        }
+    }
+}
+
+/// A free body's velocities: the size of its clique block of `A` and of its Jacobian blocks.
+const FREE_BODY: usize = 6;
+
+/// `y += M x` for `M` stored column-major, column by column (fixed-size arrays unroll).
+#[inline(always)]
+fn dense_mul_add<X, Y>(M: &[f64], x: &X, y: &mut Y)
+where
+    X: AsRef<[f64]> + ?Sized,
+    Y: AsMut<[f64]> + ?Sized,
+{
+    let (x, y) = (x.as_ref(), y.as_mut());
+    for (column, &xj) in M.chunks_exact(y.len()).zip(x) {
+        for (yi, m) in y.iter_mut().zip(column) {
+            *yi += m * xj;
         }
     }
 }
@@ -212,13 +236,32 @@ fn add_jt_g_j(H: &mut DMatrix<f64>, Jp: &[f64], G: &Matrix3<f64>, Jq: &[f64]) {
     if rows == 0 {
         return;
     }
+    if rows == FREE_BODY && H.ncols() == FREE_BODY {
+        // Two free bodies' blocks (the clutter's every one): the loops unroll.
+        let H: &mut [f64; FREE_BODY * FREE_BODY] =
+            H.as_mut_slice().try_into().expect("invariant: 6 × 6");
+        let Jp: &[f64; 3 * FREE_BODY] = Jp.try_into().expect("invariant: 3 × 6");
+        let Jq: &[f64; 3 * FREE_BODY] = Jq.try_into().expect("invariant: 3 × 6");
+        return add_jt_g_j_columns(H, Jp, G, Jq, FREE_BODY);
+    }
+    add_jt_g_j_columns(H.as_mut_slice(), Jp, G, Jq, rows);
+}
+
+/// [`add_jt_g_j`] on `H`'s values (columns of `rows`).
+#[inline(always)]
+fn add_jt_g_j_columns<H, P, Q>(H: &mut H, Jp: &P, G: &Matrix3<f64>, Jq: &Q, rows: usize)
+where
+    H: AsMut<[f64]> + ?Sized,
+    P: AsRef<[f64]> + ?Sized,
+    Q: AsRef<[f64]> + ?Sized,
+{
     for (column, jq) in H
-        .as_mut_slice()
+        .as_mut()
         .chunks_exact_mut(rows)
-        .zip(Jq.chunks_exact(3))
+        .zip(Jq.as_ref().chunks_exact(3))
     {
         let g = G * Vector3::new(jq[0], jq[1], jq[2]);
-        for (h, jp) in column.iter_mut().zip(Jp.chunks_exact(3)) {
+        for (h, jp) in column.iter_mut().zip(Jp.as_ref().chunks_exact(3)) {
             *h += jp[0] * g.x + jp[1] * g.y + jp[2] * g.z;
         }
     }
@@ -784,6 +827,7 @@ impl IterationData {
             &mut self.v,
             &mut self.gradient,
             &mut self.generalized_impulse,
+            &mut self.momentum_offset,
             &mut self.dv,
             &mut self.scratch_a,
             &mut self.scratch_b,
@@ -981,6 +1025,9 @@ impl IterationData {
             ..Default::default()
         };
         self.v.copy_from(v_guess);
+        self.scratch_a.copy_from(&problem.v_star);
+        self.scratch_a -= &problem.v0;
+        layout.A_mul(&self.scratch_a, &mut self.momentum_offset);
         let mut previous_cost = f64::INFINITY;
         // Whether the line search evaluated the contacts at the current `v` (its last trial).
         let mut from_trial = false;
@@ -990,10 +1037,10 @@ impl IterationData {
             } else {
                 self.evaluate(layout, problem)
             };
-            // scratch_b = A (v − v0): the momentum change of the step.
-            self.scratch_a.copy_from(&self.v);
-            self.scratch_a -= &problem.v0;
-            layout.A_mul(&self.scratch_a, &mut self.scratch_b);
+            // scratch_b = A (v − v0) = ∇ℓ + Jᵀγ + A (v* − v0): the momentum change of the step.
+            self.scratch_b.copy_from(&self.gradient);
+            self.scratch_b += &self.generalized_impulse;
+            self.scratch_b += &self.momentum_offset;
             let scaled_norm = |x: &DVector<f64>, D: &DVector<f64>| {
                 x.iter()
                     .zip(D.iter())
