@@ -104,18 +104,21 @@
 //! derivatives of a mesh cannot be requested: only its pose differentiates.
 //!
 //! Files: `feature.rs` (the f64 descriptions [`CorePoint`], [`FeatureKind`] and their
-//! classification at query time), `tests/` (comparison with the query and with finite
+//! classification at query time), `twist.rs` (the derivatives with respect to a geometry's
+//! twist in closed form, [`twist_derivative`]), `tests/` (comparison with the query and with finite
 //! differences for every supported pair).
 #![allow(non_snake_case)]
 
 mod feature;
 #[cfg(test)]
 mod tests;
+mod twist;
 
 use nalgebra::Vector3;
 
 pub(crate) use feature::{classify, ConvexTopology, LocalShape};
 pub use feature::{CorePoint, FeatureKind};
+pub use twist::{twist_derivative, TwistDerivative, TwistGradient, TwistJacobian};
 
 use crate::error::{Error, Result};
 use crate::geometry::shape::Shape;
