@@ -40,7 +40,7 @@ use nalgebra::{
 };
 use num_dual::{Derivative, DualSVec64};
 
-use crate::contact::{potential, Approximation, ContactPotential, ContactState};
+use crate::contact::{potential, Approximation, ContactParams, ContactPotential, ContactState};
 use crate::error::{Error, Result};
 use crate::geometry::distance::{feature_distance, twist_derivative, ActiveFeature};
 use crate::math::spatial::{angular as ang, linear as lin, motion_about};
@@ -153,9 +153,40 @@ pub struct ContactScratch {
     directions: Vec<Direction>,
     local: LocalDerivatives,
     touched: Vec<usize>,
+    /// The last contact's impulse partials ([`impulse_partials`]) with their inputs.
+    impulse: Option<(ImpulseInputs, ImpulsePartials)>,
 }
 
+/// What [`impulse_partials`] reads of a contact: the approximation, the pair's parameters,
+/// and the bits of `φ0`, `v_n0`, `w`, `δt` and `v_c`.
+type ImpulseInputs = (Approximation, ContactParams<f64>, [u64; 7]);
+
+/// Impulse, Hessian and the partials `(γ_x0, γ_vn0, γ_w)` (columns) of a contact.
+type ImpulsePartials = (Vector3<f64>, Matrix3<f64>, Matrix3<f64>);
+
 impl ContactScratch {
+    /// [`impulse_partials`] of contact `c`, or the last contact's when its inputs are the same
+    /// bit for bit (the corners of a face on a plane moving with it): the same numbers.
+    fn impulse_partials(
+        &mut self,
+        approximation: Approximation,
+        c: &ContactPoint<f64>,
+        w: f64,
+        dt: f64,
+        v_c: &Vector3<f64>,
+    ) -> ImpulsePartials {
+        let numbers = [c.phi0, c.v_n0, w, dt, v_c.x, v_c.y, v_c.z].map(f64::to_bits);
+        let inputs = (approximation, c.params, numbers);
+        match &self.impulse {
+            Some((last, partials)) if *last == inputs => *partials,
+            _ => {
+                let partials = impulse_partials(approximation, c, w, dt, v_c);
+                self.impulse = Some((inputs, partials));
+                partials
+            }
+        }
+    }
+
     /// The sides of `c` and the directions that move it: those whose joints support one of
     /// its bodies, or all when `all` (the Delassus term changes with every body).
     fn prepare(
@@ -177,21 +208,35 @@ impl ContactScratch {
                 .extend(side.chain.iter().map(|&l| shift(&world.twist(l), &o)));
             self.n_sides += 1;
         }
-        let sides = &self.sides[..self.n_sides];
+        // The directions that move a side are the velocity indices of its chain.
         self.directions.clear();
-        for k in 0..model.nv() {
-            let j = world.coordinate[k].0;
-            let mut moves = [false; 2];
-            for (m, side) in moves.iter_mut().zip(sides) {
-                *m = world.in_subtree(j, side.body);
+        for (m, side) in self.sides[..self.n_sides].iter().enumerate() {
+            for (&k, xi) in side.chain.iter().zip(&side.xi) {
+                match self.directions.iter_mut().find(|d| d.k == k) {
+                    Some(d) => d.moves[m] = true,
+                    None => {
+                        let mut moves = [false; 2];
+                        moves[m] = true;
+                        self.directions.push(Direction {
+                            k,
+                            xi: *xi,
+                            moves,
+                            dF: Vector6::zeros(),
+                        });
+                    }
+                }
             }
-            if all || moves.contains(&true) {
-                self.directions.push(Direction {
-                    k,
-                    xi: shift(&world.twist(k), &o),
-                    moves,
-                    dF: Vector6::zeros(),
-                });
+        }
+        if all {
+            for k in 0..model.nv() {
+                if !self.directions.iter().any(|d| d.k == k) {
+                    self.directions.push(Direction {
+                        k,
+                        xi: shift(&world.twist(k), &o),
+                        moves: [false; 2],
+                        dF: Vector6::zeros(),
+                    });
+                }
             }
         }
     }
@@ -278,13 +323,15 @@ fn geometry_eps(x: &GeometryDual) -> SVector<f64, GEOMETRY_WIDTH> {
 
 /// Derivatives of φ, `R_WC` and `p_WC` with respect to the twist (about the contact point) of
 /// geometry A (`moving_a`) or B, in closed form ([`twist_derivative`]), or for a rim point
-/// against a plane from one dual evaluation of the feature pair; with the normal n̂ and the
-/// contact point p of that evaluation, and the frame's derivative at n̂ ([`frame_derivative`]).
+/// against a plane from one dual evaluation of the feature pair, into `out`; returns the
+/// normal n̂ and the contact point p of that evaluation, and the frame's derivative at n̂
+/// ([`frame_derivative`]).
 fn local_derivative(
     inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
     moving_a: bool,
-) -> Result<(LocalDerivative, Vector3<f64>, Vector3<f64>, FrameDerivative)> {
+    out: &mut LocalDerivative,
+) -> Result<(Vector3<f64>, Vector3<f64>, FrameDerivative)> {
     let geometries = inputs.sim.geometries();
     let (a, b, o) = (c.geometry_a, c.geometry_b, &c.p_WC);
     let ContactFeature::Point(feature) = &c.feature else {
@@ -295,7 +342,6 @@ fn local_derivative(
         ));
     };
     let (shape_a, shape_b) = (&geometries[a].shape, &geometries[b].shape);
-    let mut out = LocalDerivative::zeros();
     let closed = twist_derivative(
         shape_a,
         &shape_a.size::<f64>(),
@@ -307,23 +353,24 @@ fn local_derivative(
         moving_a,
         o,
     )?;
-    if let Some(t) = closed {
-        let nhat = t.value.nhat_W;
-        let D = frame_derivative(&nhat);
-        out.set_row(0, &t.phi);
-        set_frame_rows(&mut out, &D, &t.nhat_W);
-        for s in 0..GEOMETRY_WIDTH {
-            let dp = contact_point(
-                c.body_a,
-                t.p_WPa.column(s).into_owned(),
-                t.p_WPb.column(s).into_owned(),
-            );
-            out.fixed_view_mut::<3, 1>(10, s).copy_from(&dp);
-        }
-        let p = contact_point(c.body_a, t.value.p_WPa, t.value.p_WPb);
-        return Ok((out, nhat, p, D));
-    }
-    dual_local_derivative(inputs, c, feature, moving_a)
+    let Some(t) = closed else {
+        let (L, nhat, p, D) = dual_local_derivative(inputs, c, feature, moving_a)?;
+        *out = L;
+        return Ok((nhat, p, D));
+    };
+    let nhat = t.value.nhat_W;
+    let D = frame_derivative(&nhat);
+    out.set_row(0, &t.phi);
+    out.fixed_rows_mut::<9>(1).fill(0.0);
+    set_frame_rows(out, &D, &t.nhat_W);
+    // The contact point's derivative, as `contact_point` combines the witness points.
+    let dp = match c.body_a {
+        BodyId::Body(_) => (t.p_WPa + t.p_WPb) * 0.5,
+        BodyId::World | BodyId::Prescribed(_) => t.p_WPb,
+    };
+    out.fixed_rows_mut::<3>(10).copy_from(&dp);
+    let p = contact_point(c.body_a, t.value.p_WPa, t.value.p_WPb);
+    Ok((nhat, p, D))
 }
 
 /// [`local_derivative`] from one evaluation of [`feature_distance`] in a width-6 dual, the
@@ -392,20 +439,20 @@ fn rigid_derivative(
     D: &FrameDerivative,
     p: &Vector3<f64>,
     o: &Vector3<f64>,
-) -> LocalDerivative {
-    let mut out = LocalDerivative::zeros();
+    out: &mut LocalDerivative,
+) {
+    out.fill(0.0);
     let mut dn = NormalDerivative::zeros();
     for s in 0..3 {
         dn.set_column(s, &Vector3::ith(s, 1.0).cross(nhat));
     }
-    set_frame_rows(&mut out, D, &dn);
+    set_frame_rows(out, D, &dn);
     let r = p - o;
     for s in 0..3 {
         out.fixed_view_mut::<3, 1>(10, s)
             .copy_from(&Vector3::ith(s, 1.0).cross(&r));
         out[(10 + s, 3 + s)] = 1.0;
     }
-    out
 }
 
 /// The local derivatives of a contact's φ, `R_WC` and `p_WC` (rows of [`LocalDerivative`])
@@ -441,11 +488,13 @@ impl LocalDerivatives {
         let Some(last) = sides.last() else {
             return Ok(());
         };
-        let (L, nhat, p, D) = local_derivative(inputs, c, last.sign < 0.0)?;
-        self.sides[self.n - 1] = L;
+        let (nhat, p, D) =
+            local_derivative(inputs, c, last.sign < 0.0, &mut self.sides[self.n - 1])?;
         if self.n == 2 {
-            self.rigid = rigid_derivative(&nhat, &D, &p, &c.p_WC);
-            self.sides[0] = self.rigid - self.sides[1];
+            rigid_derivative(&nhat, &D, &p, &c.p_WC, &mut self.rigid);
+            let [A, B] = &mut self.sides;
+            A.copy_from(&self.rigid);
+            *A -= &*B;
         }
         Ok(())
     }
@@ -472,7 +521,7 @@ fn impulse_partials(
     w: f64,
     dt: f64,
     v_c: &Vector3<f64>,
-) -> (Vector3<f64>, Matrix3<f64>, Matrix3<f64>) {
+) -> ImpulsePartials {
     let seed = |x: f64, k: usize| {
         PotentialDual::new(
             x,
@@ -645,7 +694,7 @@ pub fn add_contact_columns(
     let Jv = apply(&c.J, inputs.v);
     let v_c = Jv + c.b;
     let w = block.as_ref().map_or(0.0, DelassusBlock::w);
-    let (gamma, G, partials) = impulse_partials(approximation, c, w, dt, &v_c);
+    let (gamma, G, partials) = scratch.impulse_partials(approximation, c, w, dt, &v_c);
     // A contact with no impulse, no Hessian and no impulse partials (a candidate within the
     // margin that stays apart) adds nothing: every term of eq. (1) carries one of them.
     if gamma == Vector3::zeros() && G == Matrix3::zeros() && partials == Matrix3::zeros() {
@@ -672,6 +721,7 @@ pub fn add_contact_columns(
         directions,
         local,
         touched,
+        ..
     } = scratch;
     let sides = &sides[..*n_sides];
     local.fill(inputs, c, sides)?;
@@ -799,13 +849,18 @@ mod tests {
                 .iter()
                 .filter(|c| matches!((c.body_a, c.body_b), (BodyId::Body(_), BodyId::Body(_))))
             {
-                let (L_A, _, _, _) = local_derivative(&inputs, c, true).expect("A's dual");
-                let (L_B, nhat, p_WC, D) = local_derivative(&inputs, c, false).expect("B's dual");
-                let rigid = rigid_derivative(&nhat, &D, &p_WC, &c.p_WC);
+                let (mut L_A, mut L_B, mut rigid) = (
+                    LocalDerivative::zeros(),
+                    LocalDerivative::zeros(),
+                    LocalDerivative::zeros(),
+                );
+                local_derivative(&inputs, c, true, &mut L_A).expect("A's");
+                let (nhat, p_WC, D) = local_derivative(&inputs, c, false, &mut L_B).expect("B's");
+                rigid_derivative(&nhat, &D, &p_WC, &c.p_WC, &mut rigid);
                 let ContactFeature::Point(feature) = &c.feature else {
                     panic!("point contacts only");
                 };
-                for (moving_a, L) in [(true, &L_A), (false, &L_B)] {
+                for (moving_a, L) in [(true, L_A), (false, L_B)] {
                     let (dual, _, _, _) =
                         dual_local_derivative(&inputs, c, feature, moving_a).expect("dual");
                     let e = (L - dual).amax();

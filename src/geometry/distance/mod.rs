@@ -178,6 +178,25 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
     Ok(v * (lit::<T>(sign) / n2.sqrt()))
 }
 
+/// An error unless `size_a` and `size_b` are sizes of the kinds of `shape_a` and `shape_b`.
+fn check_sizes<T: Scalar>(
+    shape_a: &Shape,
+    size_a: &ShapeSize<T>,
+    shape_b: &Shape,
+    size_b: &ShapeSize<T>,
+) -> Result<()> {
+    for (name, shape, size) in [("size_a", shape_a, size_a), ("size_b", shape_b, size_b)] {
+        if !size.matches(shape) {
+            return Err(Error::invalid(
+                name,
+                format!("{size:?}"),
+                &format!("sizes must be those of the shape ({})", shape.kind()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Re-evaluates the active feature pair `feature` of a contact between geometry A (shape
 /// `shape_a`, sizes `size_a`, world pose `X_WA` of its geometry frame) and geometry B, in
 /// `T`: φ, n̂ and witness points by eqs. (1)-(4) of the module doc.
@@ -235,15 +254,7 @@ pub fn feature_distance<T: Scalar>(
     X_WB: &Pose<T>,
     feature: &ActiveFeature,
 ) -> Result<FeatureDistance<T>> {
-    for (name, shape, size) in [("size_a", shape_a, size_a), ("size_b", shape_b, size_b)] {
-        if !size.matches(shape) {
-            return Err(Error::invalid(
-                name,
-                format!("{size:?}"),
-                &format!("sizes must be those of the shape ({})", shape.kind()),
-            ));
-        }
-    }
+    check_sizes(shape_a, size_a, shape_b, size_b)?;
     let v = |x: &Vector3<f64>| x.map(lit::<T>);
     // Eq. (1): core points in world; a rim point against a plane by eq. (1′), along the
     // plane's normal (outward for A, inward for B).

@@ -1,7 +1,7 @@
 //! First derivatives of a feature pair's φ, n̂ and witness points (eqs. (1)-(4) of the module
 //! doc) with respect to the twist of one of its geometries, in closed form (f64): what the IFT
 //! contact terms ([`crate::derivatives`]) need of the geometry, without the dual evaluation of
-//! [`feature_distance`].
+//! [`super::feature_distance`].
 //!
 //! Geometry X moved by the twist `(ω, v)` about a point `o` (world axes, first order:
 //! `R_WX ← R_WX + ε ω̂ R_WX`, `p_WX ← p_WX + ε (v + ω × (p_WX − o))`) moves its material
@@ -32,10 +32,10 @@
 
 use nalgebra::{Matrix3, RowVector3, SMatrix, Vector3};
 
-use super::{feature_distance, ActiveFeature, CorePoint, FeatureDistance, FeatureKind, ShapeSize};
+use super::{check_sizes, unit, ActiveFeature, CorePoint, FeatureDistance, FeatureKind, ShapeSize};
 use crate::error::Result;
 use crate::geometry::shape::Shape;
-use crate::math::{skew, Pose};
+use crate::math::{rotate, skew, Pose};
 
 /// Derivative of a 3-vector with respect to a twist `(ω, v)`.
 pub type TwistJacobian = SMatrix<f64, 3, 6>;
@@ -43,11 +43,11 @@ pub type TwistJacobian = SMatrix<f64, 3, 6>;
 /// Derivative of a scalar with respect to a twist `(ω, v)`.
 pub type TwistGradient = SMatrix<f64, 1, 6>;
 
-/// The values of [`feature_distance`] and their derivatives with respect to the twist of one
+/// The values of [`super::feature_distance`] and their derivatives with respect to the twist of one
 /// geometry (columns `(ω, v)`, world axes, about the point given to [`twist_derivative`]).
 #[derive(Clone, Copy, Debug)]
 pub struct TwistDerivative {
-    /// The feature pair's values at the poses (f64 [`feature_distance`]).
+    /// The feature pair's values at the poses (as f64 [`super::feature_distance`]).
     pub value: FeatureDistance<f64>,
     /// `∂φ/∂(ω, v)`.
     pub phi: TwistGradient,
@@ -85,13 +85,13 @@ fn core_point(point: &CorePoint, size: &ShapeSize<f64>, X: &Pose<f64>) -> Vector
     X.transform_point(&point.eval(&size.axes()))
 }
 
-/// φ, n̂ and the witness points of `feature` (as [`feature_distance`]) and their derivatives
+/// φ, n̂ and the witness points of `feature` (as [`super::feature_distance`]) and their derivatives
 /// with respect to the twist of geometry A (`moving_a`) or B about `o`, module doc eqs.
 /// (2a)-(2e). `Ok(None)` when a core point is a rim point against a plane (eq. (1′)): its
 /// angle follows the normal, and the dual evaluation covers it.
 ///
 /// # Errors
-/// Those of [`feature_distance`] at these poses.
+/// Those of [`super::feature_distance`] at these poses.
 #[allow(clippy::too_many_arguments)]
 pub fn twist_derivative(
     shape_a: &Shape,
@@ -104,10 +104,10 @@ pub fn twist_derivative(
     moving_a: bool,
     o: &Vector3<f64>,
 ) -> Result<Option<TwistDerivative>> {
+    check_sizes(shape_a, size_a, shape_b, size_b)?;
     if feature.point_a.rim || feature.point_b.rim {
         return Ok(None);
     }
-    let value = feature_distance(shape_a, size_a, X_WA, shape_b, size_b, X_WB, feature)?;
     let P_A = core_point(&feature.point_a, size_a, X_WA);
     let P_B = core_point(&feature.point_b, size_b, X_WB);
     let w = P_B - P_A;
@@ -125,26 +125,27 @@ pub fn twist_derivative(
         } else {
             (&X_WB.R, !moving_a)
         };
-        let u = R * u;
+        let u = rotate(R, u);
         let du = if moves { direction_jacobian(&u) } else { zero };
         (u, du)
     };
-    let n = value.nhat_W;
-    let (dn, dC_A, dC_B) = match feature.kind {
+    // The values as `feature_distance` computes them, eqs. (2)-(4), with their derivatives.
+    let (n, C_A, C_B, dn, dC_A, dC_B) = match feature.kind {
         FeatureKind::FaceA { nhat_A } => {
             let (n, dn) = direction(&nhat_A, true);
             let (d, dd) = (w.dot(&n), n.transpose() * dw + w.transpose() * dn);
-            (dn, dP_B - n * dd - dn * d, dP_B)
+            (n, P_B - n * d, P_B, dn, dP_B - n * dd - dn * d, dP_B)
         }
         FeatureKind::FaceB { nhat_B } => {
             let (n, dn) = direction(&nhat_B, false);
             let (d, dd) = (w.dot(&n), n.transpose() * dw + w.transpose() * dn);
-            (dn, dP_A, dP_A + n * dd + dn * d)
+            (n, P_A, P_A + n * d, dn, dP_A, dP_A + n * dd + dn * d)
         }
         FeatureKind::EdgeEdge { u_A, u_B, sign } => {
             let (uA, duA) = direction(&u_A, true);
             let (uB, duB) = direction(&u_B, false);
             let c = uA.cross(&uB);
+            let n = unit(c, sign, "edge-edge")?;
             let dc = skew(&uA) * duB - skew(&uB) * duA;
             let dn = unit_jacobian(&n, c.norm(), &dc) * sign;
             let (a, b, cc) = (uA.dot(&uA), uA.dot(&uB), uB.dot(&uB));
@@ -161,7 +162,14 @@ pub fn twist_derivative(
             let t = (a * f - b * e) / det;
             let ds = (db * f + df * b - de * cc - dcc * e - ddet * s) / det;
             let dt = (da * f + df * a - db * e - de * b - ddet * t) / det;
-            (dn, dP_A + uA * ds + duA * s, dP_B + uB * dt + duB * t)
+            (
+                n,
+                P_A + uA * s,
+                P_B + uB * t,
+                dn,
+                dP_A + uA * ds + duA * s,
+                dP_B + uB * dt + duB * t,
+            )
         }
         FeatureKind::EdgeA { u_A } => {
             let (u, du) = direction(&u_A, true);
@@ -170,9 +178,10 @@ pub fn twist_derivative(
             let dlambda = (w.transpose() * du + u.transpose() * dw) / h
                 - u.transpose() * du * (2.0 * lambda / h);
             let foot = P_A + u * lambda;
+            let n = unit(P_B - foot, 1.0, "line-point")?;
             let dfoot = dP_A + u * dlambda + du * lambda;
             let dn = unit_jacobian(&n, (P_B - foot).norm(), &(dP_B - dfoot));
-            (dn, dfoot, dP_B)
+            (n, foot, P_B, dn, dfoot, dP_B)
         }
         FeatureKind::EdgeB { u_B } => {
             let (u, du) = direction(&u_B, false);
@@ -181,11 +190,15 @@ pub fn twist_derivative(
             let dlambda = (w.transpose() * du + u.transpose() * dw) / h
                 - u.transpose() * du * (2.0 * lambda / h);
             let foot = P_B - u * lambda;
+            let n = unit(foot - P_A, 1.0, "line-point")?;
             let dfoot = dP_B - u * dlambda - du * lambda;
             let dn = unit_jacobian(&n, (foot - P_A).norm(), &(dfoot - dP_A));
-            (dn, dP_A, dfoot)
+            (n, P_A, foot, dn, dP_A, dfoot)
         }
-        FeatureKind::PointPoint => (unit_jacobian(&n, w.norm(), &dw), dP_A, dP_B),
+        FeatureKind::PointPoint => {
+            let n = unit(w, 1.0, "point-point")?;
+            (n, P_A, P_B, unit_jacobian(&n, w.norm(), &dw), dP_A, dP_B)
+        }
     };
     let rho = |point: &CorePoint, size: &ShapeSize<f64>| {
         if point.rounded {
@@ -196,7 +209,12 @@ pub fn twist_derivative(
     };
     let (rho_A, rho_B) = (rho(&feature.point_a, size_a), rho(&feature.point_b, size_b));
     Ok(Some(TwistDerivative {
-        value,
+        value: FeatureDistance {
+            phi: w.dot(&n) - rho_A - rho_B,
+            nhat_W: n,
+            p_WPa: C_A + n * rho_A,
+            p_WPb: C_B - n * rho_B,
+        },
         phi: n.transpose() * dw + w.transpose() * dn,
         nhat_W: dn,
         p_WPa: dC_A + dn * rho_A,
