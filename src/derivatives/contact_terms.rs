@@ -20,8 +20,9 @@
 //! [`crate::multibody::derivatives`], `G = ∂²ℓ/∂v_c²` (so `∂γ/∂v_c = −G`), and
 //! `(γ_x0, γ_vn0, γ_w)` the partials of the impulse in the potential's construction, from one
 //! evaluation of the potential in a width-3 dual. The local derivatives of φ, `R_WC` and
-//! `p_WC` with respect to the twist of a geometry come from one evaluation of
-//! [`feature_distance`] in a width-6 dual (its geometry's pose moved by `exp(ε ξ̂)`), then
+//! `p_WC` with respect to the twist of a geometry come from the feature pair's closed form
+//! ([`twist_derivative`]; for a cylinder's rim point against a plane, from one evaluation of
+//! [`feature_distance`] in a width-6 dual, its geometry's pose moved by `exp(ε ξ̂)`), then
 //! chained through the bodies' world Jacobians. When both bodies are in the tree, B's
 //! evaluation serves A too: moving both geometries by one twist `(ω, v)` moves the pair
 //! rigidly (φ stays, `δn̂ = ω × n̂`, `δp = v + ω × (p − o)`, and `R_WC = contact_frame(n̂)`
@@ -39,9 +40,9 @@ use nalgebra::{
 };
 use num_dual::{Derivative, DualSVec64};
 
-use crate::contact::{potential, Approximation, ContactPotential, ContactState};
+use crate::contact::{potential, Approximation, ContactParams, ContactPotential, ContactState};
 use crate::error::{Error, Result};
-use crate::geometry::distance::feature_distance;
+use crate::geometry::distance::{feature_distance, twist_derivative, ActiveFeature};
 use crate::math::spatial::{angular as ang, linear as lin, motion_about};
 use crate::math::{skew, Pose};
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
@@ -152,9 +153,40 @@ pub struct ContactScratch {
     directions: Vec<Direction>,
     local: LocalDerivatives,
     touched: Vec<usize>,
+    /// The last contact's impulse partials ([`impulse_partials`]) with their inputs.
+    impulse: Option<(ImpulseInputs, ImpulsePartials)>,
 }
 
+/// What [`impulse_partials`] reads of a contact: the approximation, the pair's parameters,
+/// and the bits of `φ0`, `v_n0`, `w`, `δt` and `v_c`.
+type ImpulseInputs = (Approximation, ContactParams<f64>, [u64; 7]);
+
+/// Impulse, Hessian and the partials `(γ_x0, γ_vn0, γ_w)` (columns) of a contact.
+type ImpulsePartials = (Vector3<f64>, Matrix3<f64>, Matrix3<f64>);
+
 impl ContactScratch {
+    /// [`impulse_partials`] of contact `c`, or the last contact's when its inputs are the same
+    /// bit for bit (the corners of a face on a plane moving with it): the same numbers.
+    fn impulse_partials(
+        &mut self,
+        approximation: Approximation,
+        c: &ContactPoint<f64>,
+        w: f64,
+        dt: f64,
+        v_c: &Vector3<f64>,
+    ) -> ImpulsePartials {
+        let numbers = [c.phi0, c.v_n0, w, dt, v_c.x, v_c.y, v_c.z].map(f64::to_bits);
+        let inputs = (approximation, c.params, numbers);
+        match &self.impulse {
+            Some((last, partials)) if *last == inputs => *partials,
+            _ => {
+                let partials = impulse_partials(approximation, c, w, dt, v_c);
+                self.impulse = Some((inputs, partials));
+                partials
+            }
+        }
+    }
+
     /// The sides of `c` and the directions that move it: those whose joints support one of
     /// its bodies, or all when `all` (the Delassus term changes with every body).
     fn prepare(
@@ -176,21 +208,35 @@ impl ContactScratch {
                 .extend(side.chain.iter().map(|&l| shift(&world.twist(l), &o)));
             self.n_sides += 1;
         }
-        let sides = &self.sides[..self.n_sides];
+        // The directions that move a side are the velocity indices of its chain.
         self.directions.clear();
-        for k in 0..model.nv() {
-            let j = world.coordinate[k].0;
-            let mut moves = [false; 2];
-            for (m, side) in moves.iter_mut().zip(sides) {
-                *m = world.in_subtree(j, side.body);
+        for (m, side) in self.sides[..self.n_sides].iter().enumerate() {
+            for (&k, xi) in side.chain.iter().zip(&side.xi) {
+                match self.directions.iter_mut().find(|d| d.k == k) {
+                    Some(d) => d.moves[m] = true,
+                    None => {
+                        let mut moves = [false; 2];
+                        moves[m] = true;
+                        self.directions.push(Direction {
+                            k,
+                            xi: *xi,
+                            moves,
+                            dF: Vector6::zeros(),
+                        });
+                    }
+                }
             }
-            if all || moves.contains(&true) {
-                self.directions.push(Direction {
-                    k,
-                    xi: shift(&world.twist(k), &o),
-                    moves,
-                    dF: Vector6::zeros(),
-                });
+        }
+        if all {
+            for k in 0..model.nv() {
+                if !self.directions.iter().any(|d| d.k == k) {
+                    self.directions.push(Direction {
+                        k,
+                        xi: shift(&world.twist(k), &o),
+                        moves: [false; 2],
+                        dF: Vector6::zeros(),
+                    });
+                }
             }
         }
     }
@@ -223,11 +269,9 @@ fn prescribed_motion(
     }
 }
 
-/// `J x` for a contact Jacobian, column by column as nalgebra's product.
+/// `J x` for a contact Jacobian.
 fn apply(J: &Matrix3xX<f64>, x: &DVector<f64>) -> Vector3<f64> {
-    J.column_iter()
-        .zip(x.iter())
-        .fold(Vector3::zeros(), |acc, (column, &x)| acc + column * x)
+    J * x
 }
 
 /// Relative velocity of B to A at `p` from prescribed motion, and relative angular velocity.
@@ -278,13 +322,16 @@ fn geometry_eps(x: &GeometryDual) -> SVector<f64, GEOMETRY_WIDTH> {
 }
 
 /// Derivatives of φ, `R_WC` and `p_WC` with respect to the twist (about the contact point) of
-/// geometry A (`moving_a`) or B, from one dual evaluation of the feature pair; with the
-/// normal n̂ and the contact point p of that evaluation.
+/// geometry A (`moving_a`) or B, in closed form ([`twist_derivative`]), or for a rim point
+/// against a plane from one dual evaluation of the feature pair, into `out`; returns the
+/// normal n̂ and the contact point p of that evaluation, and the frame's derivative at n̂
+/// ([`frame_derivative`]).
 fn local_derivative(
     inputs: &ContactInputs<'_>,
     c: &ContactPoint<f64>,
     moving_a: bool,
-) -> Result<(LocalDerivative, Vector3<f64>, Vector3<f64>)> {
+    out: &mut LocalDerivative,
+) -> Result<(Vector3<f64>, Vector3<f64>, FrameDerivative)> {
     let geometries = inputs.sim.geometries();
     let (a, b, o) = (c.geometry_a, c.geometry_b, &c.p_WC);
     let ContactFeature::Point(feature) = &c.feature else {
@@ -294,37 +341,91 @@ fn local_derivative(
             "the analytic state columns cover point contacts; polygons take the dual path",
         ));
     };
+    let (shape_a, shape_b) = (&geometries[a].shape, &geometries[b].shape);
+    let closed = twist_derivative(
+        shape_a,
+        &shape_a.size::<f64>(),
+        &inputs.X_WG[a],
+        shape_b,
+        &shape_b.size::<f64>(),
+        &inputs.X_WG[b],
+        feature,
+        moving_a,
+        o,
+    )?;
+    let Some(t) = closed else {
+        let (L, nhat, p, D) = dual_local_derivative(inputs, c, feature, moving_a)?;
+        *out = L;
+        return Ok((nhat, p, D));
+    };
+    let nhat = t.value.nhat_W;
+    let D = frame_derivative(&nhat);
+    out.set_row(0, &t.phi);
+    out.fixed_rows_mut::<9>(1).fill(0.0);
+    set_frame_rows(out, &D, &t.nhat_W);
+    // The contact point's derivative, as `contact_point` combines the witness points.
+    let dp = match c.body_a {
+        BodyId::Body(_) => (t.p_WPa + t.p_WPb) * 0.5,
+        BodyId::World | BodyId::Prescribed(_) => t.p_WPb,
+    };
+    out.fixed_rows_mut::<3>(10).copy_from(&dp);
+    let p = contact_point(c.body_a, t.value.p_WPa, t.value.p_WPb);
+    Ok((nhat, p, D))
+}
+
+/// [`local_derivative`] from one evaluation of [`feature_distance`] in a width-6 dual, the
+/// pose of the moving geometry seeded with its twist about the contact point.
+fn dual_local_derivative(
+    inputs: &ContactInputs<'_>,
+    c: &ContactPoint<f64>,
+    feature: &ActiveFeature,
+    moving_a: bool,
+) -> Result<(LocalDerivative, Vector3<f64>, Vector3<f64>, FrameDerivative)> {
+    let geometries = inputs.sim.geometries();
+    let (a, b, o) = (c.geometry_a, c.geometry_b, &c.p_WC);
+    let (shape_a, shape_b) = (&geometries[a].shape, &geometries[b].shape);
+    let mut out = LocalDerivative::zeros();
     let d = feature_distance(
-        &geometries[a].shape,
-        &geometries[a].shape.size::<GeometryDual>(),
+        shape_a,
+        &shape_a.size::<GeometryDual>(),
         &seeded_pose(&inputs.X_WG[a], o, moving_a),
-        &geometries[b].shape,
-        &geometries[b].shape.size::<GeometryDual>(),
+        shape_b,
+        &shape_b.size::<GeometryDual>(),
         &seeded_pose(&inputs.X_WG[b], o, !moving_a),
         feature,
     )?;
     let p = contact_point(c.body_a, d.p_WPa, d.p_WPb);
     let nhat = d.nhat_W.map(|x| x.re);
-    let mut out = LocalDerivative::zeros();
+    let D = frame_derivative(&nhat);
     out.set_row(0, &geometry_eps(&d.phi).transpose());
     let dn = NormalDerivative::from_fn(|r, s| geometry_eps(&d.nhat_W[r])[s]);
-    set_frame_rows(&mut out, &nhat, &dn);
+    set_frame_rows(&mut out, &D, &dn);
     for (r, x) in p.iter().enumerate() {
         out.set_row(10 + r, &geometry_eps(x).transpose());
     }
-    Ok((out, nhat, p.map(|x| x.re)))
+    Ok((out, nhat, p.map(|x| x.re), D))
 }
 
 /// The derivative of the normal n̂ with respect to one geometry's twist.
 type NormalDerivative = SMatrix<f64, 3, GEOMETRY_WIDTH>;
 
-/// Rows 1-9 of `out`, those of `R_WC = contact_frame(n̂)` (column-major), from the derivative
-/// `dn` of n̂ through [`contact_frame_derivative`].
-fn set_frame_rows(out: &mut LocalDerivative, nhat: &Vector3<f64>, dn: &NormalDerivative) {
+/// The derivatives `∂R_WC/∂n̂_m` of `R_WC = contact_frame(n̂)` ([`contact_frame_derivative`]),
+/// column m the column-major entries of the m-th.
+type FrameDerivative = SMatrix<f64, 9, 3>;
+
+/// [`FrameDerivative`] at `nhat`.
+fn frame_derivative(nhat: &Vector3<f64>) -> FrameDerivative {
     let dR = contact_frame_derivative(nhat);
-    let entries = dR[0].iter().zip(dR[1].iter()).zip(dR[2].iter());
-    for (k, ((x, y), z)) in entries.enumerate() {
-        out.set_row(1 + k, &(dn.row(0) * *x + dn.row(1) * *y + dn.row(2) * *z));
+    FrameDerivative::from_fn(|k, m| dR[m].as_slice()[k])
+}
+
+/// Rows 1-9 of `out`, those of `R_WC = contact_frame(n̂)` (column-major), from the derivative
+/// `dn` of n̂ through the frame's derivative `D` ([`frame_derivative`]): `D dn`, zero where n̂
+/// does not move (a plane of the other geometry).
+fn set_frame_rows(out: &mut LocalDerivative, D: &FrameDerivative, dn: &NormalDerivative) {
+    if dn.iter().any(|x| *x != 0.0) {
+        out.fixed_view_mut::<9, GEOMETRY_WIDTH>(1, 0)
+            .copy_from(&(D * dn));
     }
 }
 
@@ -333,20 +434,25 @@ fn set_frame_rows(out: &mut LocalDerivative, nhat: &Vector3<f64>, dn: &NormalDer
 /// pair does not change, its normal turns (`δn̂ = ω × n̂`) and its witness points move with the
 /// motion (`δp = v + ω × (p − o)`). `R_WC = contact_frame(n̂)` follows n̂, not ω (its tangent
 /// is chosen from the world axes): its derivative along `δn̂` ([`contact_frame_derivative`]).
-fn rigid_derivative(nhat: &Vector3<f64>, p: &Vector3<f64>, o: &Vector3<f64>) -> LocalDerivative {
-    let mut out = LocalDerivative::zeros();
+fn rigid_derivative(
+    nhat: &Vector3<f64>,
+    D: &FrameDerivative,
+    p: &Vector3<f64>,
+    o: &Vector3<f64>,
+    out: &mut LocalDerivative,
+) {
+    out.fill(0.0);
     let mut dn = NormalDerivative::zeros();
     for s in 0..3 {
         dn.set_column(s, &Vector3::ith(s, 1.0).cross(nhat));
     }
-    set_frame_rows(&mut out, nhat, &dn);
+    set_frame_rows(out, D, &dn);
     let r = p - o;
     for s in 0..3 {
         out.fixed_view_mut::<3, 1>(10, s)
             .copy_from(&Vector3::ith(s, 1.0).cross(&r));
         out[(10 + s, 3 + s)] = 1.0;
     }
-    out
 }
 
 /// The local derivatives of a contact's φ, `R_WC` and `p_WC` (rows of [`LocalDerivative`])
@@ -382,11 +488,13 @@ impl LocalDerivatives {
         let Some(last) = sides.last() else {
             return Ok(());
         };
-        let (L, nhat, p) = local_derivative(inputs, c, last.sign < 0.0)?;
-        self.sides[self.n - 1] = L;
+        let (nhat, p, D) =
+            local_derivative(inputs, c, last.sign < 0.0, &mut self.sides[self.n - 1])?;
         if self.n == 2 {
-            self.rigid = rigid_derivative(&nhat, &p, &c.p_WC);
-            self.sides[0] = self.rigid - self.sides[1];
+            rigid_derivative(&nhat, &D, &p, &c.p_WC, &mut self.rigid);
+            let [A, B] = &mut self.sides;
+            A.copy_from(&self.rigid);
+            *A -= &*B;
         }
         Ok(())
     }
@@ -413,7 +521,7 @@ fn impulse_partials(
     w: f64,
     dt: f64,
     v_c: &Vector3<f64>,
-) -> (Vector3<f64>, Matrix3<f64>, Matrix3<f64>) {
+) -> ImpulsePartials {
     let seed = |x: f64, k: usize| {
         PotentialDual::new(
             x,
@@ -586,7 +694,7 @@ pub fn add_contact_columns(
     let Jv = apply(&c.J, inputs.v);
     let v_c = Jv + c.b;
     let w = block.as_ref().map_or(0.0, DelassusBlock::w);
-    let (gamma, G, partials) = impulse_partials(approximation, c, w, dt, &v_c);
+    let (gamma, G, partials) = scratch.impulse_partials(approximation, c, w, dt, &v_c);
     // A contact with no impulse, no Hessian and no impulse partials (a candidate within the
     // margin that stays apart) adds nothing: every term of eq. (1) carries one of them.
     if gamma == Vector3::zeros() && G == Matrix3::zeros() && partials == Matrix3::zeros() {
@@ -613,13 +721,23 @@ pub fn add_contact_columns(
         directions,
         local,
         touched,
+        ..
     } = scratch;
     let sides = &sides[..*n_sides];
     local.fill(inputs, c, sides)?;
+    // `δb` (prescribed motion) is zero unless a side is prescribed.
+    let prescribed = [c.body_a, c.body_b]
+        .iter()
+        .any(|b| matches!(b, BodyId::Prescribed(_)));
     let (rel_end, w_end) = prescribed_relative(model, c, inputs.t + dt);
     let (rel_start, w_start) = prescribed_relative(model, c, inputs.t);
     let JWv = R * Jv;
-    let JWv0_start = R * apply(&c.J, inputs.v0) + rel_start;
+    // `J_W v0` at the start of the step, for `δv_n0` (Lagged).
+    let JWv0_start = if lagged {
+        R * apply(&c.J, inputs.v0) + rel_start
+    } else {
+        Vector3::zeros()
+    };
     let nhat = R.column(2).into_owned();
     let (g_x0, g_vn0, g_w) = (
         partials.column(0).into_owned(),
@@ -630,9 +748,12 @@ pub fn add_contact_columns(
     for d in directions.iter_mut() {
         let (dphi, dR, dp) = local.variation(d);
         let dRT = dR.transpose();
-        let dJv = dRT * JWv + RT * point_velocity_variation(model, world, sides, tv, d, &o, &dp);
-        let db = dRT * rel_end + RT * w_end.cross(&dp);
-        let mut dgamma = -(G * (dJv + db)) - g_x0 * dphi;
+        let mut dvc =
+            dRT * JWv + RT * point_velocity_variation(model, world, sides, tv, d, &o, &dp);
+        if prescribed {
+            dvc += dRT * rel_end + RT * w_end.cross(&dp);
+        }
+        let mut dgamma = -(G * dvc) - g_x0 * dphi;
         if lagged {
             let dvn0 = dR.column(2).dot(&JWv0_start)
                 + nhat.dot(
@@ -695,8 +816,9 @@ mod tests {
     use crate::step::geometry_poses;
 
     /// A's local derivative as the rigid motion's less B's ([`LocalDerivatives`]) against its
-    /// own dual evaluation, at the contacts of the arm's hand (a capsule on a revolute chain)
-    /// with the free sphere: the two differ by round-off only.
+    /// own evaluation, and both sides' closed forms against their dual evaluations, at the
+    /// contacts of the arm's hand (a capsule on a revolute chain) with the free sphere: they
+    /// differ by round-off only.
     #[test]
     fn a_local_derivative_is_the_rigid_motion_less_b() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -727,9 +849,27 @@ mod tests {
                 .iter()
                 .filter(|c| matches!((c.body_a, c.body_b), (BodyId::Body(_), BodyId::Body(_))))
             {
-                let (L_A, _, _) = local_derivative(&inputs, c, true).expect("A's dual");
-                let (L_B, nhat, p_WC) = local_derivative(&inputs, c, false).expect("B's dual");
-                let rigid = rigid_derivative(&nhat, &p_WC, &c.p_WC);
+                let (mut L_A, mut L_B, mut rigid) = (
+                    LocalDerivative::zeros(),
+                    LocalDerivative::zeros(),
+                    LocalDerivative::zeros(),
+                );
+                local_derivative(&inputs, c, true, &mut L_A).expect("A's");
+                let (nhat, p_WC, D) = local_derivative(&inputs, c, false, &mut L_B).expect("B's");
+                rigid_derivative(&nhat, &D, &p_WC, &c.p_WC, &mut rigid);
+                let ContactFeature::Point(feature) = &c.feature else {
+                    panic!("point contacts only");
+                };
+                for (moving_a, L) in [(true, L_A), (false, L_B)] {
+                    let (dual, _, _, _) =
+                        dual_local_derivative(&inputs, c, feature, moving_a).expect("dual");
+                    let e = (L - dual).amax();
+                    assert!(
+                        e <= 1e-12 * dual.amax(),
+                        "t = {}: closed form differs from the duals by {e:.2e}",
+                        state.t
+                    );
+                }
                 let e = (rigid - L_B - L_A).amax();
                 assert!(
                     e <= 1e-13 * L_A.amax(),

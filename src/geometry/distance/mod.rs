@@ -104,18 +104,21 @@
 //! derivatives of a mesh cannot be requested: only its pose differentiates.
 //!
 //! Files: `feature.rs` (the f64 descriptions [`CorePoint`], [`FeatureKind`] and their
-//! classification at query time), `tests/` (comparison with the query and with finite
+//! classification at query time), `twist.rs` (the derivatives with respect to a geometry's
+//! twist in closed form, [`twist_derivative`]), `tests/` (comparison with the query and with finite
 //! differences for every supported pair).
 #![allow(non_snake_case)]
 
 mod feature;
 #[cfg(test)]
 mod tests;
+mod twist;
 
 use nalgebra::Vector3;
 
 pub(crate) use feature::{classify, ConvexTopology, LocalShape};
 pub use feature::{CorePoint, FeatureKind};
+pub use twist::{twist_derivative, TwistDerivative, TwistGradient, TwistJacobian};
 
 use crate::error::{Error, Result};
 use crate::geometry::shape::Shape;
@@ -175,6 +178,25 @@ fn unit<T: Scalar>(v: Vector3<T>, sign: f64, what: &str) -> Result<Vector3<T>> {
     Ok(v * (lit::<T>(sign) / n2.sqrt()))
 }
 
+/// An error unless `size_a` and `size_b` are sizes of the kinds of `shape_a` and `shape_b`.
+fn check_sizes<T: Scalar>(
+    shape_a: &Shape,
+    size_a: &ShapeSize<T>,
+    shape_b: &Shape,
+    size_b: &ShapeSize<T>,
+) -> Result<()> {
+    for (name, shape, size) in [("size_a", shape_a, size_a), ("size_b", shape_b, size_b)] {
+        if !size.matches(shape) {
+            return Err(Error::invalid(
+                name,
+                format!("{size:?}"),
+                &format!("sizes must be those of the shape ({})", shape.kind()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Re-evaluates the active feature pair `feature` of a contact between geometry A (shape
 /// `shape_a`, sizes `size_a`, world pose `X_WA` of its geometry frame) and geometry B, in
 /// `T`: φ, n̂ and witness points by eqs. (1)-(4) of the module doc.
@@ -232,15 +254,7 @@ pub fn feature_distance<T: Scalar>(
     X_WB: &Pose<T>,
     feature: &ActiveFeature,
 ) -> Result<FeatureDistance<T>> {
-    for (name, shape, size) in [("size_a", shape_a, size_a), ("size_b", shape_b, size_b)] {
-        if !size.matches(shape) {
-            return Err(Error::invalid(
-                name,
-                format!("{size:?}"),
-                &format!("sizes must be those of the shape ({})", shape.kind()),
-            ));
-        }
-    }
+    check_sizes(shape_a, size_a, shape_b, size_b)?;
     let v = |x: &Vector3<f64>| x.map(lit::<T>);
     // Eq. (1): core points in world; a rim point against a plane by eq. (1′), along the
     // plane's normal (outward for A, inward for B).

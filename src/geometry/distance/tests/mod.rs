@@ -3,10 +3,11 @@
 //!
 //! Files: `mod.rs` (the harness: cases, perturbations, the two checks), `pairs.rs` (named
 //! configurations of every pair), `properties.rs` (feature kinds, other dual types, errors,
-//! random poses).
+//! random poses), `twist.rs` (the closed-form twist derivatives against duals).
 
 mod pairs;
 mod properties;
+mod twist;
 
 use nalgebra::{Matrix3, Rotation3, Unit, Vector2, Vector3};
 use num_dual::{Dual64, DualSVec64, HyperDual64};
