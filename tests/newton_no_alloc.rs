@@ -159,6 +159,7 @@ fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_patter
         .start_handler(|_| IN_POOL.with(|c| c.set(true)))
         .build()
         .expect("a pool of two");
+    every_thread_steals(&pool);
     let mut counted = 0;
     let mut seen: Option<(BlockPattern, usize, usize)> = None;
     for step in 0..12 {
@@ -190,6 +191,25 @@ fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_patter
         state = p.simulator.step(&state, &u).expect("steps").0;
     }
     assert_eq!(counted, 11);
+}
+
+/// Makes each thread of `pool` (of two) take work from elsewhere once before anything is
+/// counted: the job `install` hands in is taken from rayon's queue by one thread, and the
+/// second half of a `rayon::join` whose first half waits for it can only be run by the other.
+/// A thread's first steal registers it with crossbeam's epoch collector, an allocation made
+/// once per thread; without this it falls into whichever counted step first needs both threads.
+fn every_thread_steals(pool: &rayon::ThreadPool) {
+    pool.install(|| {
+        let stolen = AtomicBool::new(false);
+        rayon::join(
+            || {
+                while !stolen.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+            },
+            || stolen.store(true, Ordering::Release),
+        );
+    });
 }
 
 /// The block pattern of the simulator's last solve, its number of contacts and of islands:

@@ -386,5 +386,7 @@ pub fn step_jacobians(
             refactored.view()
         }
     };
-    jacobians_given_factor(sim, &nominal, factor, params)
+    let jacobians = jacobians_given_factor(sim, &nominal, factor, params);
+    sim.reuse_problem(nominal.problem);
+    jacobians
 }

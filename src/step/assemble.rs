@@ -223,7 +223,7 @@ pub fn assemble_problem<T: Scalar>(
         &mut AssemblyScratch::default(),
         &mut assembled,
     )?;
-    Ok(assembled.into_step_problem())
+    Ok(assembled.take_step_problem())
 }
 
 /// What the assembly of a step computes on the way and keeps for the next step, so that a

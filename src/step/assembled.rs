@@ -26,7 +26,7 @@ pub struct StepProblem<T: Scalar> {
 /// other contacts of its frame: a pressure-field pair's polygons, a contact each, share one
 /// frame, bodies and parameters, which are kept once. The forward step reads its results from
 /// this, and the simulator keeps it for the next step to write over (its storage reused);
-/// [`Assembled::into_step_problem`] makes the full [`ContactPoint`]s.
+/// [`Assembled::take_step_problem`] makes the full [`ContactPoint`]s.
 #[derive(Debug)]
 pub(super) struct Assembled<T: Scalar> {
     pub(super) problem: ConvexProblem<T>,
@@ -95,15 +95,16 @@ impl<T: Scalar> Assembled<T> {
         }
     }
 
-    /// The step problem, each contact a [`ContactPoint`] with a copy of its Jacobian.
-    pub(super) fn into_step_problem(self) -> StepProblem<T> {
-        let Assembled {
-            problem,
-            contacts,
-            frames,
-        } = self;
-        let contacts = contacts
-            .into_iter()
+    /// The step problem, each contact a [`ContactPoint`] with a copy of its Jacobian: the
+    /// convex problem taken out (its storage goes back with
+    /// [`Simulator::reuse_problem`](crate::step::Simulator::reuse_problem)), the contacts'
+    /// and frames' lists kept for the next assembly to write over.
+    pub(super) fn take_step_problem(&mut self) -> StepProblem<T> {
+        let problem = std::mem::take(&mut self.problem);
+        let frames = &self.frames;
+        let contacts = self
+            .contacts
+            .iter()
             .enumerate()
             .map(|(i, c)| {
                 let frame = &frames[c.frame];
@@ -118,8 +119,8 @@ impl<T: Scalar> Assembled<T> {
                     J: problem.J.dense(i),
                     b: problem.b[i],
                     v_n0: c.v_n0,
-                    params: Self::params(&frames, &c),
-                    feature: c.feature,
+                    params: Self::params(frames, c),
+                    feature: c.feature.clone(),
                 }
             })
             .collect();

@@ -470,7 +470,15 @@ impl Simulator {
     /// Size mismatches, non-finite states, an unsupported geometry pair.
     pub fn assemble(&mut self, state: &State, u: &DVector<f64>) -> Result<StepProblem<f64>> {
         self.assemble_contacts(state, u)?;
-        Ok(std::mem::take(&mut self.assembled).into_step_problem())
+        Ok(self.assembled.take_step_problem())
+    }
+
+    /// Takes back the storage of a problem [`Simulator::assemble`] handed out, for the next
+    /// assembly to write over as it writes over a forward step's (its values are not read
+    /// again), instead of allocating it anew: the step derivatives hand back their nominal
+    /// step's.
+    pub fn reuse_problem(&mut self, problem: StepProblem<f64>) {
+        self.assembled.problem = problem.problem;
     }
 
     /// [`Simulator::assemble`] into `self.assembled`, written over the last step's (no
