@@ -42,9 +42,9 @@ use num_dual::{Derivative, DualSVec64};
 
 use crate::contact::{potential, Approximation, ContactParams, ContactPotential, ContactState};
 use crate::error::{Error, Result};
-use crate::geometry::distance::{feature_distance, twist_derivative, ActiveFeature};
+use crate::geometry::distance::{feature_distance, twist_derivative, twisted_pose, ActiveFeature};
 use crate::math::spatial::{angular as ang, linear as lin, motion_about};
-use crate::math::{skew, Pose};
+use crate::math::Pose;
 use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
 use crate::multibody::model::{BodyId, MultibodyModel};
 use crate::step::{
@@ -285,34 +285,15 @@ fn prescribed_relative(
     (vb - va, wb - wa)
 }
 
-/// A pose at `ε = 0` with its derivatives along the twist `ε ξ` about `o` (first order:
-/// `R + ε ω̂ R`, `p + ε (v + ω × (p − o))`) seeded when `moving`, slots `(ω, v)`; constant
-/// otherwise.
+/// [`twisted_pose`] when `moving`; constant otherwise.
 fn seeded_pose(X: &Pose<f64>, o: &Vector3<f64>, moving: bool) -> Pose<GeometryDual> {
-    if !moving {
-        return Pose {
+    if moving {
+        twisted_pose(X, o)
+    } else {
+        Pose {
             R: X.R.map(GeometryDual::from_re),
             p: X.p.map(GeometryDual::from_re),
-        };
-    }
-    let dR = [0, 1, 2].map(|k| skew(&Vector3::ith(k, 1.0)) * X.R);
-    let r = X.p - o;
-    let dp = [0, 1, 2].map(|k| Vector3::ith(k, 1.0).cross(&r));
-    let dual = |re: f64, eps: [f64; GEOMETRY_WIDTH]| {
-        GeometryDual::new(re, Derivative::some(SVector::from(eps)))
-    };
-    Pose {
-        R: Matrix3::from_fn(|i, j| {
-            dual(
-                X.R[(i, j)],
-                [dR[0][(i, j)], dR[1][(i, j)], dR[2][(i, j)], 0.0, 0.0, 0.0],
-            )
-        }),
-        p: Vector3::from_fn(|i, _| {
-            let mut eps = [dp[0][i], dp[1][i], dp[2][i], 0.0, 0.0, 0.0];
-            eps[3 + i] = 1.0;
-            dual(X.p[i], eps)
-        }),
+        }
     }
 }
 

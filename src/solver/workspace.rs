@@ -173,7 +173,7 @@ fn block_mul_add(M: &DMatrix<f64>, span: Span<'_>, x: &DVector<f64>, y: &mut DVe
     }
 }
 
-/// A free body's velocities: the size of its clique block of `A` and of its Jacobian blocks.
+/// A free body's velocities: the size of its clique block of `A`.
 const FREE_BODY: usize = 6;
 
 /// `y += M x` for `M` stored column-major, column by column (fixed-size arrays unroll).
@@ -236,32 +236,13 @@ fn add_jt_g_j(H: &mut DMatrix<f64>, Jp: &[f64], G: &Matrix3<f64>, Jq: &[f64]) {
     if rows == 0 {
         return;
     }
-    if rows == FREE_BODY && H.ncols() == FREE_BODY {
-        // Two free bodies' blocks (the clutter's every one): the loops unroll.
-        let H: &mut [f64; FREE_BODY * FREE_BODY] =
-            H.as_mut_slice().try_into().expect("invariant: 6 × 6");
-        let Jp: &[f64; 3 * FREE_BODY] = Jp.try_into().expect("invariant: 3 × 6");
-        let Jq: &[f64; 3 * FREE_BODY] = Jq.try_into().expect("invariant: 3 × 6");
-        return add_jt_g_j_columns(H, Jp, G, Jq, FREE_BODY);
-    }
-    add_jt_g_j_columns(H.as_mut_slice(), Jp, G, Jq, rows);
-}
-
-/// [`add_jt_g_j`] on `H`'s values (columns of `rows`).
-#[inline(always)]
-fn add_jt_g_j_columns<H, P, Q>(H: &mut H, Jp: &P, G: &Matrix3<f64>, Jq: &Q, rows: usize)
-where
-    H: AsMut<[f64]> + ?Sized,
-    P: AsRef<[f64]> + ?Sized,
-    Q: AsRef<[f64]> + ?Sized,
-{
     for (column, jq) in H
-        .as_mut()
+        .as_mut_slice()
         .chunks_exact_mut(rows)
-        .zip(Jq.as_ref().chunks_exact(3))
+        .zip(Jq.chunks_exact(3))
     {
         let g = G * Vector3::new(jq[0], jq[1], jq[2]);
-        for (h, jp) in column.iter_mut().zip(Jp.as_ref().chunks_exact(3)) {
+        for (h, jp) in column.iter_mut().zip(Jp.chunks_exact(3)) {
             *h += jp[0] * g.x + jp[1] * g.y + jp[2] * g.z;
         }
     }

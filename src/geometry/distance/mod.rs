@@ -118,7 +118,7 @@ use nalgebra::Vector3;
 
 pub(crate) use feature::{classify, ConvexTopology, LocalShape};
 pub use feature::{CorePoint, FeatureKind};
-pub use twist::{twist_derivative, TwistDerivative, TwistGradient, TwistJacobian};
+pub use twist::{twist_derivative, twisted_pose, TwistDerivative, TwistGradient, TwistJacobian};
 
 use crate::error::{Error, Result};
 use crate::geometry::shape::Shape;

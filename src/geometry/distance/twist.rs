@@ -30,7 +30,8 @@
 //! [`twist_derivative`] leaves it to the dual evaluation.
 #![allow(non_snake_case)]
 
-use nalgebra::{Matrix3, RowVector3, SMatrix, Vector3};
+use nalgebra::{Matrix3, RowVector3, SMatrix, SVector, Vector3};
+use num_dual::{Derivative, DualSVec64};
 
 use super::{check_sizes, unit, ActiveFeature, CorePoint, FeatureDistance, FeatureKind, ShapeSize};
 use crate::error::Result;
@@ -42,6 +43,29 @@ pub type TwistJacobian = SMatrix<f64, 3, 6>;
 
 /// Derivative of a scalar with respect to a twist `(ω, v)`.
 pub type TwistGradient = SMatrix<f64, 1, 6>;
+
+/// `X` at `ε = 0` with its first-order motion along the twist `ε (ω, v)` about `o` seeded in a
+/// width-6 dual, slots `(ω, v)`: `R + ε ω̂ R`, `p + ε (v + ω × (p − o))`. Evaluating
+/// [`super::feature_distance`] at it gives what [`twist_derivative`] gives in closed form.
+pub fn twisted_pose(X: &Pose<f64>, o: &Vector3<f64>) -> Pose<DualSVec64<6>> {
+    let dual = |re: f64, eps: [f64; 6]| DualSVec64::new(re, Derivative::some(SVector::from(eps)));
+    let r = X.p - o;
+    let dR = [0, 1, 2].map(|k| skew(&Vector3::ith(k, 1.0)) * X.R);
+    let dp = [0, 1, 2].map(|k| Vector3::ith(k, 1.0).cross(&r));
+    Pose {
+        R: Matrix3::from_fn(|i, j| {
+            dual(
+                X.R[(i, j)],
+                [dR[0][(i, j)], dR[1][(i, j)], dR[2][(i, j)], 0.0, 0.0, 0.0],
+            )
+        }),
+        p: Vector3::from_fn(|i, _| {
+            let mut eps = [dp[0][i], dp[1][i], dp[2][i], 0.0, 0.0, 0.0];
+            eps[3 + i] = 1.0;
+            dual(X.p[i], eps)
+        }),
+    }
+}
 
 /// The values of [`super::feature_distance`] and their derivatives with respect to the twist of one
 /// geometry (columns `(ω, v)`, world axes, about the point given to [`twist_derivative`]).

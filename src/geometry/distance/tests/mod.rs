@@ -310,6 +310,28 @@ fn tet_face_down() -> Shape {
     }
 }
 
+/// One shape of each kind, the tetrahedron face down: the random-pose tests pair each with each.
+fn every_shape() -> [Shape; 5] {
+    [
+        sphere(0.04),
+        cuboid(0.05, 0.03, 0.02),
+        capsule(0.02, 0.05),
+        cylinder(0.03, 0.04),
+        tet_face_down(),
+    ]
+}
+
+/// A rotation by a random angle in [0, π) about a random axis.
+fn random_rotation(rng: &mut rand::rngs::StdRng) -> Matrix3<f64> {
+    use rand::Rng;
+    let axis = [
+        rng.random::<f64>() - 0.5,
+        rng.random::<f64>() - 0.5,
+        rng.random::<f64>() - 0.5,
+    ];
+    rot(axis, rng.random::<f64>() * std::f64::consts::PI)
+}
+
 /// World z of the lowest point of a box with half extents `h` and rotation `R` centred at 0.
 fn box_bottom(h: [f64; 3], R: &Matrix3<f64>) -> f64 {
     let h = Vector3::from(h);

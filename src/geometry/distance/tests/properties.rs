@@ -186,21 +186,7 @@ fn degenerate_normal_is_an_error() {
 fn random_poses_of_every_pair() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-    let shapes = [
-        sphere(0.04),
-        cuboid(0.05, 0.03, 0.02),
-        capsule(0.02, 0.05),
-        cylinder(0.03, 0.04),
-        tet_face_down(),
-    ];
-    let random_rotation = |rng: &mut rand::rngs::StdRng| {
-        let axis = [
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-        ];
-        rot(axis, rng.random::<f64>() * std::f64::consts::PI)
-    };
+    let shapes = every_shape();
     let mut checked = 0;
     for (i, a) in shapes.iter().enumerate() {
         for b in &shapes[i..] {

@@ -3,33 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use nalgebra::SVector;
-use num_dual::Derivative;
-
 use super::*;
 
 type Twist = DualSVec64<6>;
-
-/// `X` moved by the twist `ε (ω, v)` about `o` at first order, slots `(ω, v)` seeded.
-fn seeded(X: &Pose<f64>, o: &Vector3<f64>) -> Pose<Twist> {
-    let dual = |re: f64, eps: [f64; 6]| Twist::new(re, Derivative::some(SVector::from(eps)));
-    let r = X.p - o;
-    let dR = [0, 1, 2].map(|k| skew(&Vector3::ith(k, 1.0)) * X.R);
-    let dp = [0, 1, 2].map(|k| Vector3::ith(k, 1.0).cross(&r));
-    Pose {
-        R: Matrix3::from_fn(|i, j| {
-            dual(
-                X.R[(i, j)],
-                [dR[0][(i, j)], dR[1][(i, j)], dR[2][(i, j)], 0.0, 0.0, 0.0],
-            )
-        }),
-        p: Vector3::from_fn(|i, _| {
-            let mut eps = [dp[0][i], dp[1][i], dp[2][i], 0.0, 0.0, 0.0];
-            eps[3 + i] = 1.0;
-            dual(X.p[i], eps)
-        }),
-    }
-}
 
 /// The closed form against the duals for every contact of `case`, moving A and then B about a
 /// point off the contact; returns the feature kinds checked (rim points are left to the duals
@@ -54,9 +30,9 @@ fn check_twist(case: &Case, kinds: &mut BTreeSet<&'static str>) {
             };
             let constant = |X: &Pose<f64>| -> Pose<Twist> { X.cast() };
             let (X_WA, X_WB) = if moving_a {
-                (seeded(&case.X_WA, &o), constant(&case.X_WB))
+                (twisted_pose(&case.X_WA, &o), constant(&case.X_WB))
             } else {
-                (constant(&case.X_WA), seeded(&case.X_WB, &o))
+                (constant(&case.X_WA), twisted_pose(&case.X_WB, &o))
             };
             let dual = feature_distance(
                 &case.a,
@@ -108,21 +84,7 @@ fn check_twist(case: &Case, kinds: &mut BTreeSet<&'static str>) {
 fn twist_derivatives_match_dual_numbers() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-    let shapes = [
-        sphere(0.04),
-        cuboid(0.05, 0.03, 0.02),
-        capsule(0.02, 0.05),
-        cylinder(0.03, 0.04),
-        tet_face_down(),
-    ];
-    let random_rotation = |rng: &mut rand::rngs::StdRng| {
-        let axis = [
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-        ];
-        rot(axis, rng.random::<f64>() * std::f64::consts::PI)
-    };
+    let shapes = every_shape();
     let mut kinds = BTreeSet::new();
     for (i, a) in shapes.iter().enumerate() {
         for b in &shapes[i..] {
