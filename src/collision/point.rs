@@ -163,14 +163,19 @@ impl PointQuery {
 /// cost more than the queries (a box-box manifold takes a few µs).
 pub const PARALLEL_MIN_PAIRS: usize = 64;
 
+/// Points reserved in a pair's manifold: two clipped box faces give at most 8, so a pair's
+/// storage does not grow (allocate) in a later step when it touches at more points.
+const MANIFOLD_POINTS: usize = 16;
+
 /// `manifolds` as parry's query receives them fresh (one new manifold), keeping the storage
-/// of the first one's points.
+/// of the first one's points ([`MANIFOLD_POINTS`] at least).
 fn fresh_manifold(manifolds: &mut Vec<ContactManifold<(), ()>>) {
     manifolds.truncate(1);
     match manifolds.first_mut() {
         Some(m) => {
             let mut points = std::mem::take(&mut m.points);
             points.clear();
+            points.reserve(MANIFOLD_POINTS);
             *m = ContactManifold::new();
             m.points = points;
         }

@@ -257,10 +257,12 @@ pub(super) fn rod(load: Loader<'_>, quality: Quality) -> Result<PaperFigure> {
     )
 }
 
-/// Each step solved as one Newton problem, as the paper's solver does (no contact islands):
-/// the clutter figures count its iterations and the condition of its Hessian.
-fn whole(problem: &mut Problem) {
+/// The paper's solver: each step one Newton problem (no contact islands) with Newton's exact
+/// Hessian at every iteration (no secant at slip reversals, `solver/slip_reversal.rs`). The
+/// clutter figures count its iterations and the condition of its Hessian.
+fn papers_solver(problem: &mut Problem) {
     problem.simulator.settings.solver.islands = false;
+    problem.simulator.settings.solver.reversal_secant = false;
 }
 
 /// ICF Sec. X-A, Fig. 16: the clutter's mean Newton iterations and condition estimate per step
@@ -277,7 +279,7 @@ pub(super) fn clutter_iterations(load: Loader<'_>, quality: Quality) -> Result<P
     let means: Vec<(f64, f64)> = runs
         .par_iter()
         .map(|&(a, dt)| {
-            let (_, rec) = simulate(load, "clutter", a, dt, duration, whole)?;
+            let (_, rec) = simulate(load, "clutter", a, dt, duration, papers_solver)?;
             let n = rec.reports.len().max(1) as f64;
             let iterations = rec
                 .reports
@@ -404,7 +406,7 @@ fn clutter_runs(
 ) -> Result<Vec<(Approximation, crate::simulate::Recording)>> {
     approximations
         .par_iter()
-        .map(|&a| simulate(load, "clutter", a, dt, Some(3.0), whole).map(|(_, r)| (a, r)))
+        .map(|&a| simulate(load, "clutter", a, dt, Some(3.0), papers_solver).map(|(_, r)| (a, r)))
         .collect()
 }
 
@@ -591,7 +593,7 @@ const CLUTTER_STEADY_WINDOW: f64 = 1.25;
 const STEEL_STIFFNESS: f64 = 1e7;
 
 /// ICF Figs. 17-18 (ext. Figs. 18-19): the clutter at contact stiffnesses from 1e4 to 1e12
-/// N/m, each step solved whole: the mean penetration over the last 1.25 s, when the objects
+/// N/m, each step solved by the paper's solver: the mean penetration over the last 1.25 s, when the objects
 /// rest in a pile (Fig. 17), and the mean Newton iterations and log10 condition estimate per
 /// step (Fig. 18). The paper's reading: compliance approximates rigid contact, with tenths of
 /// microns of penetration at steel's stiffness; the solver stays robust up to 1e12 N/m; and
@@ -609,7 +611,7 @@ pub(super) fn clutter_stiffness(load: Loader<'_>, quality: Quality) -> Result<Pa
         .map(|&(a, k)| {
             let mut error = None;
             let (_, rec) = simulate(load, "clutter", a, dt, Some(duration), |p| {
-                whole(p);
+                papers_solver(p);
                 error = p.set_contact_stiffness(k).err();
             })?;
             match error {

@@ -649,6 +649,9 @@ impl Builder<'_> {
         if let Some(on) = file.solver.islands {
             solver = solver.with_islands(on);
         }
+        if let Some(on) = file.solver.reversal_secant {
+            solver = solver.with_reversal_secant(on);
+        }
         if let Some(on) = file.solver.condition_estimate {
             solver = solver.with_condition_estimate(on);
         }

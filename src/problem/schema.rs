@@ -144,6 +144,9 @@ pub struct SolverSpec {
     pub warm_start: Option<String>,
     /// Solve each contact island apart, in parallel (default true).
     pub islands: Option<bool>,
+    /// Secant friction curvature where a Newton direction reversed a contact's slip
+    /// (default true; [`crate::solver::SolverParams::reversal_secant`]).
+    pub reversal_secant: Option<bool>,
     /// Estimate the Newton Hessian's condition number for `stats.csv` (default true).
     pub condition_estimate: Option<bool>,
 }

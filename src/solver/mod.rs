@@ -21,7 +21,8 @@
 //! `newton.rs` (the f64 entry point), `workspace.rs` (the Newton loop on clique blocks and its
 //! reusable data: the layout of a problem and the iteration data; `workspace/islands.rs`, the
 //! problem split into independent contact islands, solved apart in parallel), `factor.rs` (the factor of
-//! `H` handed to the derivatives, with its generation), `line_search.rs`, `linalg/` (the
+//! `H` handed to the derivatives, with its generation), `line_search.rs`, `slip_reversal.rs` (Newton's friction curvature where a
+//! direction reversed a contact's slip), `linalg/` (the
 //! factorization seam: dense or supernodal).
 
 pub mod constraint;
@@ -32,6 +33,7 @@ pub(crate) mod line_search;
 pub(crate) mod newton;
 pub mod params;
 pub mod problem;
+pub(crate) mod slip_reversal;
 pub mod stats;
 pub(crate) mod workspace;
 

@@ -31,6 +31,7 @@ use crate::solver::linalg::{
     condition_estimate, BlockHessian, BlockPattern, ConditionScratch, Factorization, SpdSolver,
 };
 use crate::solver::line_search::{exact_line_search, LineSearchProblem, Trial};
+use crate::solver::slip_reversal;
 use crate::solver::{
     ConstraintRow, ConvergenceCriterion, ConvexProblem, SolverParams, SolverStats,
 };
@@ -122,6 +123,9 @@ struct IterationData {
     dv_c: Vec<Vector3<f64>>,
     gamma: Vec<Vector3<f64>>,
     G: Vec<Matrix3<f64>>,
+    /// Contacts whose slip the last Newton direction reversed (nc): their next Hessian takes
+    /// the secant curvature along the slip ([`slip_reversal`]).
+    reversed: Vec<bool>,
     /// Constraint rows: velocities, their changes along Δv, impulses and curvatures.
     row_v: Vec<f64>,
     row_dv: Vec<f64>,
@@ -822,6 +826,7 @@ impl IterationData {
         self.dv_c.resize(nc, Vector3::zeros());
         self.gamma.resize(nc, Vector3::zeros());
         self.G.resize(nc, Matrix3::zeros());
+        self.reversed.resize(nc, false);
         self.trial.v_c.resize(nc, Vector3::zeros());
         self.trial.gamma.resize(nc, Vector3::zeros());
         self.trial.G.resize(nc, Matrix3::zeros());
@@ -938,6 +943,26 @@ impl IterationData {
         cost
     }
 
+    /// Raises the Hessians `G` of the contacts the last direction reversed to the secant
+    /// curvature along their slip ([`slip_reversal::raise_to_secant`]); whether any was.
+    fn raise_reversed_to_secant(&mut self) -> bool {
+        let mut raised = false;
+        for (((G, reversed), v_c), gamma) in self
+            .G
+            .iter_mut()
+            .zip(&self.reversed)
+            .zip(&self.v_c)
+            .zip(&self.gamma)
+        {
+            if *reversed {
+                let before = *G;
+                slip_reversal::raise_to_secant(v_c, gamma, G);
+                raised |= *G != before;
+            }
+        }
+        raised
+    }
+
     /// Factors the assembled `H` at the current `v`: a new generation.
     ///
     /// A Hessian that is positive definite in exact arithmetic can still fail Cholesky in
@@ -1010,6 +1035,10 @@ impl IterationData {
         self.scratch_a -= &problem.v0;
         layout.A_mul(&self.scratch_a, &mut self.momentum_offset);
         let mut previous_cost = f64::INFINITY;
+        self.reversed.fill(false);
+        // Whether the last direction came from a Hessian raised at slip reversals: its step
+        // can stall before optimality, so only Newton's own step may stop on stagnation.
+        let mut secant = false;
         // Whether the line search evaluated the contacts at the current `v` (its last trial).
         let mut from_trial = false;
         loop {
@@ -1055,6 +1084,7 @@ impl IterationData {
             } else if previous_cost - cost
                 <= params.cost_tolerance * cost.abs().max(previous_cost.abs())
                 && stats.iterations > 0
+                && !secant
             {
                 Some(ConvergenceCriterion::CostStagnation)
             } else {
@@ -1085,11 +1115,16 @@ impl IterationData {
                 });
             }
             previous_cost = cost;
+            secant = params.reversal_secant && self.raise_reversed_to_secant();
             layout.assemble_hessian(problem, &self.G, &self.row_G, &mut self.H);
             let shift = self
                 .factor_hessian(params)
                 .map_err(|e| with_stats(e, &stats, &self.gradient, &layout.D))?;
             stats.hessian_shift = stats.hessian_shift.max(shift);
+            if secant {
+                // Not the Hessian at `v`: no factor for the derivatives or the statistics.
+                self.generation = None;
+            }
             self.dv.copy_from(&self.gradient);
             self.dv.neg_mut();
             self.factor.solve_in_place(&mut self.dv);
@@ -1132,6 +1167,13 @@ impl IterationData {
             stats.last_step_length = Some(alpha);
             stats.iterations += 1;
             stats.total_iterations += 1;
+            if params.reversal_secant {
+                for ((reversed, v_c), dv_c) in
+                    self.reversed.iter_mut().zip(&self.v_c).zip(&self.dv_c)
+                {
+                    *reversed = slip_reversal::reverses(v_c, dv_c);
+                }
+            }
             self.v.axpy(alpha, &self.dv, 1.0);
             from_trial = self.trial.alpha == alpha;
         }
