@@ -140,9 +140,9 @@ struct Direction {
     dF: Vector6<f64>,
 }
 
-/// Buffers of [`add_contact_columns`] for the contacts of one step: the world twists for `v`
-/// and `v0` (computed at the first contact that needs them), the sides of the current contact
-/// and the directions that move it.
+/// Buffers of [`add_contact_columns`], kept from one step's contacts to the next's: the world
+/// twists for `v` and `v0` (computed at the first contact of a step that needs them), the
+/// sides of the current contact and the directions that move it.
 #[derive(Default)]
 pub struct ContactScratch {
     tv: Twists,
@@ -165,6 +165,14 @@ type ImpulseInputs = (Approximation, ContactParams<f64>, [u64; 7]);
 type ImpulsePartials = (Vector3<f64>, Matrix3<f64>, Matrix3<f64>);
 
 impl ContactScratch {
+    /// Readies the buffers for the contacts of another step: the twists held are not of its
+    /// velocities. (The impulse partials kept are a function of the inputs they are kept with,
+    /// whatever the step.)
+    pub fn start_step(&mut self) {
+        self.tv.ready = false;
+        self.tv0.ready = false;
+    }
+
     /// [`impulse_partials`] of contact `c`, or the last contact's when its inputs are the same
     /// bit for bit (the corners of a face on a plane moving with it): the same numbers.
     fn impulse_partials(

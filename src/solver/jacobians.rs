@@ -147,11 +147,21 @@ impl<T: Scalar> ContactJacobians<T> {
     /// `J_i` as a dense 3 × nv matrix.
     pub fn dense(&self, i: usize) -> Matrix3xX<T> {
         let mut J = Matrix3xX::zeros(self.nv);
+        self.dense_into(i, &mut J);
+        J
+    }
+
+    /// [`ContactJacobians::dense`] into `J`, its storage reused when it has `nv` columns.
+    pub fn dense_into(&self, i: usize, J: &mut Matrix3xX<T>) {
+        if J.ncols() == self.nv {
+            J.fill(T::zero());
+        } else {
+            *J = Matrix3xX::zeros(self.nv);
+        }
         let (index, columns) = self.columns(i);
         for (&k, c) in index.iter().zip(columns) {
             J.set_column(k, c);
         }
-        J
     }
 
     /// Keeps the contacts for which `keep(i)` holds, in order; `keep` is called once per
