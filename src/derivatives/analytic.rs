@@ -176,7 +176,7 @@ pub fn state_residual_jacobian_into(
     let A = &nominal.problem.problem.A;
     let shape = (nv, 2 * nv + nu);
     if out.shape() == shape {
-        out.fill(0.0);
+        out.as_mut_slice().fill(0.0);
     } else {
         *out = DMatrix::zeros(shape.0, shape.1);
     }

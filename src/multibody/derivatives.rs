@@ -382,6 +382,10 @@ pub struct RneaScratch {
     bodies: Vec<BodyPass>,
     /// Eq. (6)'s row vectors of each column (nv).
     P: Vec<(Vector6<f64>, Vector6<f64>)>,
+    /// The rows of a body's columns from eqs. (4)-(5) (its joint's and its ancestors'
+    /// velocity indices) and from eq. (6) (those of the bodies strictly below it).
+    above: Vec<usize>,
+    below: Vec<usize>,
 }
 
 /// [`inverse_dynamics_derivatives`] into `dq` and, when given, `dv` (nv × nv each, written
@@ -398,7 +402,7 @@ pub fn inverse_dynamics_derivatives_into(
     let nv = model.nv();
     let zeroed = |m: &mut DMatrix<f64>| {
         if m.shape() == (nv, nv) {
-            m.fill(0.0);
+            m.as_mut_slice().fill(0.0);
         } else {
             *m = DMatrix::zeros(nv, nv);
         }
@@ -408,7 +412,14 @@ pub fn inverse_dynamics_derivatives_into(
         zeroed(dv);
     }
     forward_backward(model, world, input, scratch);
-    let RneaScratch { S, bodies, P, .. } = scratch;
+    let RneaScratch {
+        S,
+        bodies,
+        P,
+        above,
+        below,
+        ..
+    } = scratch;
     // Eq. (6)'s row vectors of each column l: `P_y = I^C S_l`, `P_w = D^C S_l + S_l ×* h^C`.
     P.clear();
     P.resize(nv, (Vector6::zeros(), Vector6::zeros()));
@@ -421,6 +432,13 @@ pub fn inverse_dynamics_derivatives_into(
         }
     }
     for (b, (joint, body)) in model.joints.iter().zip(bodies.iter()).enumerate() {
+        world.chain_into(model, b, above);
+        below.clear();
+        for (i, joint) in model.joints.iter().enumerate().skip(b + 1) {
+            if world.in_subtree(b, i) {
+                below.extend(indices(joint));
+            }
+        }
         let (translation, rest) = stages(&joint.kind);
         let rest = stage_indices(joint, rest);
         let stage_list = [
@@ -443,26 +461,26 @@ pub fn inverse_dynamics_derivatives_into(
                 let e = motion_cross(&(V_s + V_above), &xi);
                 let Q = force_cross(&xi, &body.FC) + body.phi(&y, &w);
                 let R = body.phi(&e, &(-xi));
-                // Rows at and above k's stage: their columns do not move along q_k.
-                let mut above = Some(b);
-                while let Some(i) = above {
-                    for l in indices(&model.joints[i]).filter(|l| !own_below.contains(l)) {
-                        dq[(l, k)] = S[l].dot(&Q);
-                        if let Some(dv) = dv.as_mut() {
-                            dv[(l, k)] = S[l].dot(&R);
-                        }
-                    }
-                    above = model.joints[i].parent;
+                // Rows at and above k's stage (their columns do not move along q_k), then
+                // those below it, eq. (6).
+                let rows_above = above.iter().filter(|l| !own_below.contains(l));
+                let rows_below = own_below.clone().chain(below.iter().copied());
+                let column = &mut dq.as_mut_slice()[k * nv..(k + 1) * nv];
+                for &l in rows_above.clone() {
+                    column[l] = S[l].dot(&Q);
                 }
-                // Rows below k's stage, eq. (6).
-                let subtree = (b + 1..model.joints.len())
-                    .filter(|&i| world.in_subtree(b, i))
-                    .flat_map(|i| indices(&model.joints[i]));
-                for l in own_below.clone().chain(subtree) {
+                for l in rows_below.clone() {
                     let (P_y, P_w) = &P[l];
-                    dq[(l, k)] = P_y.dot(&y) + P_w.dot(&w);
-                    if let Some(dv) = dv.as_mut() {
-                        dv[(l, k)] = P_y.dot(&e) - P_w.dot(&xi);
+                    column[l] = P_y.dot(&y) + P_w.dot(&w);
+                }
+                if let Some(dv) = dv.as_mut() {
+                    let column = &mut dv.as_mut_slice()[k * nv..(k + 1) * nv];
+                    for &l in rows_above {
+                        column[l] = S[l].dot(&R);
+                    }
+                    for l in rows_below {
+                        let (P_y, P_w) = &P[l];
+                        column[l] = P_y.dot(&e) - P_w.dot(&xi);
                     }
                 }
             }

@@ -154,13 +154,15 @@ impl<T: Scalar> ContactJacobians<T> {
     /// [`ContactJacobians::dense`] into `J`, its storage reused when it has `nv` columns.
     pub fn dense_into(&self, i: usize, J: &mut Matrix3xX<T>) {
         if J.ncols() == self.nv {
-            J.fill(T::zero());
+            J.as_mut_slice().fill(T::zero());
         } else {
             *J = Matrix3xX::zeros(self.nv);
         }
+        // Column by column over the storage (column-major, three rows).
+        let storage = J.as_mut_slice();
         let (index, columns) = self.columns(i);
         for (&k, c) in index.iter().zip(columns) {
-            J.set_column(k, c);
+            storage[3 * k..3 * k + 3].copy_from_slice(c.as_slice());
         }
     }
 
