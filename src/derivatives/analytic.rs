@@ -175,20 +175,20 @@ pub fn state_residual_jacobian_into(
     inverse_dynamics_derivatives_into(model, world, &input, rnea, dID_dq, Some(&mut *dID_dv));
     let A = &nominal.problem.problem.A;
     let shape = (nv, 2 * nv + nu);
-    if out.shape() == shape {
-        out.as_mut_slice().fill(0.0);
-    } else {
+    if out.shape() != shape {
         *out = DMatrix::zeros(shape.0, shape.1);
     }
-    // The position and velocity blocks, element by element over the column-major storage.
-    let (position, velocity) = out.as_mut_slice().split_at_mut(nv * nv);
+    // The position and velocity blocks written whole, element by element over the
+    // column-major storage, and the control block zeroed.
+    let (position, rest) = out.as_mut_slice().split_at_mut(nv * nv);
+    let (velocity, control) = rest.split_at_mut(nv * nv);
     for (o, d) in position.iter_mut().zip(dID_dq.as_slice()) {
         *o = d * dt;
     }
-    let velocity = velocity[..nv * nv].iter_mut();
-    for ((o, d), a) in velocity.zip(dID_dv.as_slice()).zip(A.as_slice()) {
+    for ((o, d), a) in velocity.iter_mut().zip(dID_dv.as_slice()).zip(A.as_slice()) {
         *o = d * dt - a;
     }
+    control.fill(0.0);
     for joint in &model.joints {
         for (m, d) in joint.damping.iter().enumerate() {
             let i = joint.v_start + m;

@@ -183,7 +183,15 @@ impl ContactScratch {
         dt: f64,
         v_c: &Vector3<f64>,
     ) -> ImpulsePartials {
-        let numbers = [c.phi0, c.v_n0, w, dt, v_c.x, v_c.y, v_c.z].map(f64::to_bits);
+        let numbers = [
+            c.phi0.to_bits(),
+            c.v_n0.to_bits(),
+            w.to_bits(),
+            dt.to_bits(),
+            v_c.x.to_bits(),
+            v_c.y.to_bits(),
+            v_c.z.to_bits(),
+        ];
         let inputs = (approximation, c.params, numbers);
         match &self.impulse {
             Some((last, partials)) if *last == inputs => *partials,

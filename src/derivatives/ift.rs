@@ -464,9 +464,9 @@ pub fn step_jacobians(
     params: &[Parameter],
 ) -> Result<StepJacobians> {
     // The simulator's buffers, out of it while the step borrows it; back before returning.
-    let mut workspace = std::mem::take(&mut sim.ift);
+    let mut workspace = sim.ift.take().unwrap_or_default();
     let jacobians = step_jacobians_in(sim, &mut workspace, state, u, params);
-    sim.ift = workspace;
+    sim.ift = Some(workspace);
     jacobians
 }
 

@@ -171,10 +171,12 @@ impl WorldKinematics {
             coordinate,
             subtree,
         } = self;
-        S.clear();
-        S.resize(model.nv(), Vector6::zeros());
-        coordinate.clear();
-        coordinate.resize(model.nv(), (0, 0));
+        // Every entry of `S` and `coordinate` is written below (each velocity index belongs
+        // to one joint): sized only when they are not.
+        if S.len() != model.nv() || coordinate.len() != model.nv() {
+            *S = vec![Vector6::zeros(); model.nv()];
+            *coordinate = vec![(0, 0); model.nv()];
+        }
         I.clear();
         p.clear();
         for (i, joint) in model.joints.iter().enumerate() {

@@ -302,8 +302,8 @@ pub struct Simulator {
     /// What the last step leaves for the next one's first Newton iterate.
     warm: WarmMemory,
     /// The step Jacobians' buffers ([`crate::derivatives::step_jacobians`]), kept from one
-    /// call to the next.
-    pub(crate) ift: IftWorkspace,
+    /// call to the next; boxed, as each call moves them out of the simulator and back.
+    pub(crate) ift: Option<Box<IftWorkspace>>,
 }
 
 /// The first Newton iterate of a step ([`SolverParams::warm_start`]) and what the last step
@@ -426,7 +426,7 @@ impl Simulator {
             extents,
             pending_warnings,
             warm: WarmMemory::default(),
-            ift: IftWorkspace::default(),
+            ift: None,
         })
     }
 

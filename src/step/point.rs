@@ -118,7 +118,10 @@ pub fn contact_frame_derivative(nhat: &Vector3<f64>) -> [Matrix3<f64>; 3] {
         let du = -(e_m * nhat.dot(&e)) - nhat * e[m];
         let dt1 = (du - t1 * t1.dot(&du)) / norm;
         let dt2 = e_m.cross(&t1) + nhat.cross(&dt1);
-        Matrix3::from_columns(&[dt1, dt2, e_m])
+        // Entries by rows: nalgebra's `from_columns` steps an iterator per entry.
+        Matrix3::new(
+            dt1.x, dt2.x, e_m.x, dt1.y, dt2.y, e_m.y, dt1.z, dt2.z, e_m.z,
+        )
     })
 }
 
