@@ -23,11 +23,14 @@ use crate::derivatives::lifted::NominalStep;
 use crate::error::{Error, Result};
 use crate::math::block::BlockDiagonalCholesky;
 use crate::math::Pose;
-use crate::multibody::derivatives::{inverse_dynamics_derivatives, spatial, WorldKinematics};
+use crate::multibody::derivatives::{
+    inverse_dynamics_derivatives, inverse_dynamics_derivatives_into, spatial, RneaInput,
+    RneaScratch, WorldKinematics,
+};
 use crate::multibody::model::BodyId;
 use crate::multibody::TransmissionKind;
 use crate::step::constraints::row_sensitivity;
-use crate::step::Simulator;
+use crate::step::{assign, Simulator};
 
 /// The columns of the constraint rows (SAP Sec. V; [`crate::step::constraints`]): a row
 /// whose impulse `γ = (v̂ − c·v)/R` lies inside its set adds `−c ∂γ/∂θ` to `∂r/∂θ`, with
@@ -96,40 +99,96 @@ fn add_constraint_columns(
     Ok(())
 }
 
+/// Buffers of [`state_residual_jacobian_into`], kept from one call to the next (the
+/// simulator keeps them for [`crate::derivatives::step_jacobians`]).
+#[derive(Default)]
+pub struct AnalyticScratch {
+    /// World-frame kinematics at `q0`.
+    world: WorldKinematics,
+    rnea: RneaScratch,
+    /// `∂ID/∂q` and `∂ID/∂v` (nv × nv).
+    dID_dq: DMatrix<f64>,
+    dID_dv: DMatrix<f64>,
+    /// The step's mean acceleration `(v − v0)/δt` (nv).
+    a: DVector<f64>,
+    /// Geometry poses at `q0`.
+    X_WG: Vec<Pose<f64>>,
+    contacts: ContactScratch,
+}
+
 /// `∂r/∂[δq0, δv0, δu]` (nv × (2 nv + nu)) at the converged velocities of `nominal`.
 ///
 /// # Errors
 /// Feature pairs that cannot be re-evaluated, a singular `A` (SAP and regularized Lagged).
 pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result<DMatrix<f64>> {
+    let mut out = DMatrix::zeros(0, 0);
+    state_residual_jacobian_into(sim, nominal, &mut AnalyticScratch::default(), &mut out)?;
+    Ok(out)
+}
+
+/// [`state_residual_jacobian`] into `out` (written over), computed in the buffers of
+/// `scratch`: the same numbers, without allocating once the buffers have their sizes.
+///
+/// # Errors
+/// As [`state_residual_jacobian`].
+pub fn state_residual_jacobian_into(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    scratch: &mut AnalyticScratch,
+    out: &mut DMatrix<f64>,
+) -> Result<()> {
     let model = &sim.model;
     let (nv, nu, dt) = (model.nv(), model.nu(), sim.settings.dt);
     let (q0, v0, v) = (&nominal.state.q, &nominal.state.v, &nominal.v);
+    let AnalyticScratch {
+        world,
+        rnea,
+        dID_dq,
+        dID_dv,
+        a,
+        X_WG,
+        contacts,
+    } = scratch;
     // The poses of the nominal step's assembly when the simulator still has them.
     let computed;
-    let (world, X_WB) = match sim.kinematics_at(q0) {
-        Some(data) => (WorldKinematics::new(model, data), &data.X_WB),
+    let X_WB = match sim.kinematics_at(q0) {
+        Some(data) => {
+            world.set_from(model, data);
+            &data.X_WB
+        }
         None => {
-            let (world, X_WB) = WorldKinematics::at(model, q0);
+            let X_WB;
+            (*world, X_WB) = WorldKinematics::at(model, q0);
             computed = X_WB;
-            (world, &computed)
+            &computed
         }
     };
-    let a = (v - v0) / dt;
+    assign(a, v);
+    *a -= v0;
+    *a /= dt;
     let gravity: Vector6<f64> = spatial(nalgebra::Vector3::zeros(), -model.gravity);
-    let (dq, dv) = inverse_dynamics_derivatives(model, &world, v0, &a, &gravity, true);
+    let input = RneaInput {
+        v: v0,
+        a,
+        a_root: &gravity,
+    };
+    inverse_dynamics_derivatives_into(model, world, &input, rnea, dID_dq, Some(&mut *dID_dv));
     let A = &nominal.problem.problem.A;
-    let mut out = DMatrix::zeros(nv, 2 * nv + nu);
-    // The position and velocity blocks, element by element over the column-major storage.
-    let (position, velocity) = out.as_mut_slice().split_at_mut(nv * nv);
-    for (o, d) in position.iter_mut().zip(dq.as_slice()) {
+    let shape = (nv, 2 * nv + nu);
+    if out.shape() != shape {
+        *out = DMatrix::zeros(shape.0, shape.1);
+    }
+    // The position and velocity blocks written whole, element by element over the
+    // column-major storage, and the control block zeroed.
+    let (position, rest) = out.as_mut_slice().split_at_mut(nv * nv);
+    let (velocity, control) = rest.split_at_mut(nv * nv);
+    for (o, d) in position.iter_mut().zip(dID_dq.as_slice()) {
         *o = d * dt;
     }
-    if let Some(dv) = dv {
-        let velocity = velocity[..nv * nv].iter_mut();
-        for ((o, d), a) in velocity.zip(dv.as_slice()).zip(A.as_slice()) {
-            *o = d * dt - a;
-        }
+    for ((o, d), a) in velocity.iter_mut().zip(dID_dv.as_slice()).zip(A.as_slice()) {
+        *o = d * dt - a;
     }
+    control.fill(0.0);
     for joint in &model.joints {
         for (m, d) in joint.damping.iter().enumerate() {
             let i = joint.v_start + m;
@@ -147,32 +206,29 @@ pub fn state_residual_jacobian(sim: &Simulator, nominal: &NominalStep) -> Result
             out[(index, 2 * nv + col)] = -dt * t.gear;
         }
     }
-    add_constraint_columns(sim, nominal, &world, &mut out)?;
-    let X_WG: Vec<Pose<f64>> = sim
-        .geometries()
-        .iter()
-        .map(|g| {
-            let X_WB = match g.body {
-                BodyId::World => Pose::identity(),
-                BodyId::Body(i) => X_WB[i],
-                BodyId::Prescribed(i) => model.prescribed[i].pose(nominal.state.t),
-            };
-            X_WB.compose(&g.X_BG)
-        })
-        .collect();
+    add_constraint_columns(sim, nominal, world, out)?;
+    X_WG.clear();
+    X_WG.extend(sim.geometries().iter().map(|g| {
+        let X_WB = match g.body {
+            BodyId::World => Pose::identity(),
+            BodyId::Body(i) => X_WB[i],
+            BodyId::Prescribed(i) => model.prescribed[i].pose(nominal.state.t),
+        };
+        X_WB.compose(&g.X_BG)
+    }));
     // One set of buffers for all contacts: the step's twists and more.
-    let mut scratch = ContactScratch::default();
+    contacts.start_step();
     let inputs = ContactInputs {
         sim,
-        world: &world,
-        X_WG: &X_WG,
+        world,
+        X_WG,
         A,
         v,
         v0,
         t: nominal.state.t,
     };
     for c in &nominal.problem.contacts {
-        add_contact_columns(&inputs, c, &mut out, &mut scratch)?;
+        add_contact_columns(&inputs, c, out, contacts)?;
     }
-    Ok(out)
+    Ok(())
 }

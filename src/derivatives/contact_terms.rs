@@ -140,9 +140,9 @@ struct Direction {
     dF: Vector6<f64>,
 }
 
-/// Buffers of [`add_contact_columns`] for the contacts of one step: the world twists for `v`
-/// and `v0` (computed at the first contact that needs them), the sides of the current contact
-/// and the directions that move it.
+/// Buffers of [`add_contact_columns`], kept from one step's contacts to the next's: the world
+/// twists for `v` and `v0` (computed at the first contact of a step that needs them), the
+/// sides of the current contact and the directions that move it.
 #[derive(Default)]
 pub struct ContactScratch {
     tv: Twists,
@@ -165,6 +165,14 @@ type ImpulseInputs = (Approximation, ContactParams<f64>, [u64; 7]);
 type ImpulsePartials = (Vector3<f64>, Matrix3<f64>, Matrix3<f64>);
 
 impl ContactScratch {
+    /// Readies the buffers for the contacts of another step: the twists held are not of its
+    /// velocities. (The impulse partials kept are a function of the inputs they are kept with,
+    /// whatever the step.)
+    pub fn start_step(&mut self) {
+        self.tv.ready = false;
+        self.tv0.ready = false;
+    }
+
     /// [`impulse_partials`] of contact `c`, or the last contact's when its inputs are the same
     /// bit for bit (the corners of a face on a plane moving with it): the same numbers.
     fn impulse_partials(
@@ -175,7 +183,15 @@ impl ContactScratch {
         dt: f64,
         v_c: &Vector3<f64>,
     ) -> ImpulsePartials {
-        let numbers = [c.phi0, c.v_n0, w, dt, v_c.x, v_c.y, v_c.z].map(f64::to_bits);
+        let numbers = [
+            c.phi0.to_bits(),
+            c.v_n0.to_bits(),
+            w.to_bits(),
+            dt.to_bits(),
+            v_c.x.to_bits(),
+            v_c.y.to_bits(),
+            v_c.z.to_bits(),
+        ];
         let inputs = (approximation, c.params, numbers);
         match &self.impulse {
             Some((last, partials)) if *last == inputs => *partials,
@@ -341,15 +357,20 @@ fn local_derivative(
     };
     let nhat = t.value.nhat_W;
     let D = frame_derivative(&nhat);
-    out.set_row(0, &t.phi);
-    out.fixed_rows_mut::<9>(1).fill(0.0);
-    set_frame_rows(out, &D, &t.nhat_W);
     // The contact point's derivative, as `contact_point` combines the witness points.
     let dp = match c.body_a {
         BodyId::Body(_) => (t.p_WPa + t.p_WPb) * 0.5,
         BodyId::World | BodyId::Prescribed(_) => t.p_WPb,
     };
-    out.fixed_rows_mut::<3>(10).copy_from(&dp);
+    for ((column, dphi), dp) in columns_mut(out)
+        .zip(t.phi.as_slice())
+        .zip(dp.as_slice().chunks_exact(3))
+    {
+        column[0] = *dphi;
+        column[1..10].fill(0.0);
+        column[10..].copy_from_slice(dp);
+    }
+    set_frame_rows(out, &D, &t.nhat_W);
     let p = contact_point(c.body_a, t.value.p_WPa, t.value.p_WPb);
     Ok((nhat, p, D))
 }
@@ -404,10 +425,18 @@ fn frame_derivative(nhat: &Vector3<f64>) -> FrameDerivative {
 /// `dn` of n̂ through the frame's derivative `D` ([`frame_derivative`]): `D dn`, zero where n̂
 /// does not move (a plane of the other geometry).
 fn set_frame_rows(out: &mut LocalDerivative, D: &FrameDerivative, dn: &NormalDerivative) {
-    if dn.iter().any(|x| *x != 0.0) {
-        out.fixed_view_mut::<9, GEOMETRY_WIDTH>(1, 0)
-            .copy_from(&(D * dn));
+    if dn.as_slice().iter().any(|x| *x != 0.0) {
+        let rows = D * dn;
+        for (column, rows) in columns_mut(out).zip(rows.as_slice().chunks_exact(9)) {
+            column[1..10].copy_from_slice(rows);
+        }
     }
+}
+
+/// The columns of a [`LocalDerivative`] as slices of its storage (column-major): copies and
+/// fills through nalgebra's views step an iterator per entry, a dozen instructions each.
+fn columns_mut(L: &mut LocalDerivative) -> std::slice::ChunksExactMut<'_, f64> {
+    L.as_mut_slice().chunks_exact_mut(13)
 }
 
 /// Derivatives of φ, `R_WC` and `p_WC` along a rigid motion of both geometries by one twist
@@ -422,7 +451,7 @@ fn rigid_derivative(
     o: &Vector3<f64>,
     out: &mut LocalDerivative,
 ) {
-    out.fill(0.0);
+    out.as_mut_slice().fill(0.0);
     let mut dn = NormalDerivative::zeros();
     for s in 0..3 {
         dn.set_column(s, &Vector3::ith(s, 1.0).cross(nhat));
@@ -474,8 +503,10 @@ impl LocalDerivatives {
         if self.n == 2 {
             rigid_derivative(&nhat, &D, &p, &c.p_WC, &mut self.rigid);
             let [A, B] = &mut self.sides;
-            A.copy_from(&self.rigid);
-            *A -= &*B;
+            let (A, B, rigid) = (A.as_mut_slice(), B.as_slice(), self.rigid.as_slice());
+            for ((a, b), r) in A.iter_mut().zip(B).zip(rigid) {
+                *a = r - b;
+            }
         }
         Ok(())
     }
@@ -678,7 +709,8 @@ pub fn add_contact_columns(
     let (gamma, G, partials) = scratch.impulse_partials(approximation, c, w, dt, &v_c);
     // A contact with no impulse, no Hessian and no impulse partials (a candidate within the
     // margin that stays apart) adds nothing: every term of eq. (1) carries one of them.
-    if gamma == Vector3::zeros() && G == Matrix3::zeros() && partials == Matrix3::zeros() {
+    let zero = |x: &[f64]| x.iter().all(|x| *x == 0.0);
+    if zero(gamma.as_slice()) && zero(G.as_slice()) && zero(partials.as_slice()) {
         return Ok(());
     }
     let delassus = block.map(|b| Delassus::new(inputs, b, &c.R_WC));
@@ -688,7 +720,7 @@ pub fn add_contact_columns(
     let F = spatial(Vector3::zeros(), f);
 
     // γ depends on `v_n0` only for Lagged; otherwise `δv_n0` is not needed.
-    let lagged = partials.column(1).iter().any(|x| *x != 0.0);
+    let lagged = !zero(&partials.as_slice()[3..6]);
     scratch.tv.fill_once(model, world, inputs.v);
     if lagged {
         scratch.tv0.fill_once(model, world, inputs.v0);

@@ -12,16 +12,16 @@ use std::ops::Range;
 use nalgebra::{Const, DMatrix, DVector, DVectorView, Matrix3, Quaternion, SVector, Vector3, U1};
 use num_dual::{Derivative, Dual64, DualSVec64};
 
-use crate::derivatives::analytic::state_residual_jacobian;
+use crate::derivatives::analytic::{state_residual_jacobian_into, AnalyticScratch};
 use crate::derivatives::lifted::{lifted_step, Directions, NominalStep};
 use crate::derivatives::parameters::Parameter;
 use crate::derivatives::topology::{moved_directions, unmoved};
 use crate::derivatives::StepJacobians;
 use crate::error::{Error, Result};
-use crate::multibody::integrate_positions;
+use crate::multibody::integrate_positions_into;
 use crate::solver::linalg::{Factorization, SpdSolver};
 use crate::solver::{ConvexSolution, NewtonFactor, NewtonFactorRef, ProblemEval};
-use crate::step::{Simulator, State};
+use crate::step::{assign, Simulator, State};
 
 /// Directions per dual-number evaluation (chunked forward mode, as ForwardDiff.jl).
 pub const CHUNK: usize = 8;
@@ -58,22 +58,43 @@ pub fn eps(x: &Chunk) -> SVector<f64, CHUNK> {
 /// condition estimate (no statistics are read here). The factor stays in the workspace
 /// ([`workspace_factor`]); the step records its generation.
 pub fn nominal_step(sim: &mut Simulator, state: &State, u: &DVector<f64>) -> Result<NominalStep> {
-    let problem = sim.assemble(state, u)?;
+    let mut nominal = NominalStep::default();
+    nominal_step_into(sim, state, u, &mut nominal)?;
+    Ok(nominal)
+}
+
+/// [`nominal_step`] written over `nominal`, its storage reused (the problem's through
+/// [`Simulator::assemble_into`]): the same step, without allocating once the contact pattern
+/// has been seen.
+///
+/// # Errors
+/// As [`nominal_step`]; `nominal` holds no step then.
+pub fn nominal_step_into(
+    sim: &mut Simulator,
+    state: &State,
+    u: &DVector<f64>,
+    nominal: &mut NominalStep,
+) -> Result<()> {
+    nominal.factor_generation = None;
+    sim.assemble_into(state, u, &mut nominal.problem)?;
     let mut params = sim.settings.solver;
     params.factor_at_solution = true;
     params.condition_estimate = false;
-    sim.solve(&problem.problem, &state.v, &params)?;
-    let v = sim.newton().v().clone();
-    let factor_generation = sim.newton().factor().map(|f| f.generation);
-    let q_next = integrate_positions(&sim.model, &state.q, &v, sim.settings.dt);
-    Ok(NominalStep {
-        state: state.clone(),
-        u: u.clone(),
-        problem,
-        v,
-        q_next,
-        factor_generation,
-    })
+    sim.solve(&nominal.problem.problem, &state.v, &params)?;
+    assign(&mut nominal.v, sim.newton().v());
+    nominal.factor_generation = sim.newton().factor().map(|f| f.generation);
+    integrate_positions_into(
+        &sim.model,
+        &state.q,
+        &nominal.v,
+        sim.settings.dt,
+        &mut nominal.q_next,
+    );
+    nominal.state.t = state.t;
+    assign(&mut nominal.state.q, &state.q);
+    assign(&mut nominal.state.v, &state.v);
+    assign(&mut nominal.u, u);
+    Ok(())
 }
 
 /// The simulator's factor of `H` when it is the one `nominal` recorded and belongs to
@@ -268,8 +289,27 @@ pub fn position_jacobian(
     dv: &DMatrix<f64>,
     dirs: Directions,
 ) -> DMatrix<f64> {
+    let mut dq = DMatrix::zeros(0, 0);
+    position_jacobian_into(sim, nominal, dv, dirs, &mut dq);
+    dq
+}
+
+/// [`position_jacobian`] into `dq` (written over, its storage reused when it has the shape of
+/// `dv`).
+pub fn position_jacobian_into(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    dv: &DMatrix<f64>,
+    dirs: Directions,
+    dq: &mut DMatrix<f64>,
+) {
     let (n, dt) = (dirs.len(), sim.settings.dt);
-    let mut dq = dv * dt;
+    if dq.shape() != dv.shape() {
+        *dq = DMatrix::zeros(dv.nrows(), dv.ncols());
+    }
+    for (x, y) in dq.as_mut_slice().iter_mut().zip(dv.as_slice()) {
+        *x = y * dt;
+    }
     for joint in &sim.model.joints {
         let (start, nvj) = (joint.v_start, joint.kind.nv());
         let mut flat = start..start + nvj;
@@ -292,13 +332,35 @@ pub fn position_jacobian(
             dq[(i, i)] += 1.0;
         }
     }
-    dq
+}
+
+/// Buffers of the step Jacobians kept from one call to the next: the simulator owns one for
+/// [`step_jacobians`], which then allocates only what it returns once the contact pattern has
+/// been seen (`docs/benchmarks.md`, "Step Jacobians with controls").
+#[derive(Default)]
+pub struct IftWorkspace {
+    /// The last nominal step, written over by the next ([`nominal_step_into`]).
+    nominal: NominalStep,
+    /// `∂r/∂θ`, then `∂v/∂θ` in place (nv × n).
+    dv: DMatrix<f64>,
+    /// `∂q'/∂θ` (nv × n, tangent).
+    dq: DMatrix<f64>,
+    analytic: AnalyticScratch,
+}
+
+/// Names the workspace only: its buffers hold the last call's intermediate values.
+impl std::fmt::Debug for IftWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IftWorkspace").finish_non_exhaustive()
+    }
 }
 
 /// The step Jacobians given the nominal step and the factor of `H` at its solution:
 /// `∂r/∂θ` analytically for the state and controls ([`state_residual_jacobian`]; by duals
 /// when the step has pressure-field polygons) and by duals for the named `params`,
 /// `∂v/∂θ = −H⁻¹ ∂r/∂θ`, then the positions.
+///
+/// [`state_residual_jacobian`]: crate::derivatives::analytic::state_residual_jacobian
 ///
 /// # Errors
 /// [`Error::StaleFactor`] for a factor that is not the one `nominal` recorded
@@ -308,6 +370,28 @@ pub fn jacobians_given_factor(
     nominal: &NominalStep,
     factor: NewtonFactorRef<'_>,
     params: &[Parameter],
+) -> Result<StepJacobians> {
+    let (mut dv, mut dq) = (DMatrix::zeros(0, 0), DMatrix::zeros(0, 0));
+    let mut scratch = AnalyticScratch::default();
+    jacobians_in(
+        sim,
+        nominal,
+        factor,
+        params,
+        (&mut dv, &mut dq),
+        &mut scratch,
+    )
+}
+
+/// [`jacobians_given_factor`] computed in `dv` and `dq` (`∂v/∂θ` and `∂q'/∂θ`, written over)
+/// and the buffers of `scratch`.
+fn jacobians_in(
+    sim: &Simulator,
+    nominal: &NominalStep,
+    factor: NewtonFactorRef<'_>,
+    params: &[Parameter],
+    (dv, dq): (&mut DMatrix<f64>, &mut DMatrix<f64>),
+    scratch: &mut AnalyticScratch,
 ) -> Result<StepJacobians> {
     check_factor(nominal, &factor)?;
     let dirs = Directions {
@@ -323,13 +407,13 @@ pub fn jacobians_given_factor(
         .contacts
         .iter()
         .any(|c| c.feature.polygon().is_some());
-    let mut dv = if has_polygons {
-        residual_jacobian_columns(sim, nominal, params, dirs, 0..n_state)?
+    if has_polygons {
+        *dv = residual_jacobian_columns(sim, nominal, params, dirs, 0..n_state)?;
     } else {
-        state_residual_jacobian(sim, nominal)?
-    };
+        state_residual_jacobian_into(sim, nominal, scratch, dv)?;
+    }
     if dirs.np > 0 {
-        dv = dv.resize_horizontally(dirs.len(), 0.0);
+        dv.resize_horizontally_mut(dirs.len(), 0.0);
         dv.columns_mut(n_state, dirs.np)
             .copy_from(&residual_jacobian_columns(
                 sim,
@@ -339,9 +423,12 @@ pub fn jacobians_given_factor(
                 n_state..dirs.len(),
             )?);
     }
-    dv.neg_mut();
-    factor.cholesky.solve_many_in_place(&mut dv);
-    let dq = position_jacobian(sim, nominal, &dv, dirs);
+    // Over the storage: nalgebra's element iterator costs a dozen instructions an entry.
+    for x in dv.as_mut_slice() {
+        *x = -*x;
+    }
+    factor.cholesky.solve_many_in_place(dv);
+    position_jacobian_into(sim, nominal, dv, dirs, dq);
     // Columns `start..start + columns` of `[dq; dv]`, gathered column by column as slices.
     let block = |start: usize, columns: usize| {
         let (dq, dv) = (dq.as_slice(), dv.as_slice());
@@ -377,16 +464,81 @@ pub fn step_jacobians(
     u: &DVector<f64>,
     params: &[Parameter],
 ) -> Result<StepJacobians> {
-    let mut nominal = nominal_step(sim, state, u)?;
+    // The simulator's buffers, out of it while the step borrows it; back before returning.
+    let mut workspace = sim.ift.take().unwrap_or_default();
+    let jacobians = step_jacobians_in(sim, &mut workspace, state, u, params);
+    sim.ift = Some(workspace);
+    jacobians
+}
+
+/// [`step_jacobians`] in the buffers of `workspace`.
+fn step_jacobians_in(
+    sim: &mut Simulator,
+    workspace: &mut IftWorkspace,
+    state: &State,
+    u: &DVector<f64>,
+    params: &[Parameter],
+) -> Result<StepJacobians> {
+    let IftWorkspace {
+        nominal,
+        dv,
+        dq,
+        analytic,
+    } = workspace;
+    nominal_step_into(sim, state, u, nominal)?;
     let refactored;
-    let factor = match workspace_factor(sim, &nominal) {
+    let factor = match workspace_factor(sim, nominal) {
         Some(f) => f,
         None => {
-            refactored = refactor(&mut nominal)?;
+            refactored = refactor(nominal)?;
             refactored.view()
         }
     };
-    let jacobians = jacobians_given_factor(sim, &nominal, factor, params);
-    sim.reuse_problem(nominal.problem);
-    jacobians
+    jacobians_in(sim, nominal, factor, params, (dv, dq), analytic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::load_problem;
+
+    /// The Jacobians computed in the simulator's buffers ([`step_jacobians`], each call
+    /// writing over the last one's) are those of fresh buffers ([`nominal_step`] and
+    /// [`jacobians_given_factor`]) bit for bit, along the arm's push of the sphere, contacts
+    /// coming and going: nothing of one call leaks into the next.
+    #[test]
+    fn reused_buffers_give_the_fresh_jacobians() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("problems")
+            .join("arm-push-sphere.toml");
+        let mut p = load_problem(&path).expect("shipped problem loads");
+        let sim = &mut p.simulator;
+        let u = DVector::zeros(sim.model.nu());
+        let mut state = p.initial_state.clone();
+        let bits = |m: &DMatrix<f64>| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut contacts = 0;
+        while state.t < 0.3 {
+            let reused = step_jacobians(sim, &state, &u, &[]).expect("step Jacobians");
+            let mut nominal = nominal_step(sim, &state, &u).expect("nominal step");
+            let refactored;
+            let factor = match workspace_factor(sim, &nominal) {
+                Some(f) => f,
+                None => {
+                    refactored = refactor(&mut nominal).expect("H factors");
+                    refactored.view()
+                }
+            };
+            let fresh = jacobians_given_factor(sim, &nominal, factor, &[]).expect("Jacobians");
+            assert_eq!(bits(&reused.state), bits(&fresh.state), "t = {}", state.t);
+            assert_eq!(
+                bits(&reused.control),
+                bits(&fresh.control),
+                "t = {}",
+                state.t
+            );
+            contacts += nominal.problem.contacts.len();
+            state = reused.next;
+        }
+        assert!(contacts > 0, "the arm never touched the sphere");
+    }
 }

@@ -40,6 +40,24 @@ pub struct NominalStep {
     pub factor_generation: Option<FactorGeneration>,
 }
 
+impl Default for NominalStep {
+    /// No step: the storage [`crate::derivatives::ift::nominal_step_into`] writes over.
+    fn default() -> Self {
+        NominalStep {
+            state: State {
+                t: 0.0,
+                q: DVector::zeros(0),
+                v: DVector::zeros(0),
+            },
+            u: DVector::zeros(0),
+            problem: StepProblem::default(),
+            v: DVector::zeros(0),
+            q_next: DVector::zeros(0),
+            factor_generation: None,
+        }
+    }
+}
+
 /// Layout of the directions θ = [δq (nv, tangent), δv (nv), δu (nu), parameters (np)].
 #[derive(Clone, Copy, Debug)]
 pub struct Directions {

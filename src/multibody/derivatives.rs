@@ -117,7 +117,7 @@ pub struct WorldInertia {
 }
 
 /// World-frame kinematics at one configuration: the inputs of eqs. (1)-(2).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct WorldKinematics {
     /// World-frame motion subspace columns, one per velocity index: `ᵒS_j[n]` of joint j's
     /// coordinate n at `v_start_j + n`.
@@ -133,12 +133,14 @@ pub struct WorldKinematics {
 }
 
 impl WorldKinematics {
-    /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]).
-    pub fn new(
+    /// World-frame quantities from `data` (after [`crate::multibody::forward_kinematics`]),
+    /// in the buffers of `self`.
+    pub fn set_from(
+        &mut self,
         model: &MultibodyModel<f64>,
         data: &crate::multibody::kinematics::MultibodyData<f64>,
-    ) -> Self {
-        Self::from_poses(model, &data.X_WB, &data.S)
+    ) {
+        self.set(model, &data.X_WB, &data.S);
     }
 
     /// World-frame quantities at positions `q`, and the body poses `X_WB`: the poses and
@@ -153,20 +155,30 @@ impl WorldKinematics {
             X_WB.push(X);
             S_B.push(joint.kind.motion_subspace(&X_JM));
         }
-        (Self::from_poses(model, &X_WB, &S_B), X_WB)
+        let mut world = Self::default();
+        world.set(model, &X_WB, &S_B);
+        (world, X_WB)
     }
 
-    /// World-frame quantities from body poses and body-frame subspaces.
-    fn from_poses(
-        model: &MultibodyModel<f64>,
-        X_WB: &[Pose<f64>],
-        S_B: &[Vec<Vector6<f64>>],
-    ) -> Self {
+    /// World-frame quantities from body poses and body-frame subspaces, in the buffers of
+    /// `self`.
+    fn set(&mut self, model: &MultibodyModel<f64>, X_WB: &[Pose<f64>], S_B: &[Vec<Vector6<f64>>]) {
         let nb = model.bodies.len();
-        let mut S = vec![Vector6::zeros(); model.nv()];
-        let mut I = Vec::with_capacity(nb);
-        let mut p = Vec::with_capacity(nb);
-        let mut coordinate = vec![(0, 0); model.nv()];
+        let WorldKinematics {
+            S,
+            p,
+            I,
+            coordinate,
+            subtree,
+        } = self;
+        // Every entry of `S` and `coordinate` is written below (each velocity index belongs
+        // to one joint): sized only when they are not.
+        if S.len() != model.nv() || coordinate.len() != model.nv() {
+            *S = vec![Vector6::zeros(); model.nv()];
+            *coordinate = vec![(0, 0); model.nv()];
+        }
+        I.clear();
+        p.clear();
         for (i, joint) in model.joints.iter().enumerate() {
             let X = &X_WB[i];
             for (n, s) in S_B[i].iter().enumerate() {
@@ -182,19 +194,13 @@ impl WorldKinematics {
             });
             p.push(X.p);
         }
-        let mut subtree = vec![false; nb * nb];
+        subtree.clear();
+        subtree.resize(nb * nb, false);
         for j in 0..nb {
             subtree[j * nb + j] = true;
             for i in j + 1..nb {
                 subtree[j * nb + i] = model.joints[i].parent.is_some_and(|p| subtree[j * nb + p]);
             }
-        }
-        WorldKinematics {
-            S,
-            p,
-            I,
-            coordinate,
-            subtree,
         }
     }
 
@@ -351,10 +357,75 @@ pub fn inverse_dynamics_derivatives(
     let nv = model.nv();
     let mut dq = DMatrix::zeros(nv, nv);
     let mut dv = with_velocity.then(|| DMatrix::zeros(nv, nv));
-    let (S, bodies) = forward_backward(model, world, v, a, a_root);
+    let mut scratch = RneaScratch::default();
+    let input = RneaInput { v, a, a_root };
+    inverse_dynamics_derivatives_into(model, world, &input, &mut scratch, &mut dq, dv.as_mut());
+    (dq, dv)
+}
+
+/// The point [`inverse_dynamics_derivatives`] differentiates at: velocities `v` (nv),
+/// accelerations `a` (nv) and the world acceleration `a_root` of the roots' parent.
+pub struct RneaInput<'a> {
+    /// Generalized velocities (nv).
+    pub v: &'a DVector<f64>,
+    /// Generalized accelerations (nv).
+    pub a: &'a DVector<f64>,
+    /// Spatial acceleration of the roots' parent (world, about the origin).
+    pub a_root: &'a Vector6<f64>,
+}
+
+/// Buffers of [`inverse_dynamics_derivatives_into`], kept from one call to the next.
+#[derive(Debug, Default)]
+pub struct RneaScratch {
+    /// Each tree's origin per body ([`forward_backward`]).
+    origin: Vec<Vector3<f64>>,
+    /// The world subspace columns about their tree's origin (nv).
+    S: Vec<Vector6<f64>>,
+    bodies: Vec<BodyPass>,
+    /// Eq. (6)'s row vectors of each column (nv).
+    P: Vec<(Vector6<f64>, Vector6<f64>)>,
+    /// The rows of a body's columns from eqs. (4)-(5) (its joint's and its ancestors'
+    /// velocity indices) and from eq. (6) (those of the bodies strictly below it).
+    above: Vec<usize>,
+    below: Vec<usize>,
+}
+
+/// [`inverse_dynamics_derivatives`] into `dq` and, when given, `dv` (nv × nv each, written
+/// over), computed in the buffers of `scratch`: the same numbers, without allocating once the
+/// buffers have their sizes.
+pub fn inverse_dynamics_derivatives_into(
+    model: &MultibodyModel<f64>,
+    world: &WorldKinematics,
+    input: &RneaInput<'_>,
+    scratch: &mut RneaScratch,
+    dq: &mut DMatrix<f64>,
+    mut dv: Option<&mut DMatrix<f64>>,
+) {
+    let nv = model.nv();
+    let zeroed = |m: &mut DMatrix<f64>| {
+        if m.shape() == (nv, nv) {
+            m.as_mut_slice().fill(0.0);
+        } else {
+            *m = DMatrix::zeros(nv, nv);
+        }
+    };
+    zeroed(dq);
+    if let Some(dv) = dv.as_mut() {
+        zeroed(dv);
+    }
+    forward_backward(model, world, input, scratch);
+    let RneaScratch {
+        S,
+        bodies,
+        P,
+        above,
+        below,
+        ..
+    } = scratch;
     // Eq. (6)'s row vectors of each column l: `P_y = I^C S_l`, `P_w = D^C S_l + S_l ×* h^C`.
-    let mut P = vec![(Vector6::zeros(), Vector6::zeros()); nv];
-    for (joint, body) in model.joints.iter().zip(&bodies) {
+    P.clear();
+    P.resize(nv, (Vector6::zeros(), Vector6::zeros()));
+    for (joint, body) in model.joints.iter().zip(bodies.iter()) {
         for l in indices(joint) {
             P[l] = (
                 body.IC.apply(&S[l]),
@@ -362,7 +433,14 @@ pub fn inverse_dynamics_derivatives(
             );
         }
     }
-    for (b, (joint, body)) in model.joints.iter().zip(&bodies).enumerate() {
+    for (b, (joint, body)) in model.joints.iter().zip(bodies.iter()).enumerate() {
+        world.chain_into(model, b, above);
+        below.clear();
+        for (i, joint) in model.joints.iter().enumerate().skip(b + 1) {
+            if world.in_subtree(b, i) {
+                below.extend(indices(joint));
+            }
+        }
         let (translation, rest) = stages(&joint.kind);
         let rest = stage_indices(joint, rest);
         let stage_list = [
@@ -385,35 +463,35 @@ pub fn inverse_dynamics_derivatives(
                 let e = motion_cross(&(V_s + V_above), &xi);
                 let Q = force_cross(&xi, &body.FC) + body.phi(&y, &w);
                 let R = body.phi(&e, &(-xi));
-                // Rows at and above k's stage: their columns do not move along q_k.
-                let mut above = Some(b);
-                while let Some(i) = above {
-                    for l in indices(&model.joints[i]).filter(|l| !own_below.contains(l)) {
-                        dq[(l, k)] = S[l].dot(&Q);
-                        if let Some(dv) = dv.as_mut() {
-                            dv[(l, k)] = S[l].dot(&R);
-                        }
-                    }
-                    above = model.joints[i].parent;
+                // Rows at and above k's stage (their columns do not move along q_k), then
+                // those below it, eq. (6).
+                let rows_above = above.iter().filter(|l| !own_below.contains(l));
+                let rows_below = own_below.clone().chain(below.iter().copied());
+                let column = &mut dq.as_mut_slice()[k * nv..(k + 1) * nv];
+                for &l in rows_above.clone() {
+                    column[l] = S[l].dot(&Q);
                 }
-                // Rows below k's stage, eq. (6).
-                let subtree = (b + 1..model.joints.len())
-                    .filter(|&i| world.in_subtree(b, i))
-                    .flat_map(|i| indices(&model.joints[i]));
-                for l in own_below.clone().chain(subtree) {
+                for l in rows_below.clone() {
                     let (P_y, P_w) = &P[l];
-                    dq[(l, k)] = P_y.dot(&y) + P_w.dot(&w);
-                    if let Some(dv) = dv.as_mut() {
-                        dv[(l, k)] = P_y.dot(&e) - P_w.dot(&xi);
+                    column[l] = P_y.dot(&y) + P_w.dot(&w);
+                }
+                if let Some(dv) = dv.as_mut() {
+                    let column = &mut dv.as_mut_slice()[k * nv..(k + 1) * nv];
+                    for &l in rows_above {
+                        column[l] = S[l].dot(&R);
+                    }
+                    for l in rows_below {
+                        let (P_y, P_w) = &P[l];
+                        column[l] = P_y.dot(&e) - P_w.dot(&xi);
                     }
                 }
             }
         }
     }
-    (dq, dv)
 }
 
 /// A body's quantities of eqs. (1) and (3)-(6), its tree about its root's origin.
+#[derive(Debug)]
 struct BodyPass {
     /// Twist of the body's parent (zero at a root).
     V_parent: Vector6<f64>,
@@ -448,18 +526,22 @@ impl BodyPass {
 }
 
 /// The world subspace columns about each tree's root origin, and every body's quantities:
-/// eq. (1) by stages (eq. (3)) forward, the composites backward.
+/// eq. (1) by stages (eq. (3)) forward, the composites backward, into `scratch`'s `S` and
+/// `bodies`.
 fn forward_backward(
     model: &MultibodyModel<f64>,
     world: &WorldKinematics,
-    v: &DVector<f64>,
-    a: &DVector<f64>,
-    a_root: &Vector6<f64>,
-) -> (Vec<Vector6<f64>>, Vec<BodyPass>) {
+    input: &RneaInput<'_>,
+    scratch: &mut RneaScratch,
+) {
     let nb = model.bodies.len();
-    let mut origin: Vec<Vector3<f64>> = Vec::with_capacity(nb);
-    let mut S = Vec::with_capacity(model.nv());
-    let mut bodies: Vec<BodyPass> = Vec::with_capacity(nb);
+    let RneaInput { v, a, a_root } = *input;
+    let RneaScratch {
+        origin, S, bodies, ..
+    } = scratch;
+    origin.clear();
+    S.clear();
+    bodies.clear();
     for (i, joint) in model.joints.iter().enumerate() {
         let o = joint.parent.map_or(world.p[i], |p| origin[p]);
         origin.push(o);
@@ -525,7 +607,6 @@ fn forward_backward(
             parent.d += d;
         }
     }
-    (S, bodies)
 }
 
 #[cfg(test)]
@@ -684,7 +765,8 @@ mod tests {
         let (q, v, a) = state(&m);
         let mut data = MultibodyData::new(&m);
         forward_kinematics(&m, &mut data, &q, &v);
-        let world = WorldKinematics::new(&m, &data);
+        let mut world = WorldKinematics::default();
+        world.set_from(&m, &data);
         let g = spatial(Vector3::zeros(), -m.gravity);
         let (dq, dv) = inverse_dynamics_derivatives(&m, &world, &v, &a, &g, true);
         let dv = dv.unwrap();
@@ -712,7 +794,8 @@ mod tests {
         let zero = DVector::zeros(m.nv());
         let mut data = MultibodyData::new(&m);
         forward_kinematics(&m, &mut data, &q, &zero);
-        let world = WorldKinematics::new(&m, &data);
+        let mut world = WorldKinematics::default();
+        world.set_from(&m, &data);
         let (dq, _) = inverse_dynamics_derivatives(&m, &world, &zero, &x, &Vector6::zeros(), false);
         m.gravity = Vector3::zeros();
         for k in 0..m.nv() {

@@ -147,11 +147,23 @@ impl<T: Scalar> ContactJacobians<T> {
     /// `J_i` as a dense 3 × nv matrix.
     pub fn dense(&self, i: usize) -> Matrix3xX<T> {
         let mut J = Matrix3xX::zeros(self.nv);
+        self.dense_into(i, &mut J);
+        J
+    }
+
+    /// [`ContactJacobians::dense`] into `J`, its storage reused when it has `nv` columns.
+    pub fn dense_into(&self, i: usize, J: &mut Matrix3xX<T>) {
+        if J.ncols() == self.nv {
+            J.as_mut_slice().fill(T::zero());
+        } else {
+            *J = Matrix3xX::zeros(self.nv);
+        }
+        // Column by column over the storage (column-major, three rows).
+        let storage = J.as_mut_slice();
         let (index, columns) = self.columns(i);
         for (&k, c) in index.iter().zip(columns) {
-            J.set_column(k, c);
+            storage[3 * k..3 * k + 3].copy_from_slice(c.as_slice());
         }
-        J
     }
 
     /// Keeps the contacts for which `keep(i)` holds, in order; `keep` is called once per

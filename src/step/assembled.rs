@@ -22,6 +22,16 @@ pub struct StepProblem<T: Scalar> {
     pub contacts: Vec<ContactPoint<T>>,
 }
 
+impl<T: Scalar> Default for StepProblem<T> {
+    /// No problem: the storage [`crate::step::Simulator::assemble_into`] writes over.
+    fn default() -> Self {
+        StepProblem {
+            problem: ConvexProblem::default(),
+            contacts: Vec::new(),
+        }
+    }
+}
+
 /// A step's convex problem with its contacts, each kept as what it does not share with the
 /// other contacts of its frame: a pressure-field pair's polygons, a contact each, share one
 /// frame, bodies and parameters, which are kept once. The forward step reads its results from
@@ -96,19 +106,40 @@ impl<T: Scalar> Assembled<T> {
     }
 
     /// The step problem, each contact a [`ContactPoint`] with a copy of its Jacobian: the
-    /// convex problem taken out (its storage goes back with
-    /// [`Simulator::reuse_problem`](crate::step::Simulator::reuse_problem)), the contacts'
-    /// and frames' lists kept for the next assembly to write over.
+    /// convex problem taken out, the contacts' and frames' lists kept for the next assembly
+    /// to write over.
     pub(super) fn take_step_problem(&mut self) -> StepProblem<T> {
-        let problem = std::mem::take(&mut self.problem);
-        let frames = &self.frames;
-        let contacts = self
-            .contacts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let frame = &frames[c.frame];
-                ContactPoint {
+        let mut out = StepProblem::default();
+        self.step_problem_into(&mut out);
+        out
+    }
+
+    /// [`Assembled::take_step_problem`] into `out`, whose storage is reused: the convex
+    /// problem swapped with `out`'s (the next assembly writes over that one), the contacts
+    /// written over `out`'s (their Jacobians' and features' storage kept).
+    pub(super) fn step_problem_into(&mut self, out: &mut StepProblem<T>) {
+        std::mem::swap(&mut self.problem, &mut out.problem);
+        let (frames, problem) = (&self.frames, &out.problem);
+        out.contacts.truncate(self.contacts.len());
+        for (i, c) in self.contacts.iter().enumerate() {
+            let frame = &frames[c.frame];
+            let params = Self::params(frames, c);
+            match out.contacts.get_mut(i) {
+                Some(point) => {
+                    point.geometry_a = frame.geometries.0;
+                    point.geometry_b = frame.geometries.1;
+                    point.body_a = frame.bodies.0;
+                    point.body_b = frame.bodies.1;
+                    point.p_WC = c.p_WC;
+                    point.R_WC = frame.R_WC;
+                    point.phi0 = c.phi0;
+                    problem.J.dense_into(i, &mut point.J);
+                    point.b = problem.b[i];
+                    point.v_n0 = c.v_n0;
+                    point.params = params;
+                    point.feature.clone_from(&c.feature);
+                }
+                None => out.contacts.push(ContactPoint {
                     geometry_a: frame.geometries.0,
                     geometry_b: frame.geometries.1,
                     body_a: frame.bodies.0,
@@ -119,11 +150,10 @@ impl<T: Scalar> Assembled<T> {
                     J: problem.J.dense(i),
                     b: problem.b[i],
                     v_n0: c.v_n0,
-                    params: Self::params(frames, c),
+                    params,
                     feature: c.feature.clone(),
-                }
-            })
-            .collect();
-        StepProblem { problem, contacts }
+                }),
+            }
+        }
     }
 }

@@ -53,6 +53,7 @@ use crate::collision::{
     find_polygons_coherent, CollisionScene, Geometry, PointQuery, SurfaceCache,
 };
 use crate::contact::{Approximation, ContactParams};
+use crate::derivatives::ift::IftWorkspace;
 use crate::error::{Error, Result};
 use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::math::Pose;
@@ -300,6 +301,9 @@ pub struct Simulator {
     pending_warnings: Vec<Warning>,
     /// What the last step leaves for the next one's first Newton iterate.
     warm: WarmMemory,
+    /// The step Jacobians' buffers ([`crate::derivatives::step_jacobians`]), kept from one
+    /// call to the next; boxed, as each call moves them out of the simulator and back.
+    pub(crate) ift: Option<Box<IftWorkspace>>,
 }
 
 /// The first Newton iterate of a step ([`SolverParams::warm_start`]) and what the last step
@@ -317,7 +321,7 @@ struct WarmMemory {
 }
 
 /// `dst = src`, reusing `dst`'s storage when the sizes agree.
-fn assign(dst: &mut DVector<f64>, src: &DVector<f64>) {
+pub(crate) fn assign(dst: &mut DVector<f64>, src: &DVector<f64>) {
     if dst.len() == src.len() {
         dst.copy_from(src);
     } else {
@@ -422,6 +426,7 @@ impl Simulator {
             extents,
             pending_warnings,
             warm: WarmMemory::default(),
+            ift: None,
         })
     }
 
@@ -473,12 +478,23 @@ impl Simulator {
         Ok(self.assembled.take_step_problem())
     }
 
-    /// Takes back the storage of a problem [`Simulator::assemble`] handed out, for the next
-    /// assembly to write over as it writes over a forward step's (its values are not read
-    /// again), instead of allocating it anew: the step derivatives hand back their nominal
-    /// step's.
-    pub fn reuse_problem(&mut self, problem: StepProblem<f64>) {
-        self.assembled.problem = problem.problem;
+    /// [`Simulator::assemble`] into `out`, whose storage is reused: its convex problem is
+    /// swapped with the simulator's (the next assembly writes over the one `out` held, as it
+    /// writes over a forward step's) and its contacts are written over. Once the contact
+    /// pattern has been seen, the step derivatives assemble their nominal step this way
+    /// without allocating.
+    ///
+    /// # Errors
+    /// As [`Simulator::assemble`]; `out` is unchanged then.
+    pub fn assemble_into(
+        &mut self,
+        state: &State,
+        u: &DVector<f64>,
+        out: &mut StepProblem<f64>,
+    ) -> Result<()> {
+        self.assemble_contacts(state, u)?;
+        self.assembled.step_problem_into(out);
+        Ok(())
     }
 
     /// [`Simulator::assemble`] into `self.assembled`, written over the last step's (no

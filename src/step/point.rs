@@ -45,7 +45,7 @@ pub struct ContactPoint<T: Scalar> {
 }
 
 /// What the geometric query found for one contact.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum ContactFeature {
     /// A point contact's active feature pair, boxed: inline (256 bytes) it made every contact
     /// of a step this large, and a pressure-field step moves a contact per polygon through the
@@ -53,6 +53,24 @@ pub enum ContactFeature {
     Point(Box<ActiveFeature>),
     /// A pressure-field contact's polygon ([`crate::hydroelastic`]).
     Polygon(PolygonContact),
+}
+
+impl Clone for ContactFeature {
+    fn clone(&self) -> Self {
+        match self {
+            ContactFeature::Point(feature) => ContactFeature::Point(feature.clone()),
+            ContactFeature::Polygon(polygon) => ContactFeature::Polygon(*polygon),
+        }
+    }
+
+    /// Keeps `self`'s box when both are point contacts: the step derivatives write a step's
+    /// contacts over the last one's without allocating.
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (ContactFeature::Point(this), ContactFeature::Point(feature)) => **this = **feature,
+            (this, source) => *this = source.clone(),
+        }
+    }
 }
 
 impl ContactFeature {
@@ -100,7 +118,10 @@ pub fn contact_frame_derivative(nhat: &Vector3<f64>) -> [Matrix3<f64>; 3] {
         let du = -(e_m * nhat.dot(&e)) - nhat * e[m];
         let dt1 = (du - t1 * t1.dot(&du)) / norm;
         let dt2 = e_m.cross(&t1) + nhat.cross(&dt1);
-        Matrix3::from_columns(&[dt1, dt2, e_m])
+        // Entries by rows: nalgebra's `from_columns` steps an iterator per entry.
+        Matrix3::new(
+            dt1.x, dt2.x, e_m.x, dt1.y, dt2.y, e_m.y, dt1.z, dt2.z, e_m.z,
+        )
     })
 }
 
