@@ -465,9 +465,13 @@ pub fn step_jacobians(
     params: &[Parameter],
 ) -> Result<StepJacobians> {
     // The simulator's buffers, out of it while the step borrows it; back before returning.
-    let mut workspace = sim.ift.take().unwrap_or_default();
+    let mut workspace: Box<IftWorkspace> = sim
+        .kept_buffers
+        .take()
+        .and_then(|kept| kept.downcast().ok())
+        .unwrap_or_default();
     let jacobians = step_jacobians_in(sim, &mut workspace, state, u, params);
-    sim.ift = Some(workspace);
+    sim.kept_buffers = Some(workspace);
     jacobians
 }
 

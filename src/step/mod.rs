@@ -53,7 +53,6 @@ use crate::collision::{
     find_polygons_coherent, CollisionScene, Geometry, PointQuery, SurfaceCache,
 };
 use crate::contact::{Approximation, ContactParams};
-use crate::derivatives::ift::IftWorkspace;
 use crate::error::{Error, Result};
 use crate::hydroelastic::{replayed_polygon, Placed};
 use crate::math::Pose;
@@ -301,9 +300,10 @@ pub struct Simulator {
     pending_warnings: Vec<Warning>,
     /// What the last step leaves for the next one's first Newton iterate.
     warm: WarmMemory,
-    /// The step Jacobians' buffers ([`crate::derivatives::step_jacobians`]), kept from one
-    /// call to the next; boxed, as each call moves them out of the simulator and back.
-    pub(crate) ift: Option<Box<IftWorkspace>>,
+    /// Buffers a layer above keeps in the simulator from one call to the next (the step
+    /// Jacobians', [`crate::derivatives::step_jacobians`], which moves them out and back):
+    /// typed there and opaque here, so that the step does not depend on its derivatives.
+    pub(crate) kept_buffers: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The first Newton iterate of a step ([`SolverParams::warm_start`]) and what the last step
@@ -426,7 +426,7 @@ impl Simulator {
             extents,
             pending_warnings,
             warm: WarmMemory::default(),
-            ift: None,
+            kept_buffers: None,
         })
     }
 
