@@ -3,14 +3,9 @@
 //! iterations through the impacts, and every step's result stays within the solver's tolerance
 //! of the solve with Newton's exact Hessian ([`common::distance_and_bound`]).
 
-#![allow(non_snake_case)]
-
 mod common;
 
-use nalgebra::DVector;
-
 use stiction::contact::Approximation;
-use stiction::simulate::run;
 use stiction::step::{Simulator, State};
 
 /// The first 0.5 s of the clutter: the columns fall and the lowest layers land, where contacts
@@ -18,16 +13,12 @@ use stiction::step::{Simulator, State};
 const DURATION: f64 = 0.5;
 
 fn clutter(approximation: Approximation, secant: bool) -> (Simulator, State) {
-    let mut p = common::problem("clutter", approximation, 2e-3);
-    p.simulator.settings.solver = p.simulator.settings.solver.with_reversal_secant(secant);
-    (p.simulator, p.initial_state)
+    common::clutter(approximation, |solver| solver.with_reversal_secant(secant))
 }
 
 fn total_iterations(approximation: Approximation, secant: bool) -> usize {
     let (mut sim, x0) = clutter(approximation, secant);
-    let rec = run(&mut sim, &x0, DURATION, |_, _| ())
-        .unwrap_or_else(|e| panic!("{approximation}, secant {secant}: {e}"));
-    rec.reports.iter().map(|r| r.stats.iterations).sum()
+    common::total_iterations(&mut sim, &x0, DURATION)
 }
 
 /// Lagged: 1,982 iterations against 2,693 with the exact Hessian (26 % fewer); the
@@ -58,24 +49,13 @@ fn every_step_stays_within_the_tolerance_of_the_exact_hessians_solve() {
     for approximation in [Approximation::Lagged, Approximation::RegularizedLagged] {
         let (mut secant, x0) = clutter(approximation, true);
         let (mut exact, _) = clutter(approximation, false);
-        let u = DVector::zeros(0);
-        let mut state = x0;
-        let (mut changed_steps, mut contact_steps) = (0, 0);
-        while state.t < DURATION {
-            let A = exact.assemble(&state, &u).unwrap().problem.A;
-            let (a, ra) = secant.step(&state, &u).unwrap();
-            let (b, rb) = exact.step(&state, &u).unwrap();
-            let (distance, bound) =
-                common::distance_and_bound(&A, (&a.v, &ra.stats), (&b.v, &rb.stats));
-            assert!(
-                distance <= bound * (1.0 + 1e-9) + 1e-15,
-                "{approximation}, t = {}: ‖Δv‖_A = {distance:e} > {bound:e}",
-                state.t
-            );
-            changed_steps += usize::from(a.v != b.v);
-            contact_steps += usize::from(!rb.contacts.is_empty());
-            state = a;
-        }
+        let (changed_steps, contact_steps) = common::compare_steps(
+            &approximation.to_string(),
+            &mut secant,
+            &mut exact,
+            x0,
+            DURATION,
+        );
         assert!(
             contact_steps > 50 && 4 * changed_steps > contact_steps,
             "{approximation}: {changed_steps} of {contact_steps} steps with contacts changed"

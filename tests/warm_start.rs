@@ -5,8 +5,6 @@
 //! Whatever the start, a step's velocities may differ from the nominal start's by at most
 //! `(tol₁ + tol₂) / √λ_min(D A D)` in the A-norm ([`common::distance_and_bound`]).
 
-#![allow(non_snake_case)]
-
 mod common;
 
 use nalgebra::DVector;
@@ -21,9 +19,7 @@ use stiction::step::{Simulator, State};
 const DURATION: f64 = 0.5;
 
 fn clutter(approximation: Approximation, warm_start: WarmStart) -> (Simulator, State) {
-    let mut p = common::problem("clutter", approximation, 2e-3);
-    p.simulator.settings.solver = p.simulator.settings.solver.with_warm_start(warm_start);
-    (p.simulator, p.initial_state)
+    common::clutter(approximation, |solver| solver.with_warm_start(warm_start))
 }
 
 /// Total Newton iterations of the first `DURATION` of the clutter, Newton with its exact
@@ -33,9 +29,7 @@ fn clutter(approximation: Approximation, warm_start: WarmStart) -> (Simulator, S
 fn total_iterations(approximation: Approximation, warm_start: WarmStart) -> usize {
     let (mut sim, x0) = clutter(approximation, warm_start);
     sim.settings.solver = sim.settings.solver.with_reversal_secant(false);
-    let rec = run(&mut sim, &x0, DURATION, |_, _| ())
-        .unwrap_or_else(|e| panic!("{approximation}, {warm_start:?}: {e}"));
-    rec.reports.iter().map(|r| r.stats.iterations).sum()
+    common::total_iterations(&mut sim, &x0, DURATION)
 }
 
 /// Lagged: 4,286 iterations against 4,924 from `v0` (13 % fewer). (SAP, over these first
@@ -56,24 +50,13 @@ fn every_step_stays_within_the_tolerance_of_the_nominal_start() {
     for approximation in [Approximation::Lagged, Approximation::Sap] {
         let (mut warm, x0) = clutter(approximation, WarmStart::LeastCost);
         let (mut nominal, _) = clutter(approximation, WarmStart::Start);
-        let u = DVector::zeros(0);
-        let mut state = x0;
-        let (mut predicted_steps, mut contact_steps) = (0, 0);
-        while state.t < DURATION {
-            let A = nominal.assemble(&state, &u).unwrap().problem.A;
-            let (a, ra) = warm.step(&state, &u).unwrap();
-            let (b, rb) = nominal.step(&state, &u).unwrap();
-            let (distance, bound) =
-                common::distance_and_bound(&A, (&a.v, &ra.stats), (&b.v, &rb.stats));
-            assert!(
-                distance <= bound * (1.0 + 1e-9) + 1e-15,
-                "{approximation}, t = {}: ‖Δv‖_A = {distance:e} > {bound:e}",
-                state.t
-            );
-            predicted_steps += usize::from(a.v != b.v);
-            contact_steps += usize::from(!rb.contacts.is_empty());
-            state = a;
-        }
+        let (predicted_steps, contact_steps) = common::compare_steps(
+            &approximation.to_string(),
+            &mut warm,
+            &mut nominal,
+            x0,
+            DURATION,
+        );
         // The predictor did act, so the bound above was not met trivially: a step without
         // contact is its free motion from any start, and least-cost keeps v0 where it is the
         // cheapest (a resting contact), so count against the steps with contacts (measured:

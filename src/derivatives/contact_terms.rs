@@ -825,7 +825,7 @@ pub fn add_contact_columns(
 mod tests {
     use super::*;
     use crate::multibody::kinematics::{forward_kinematics, MultibodyData};
-    use crate::problem::load_problem;
+    use crate::problem::shipped;
     use crate::step::geometry_poses;
 
     /// A's local derivative as the rigid motion's less B's ([`LocalDerivatives`]) against its
@@ -834,10 +834,7 @@ mod tests {
     /// differ by round-off only.
     #[test]
     fn a_local_derivative_is_the_rigid_motion_less_b() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("problems")
-            .join("arm-push-sphere.toml");
-        let mut p = load_problem(&path).expect("shipped problem loads");
+        let mut p = shipped("arm-push-sphere");
         let sim = &mut p.simulator;
         let u = DVector::zeros(sim.model.nu());
         let mut state = p.initial_state.clone();

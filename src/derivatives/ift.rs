@@ -504,7 +504,7 @@ fn step_jacobians_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problem::load_problem;
+    use crate::problem::shipped;
 
     /// The Jacobians computed in the simulator's buffers ([`step_jacobians`], each call
     /// writing over the last one's) are those of fresh buffers ([`nominal_step`] and
@@ -512,10 +512,7 @@ mod tests {
     /// coming and going: nothing of one call leaks into the next.
     #[test]
     fn reused_buffers_give_the_fresh_jacobians() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("problems")
-            .join("arm-push-sphere.toml");
-        let mut p = load_problem(&path).expect("shipped problem loads");
+        let mut p = shipped("arm-push-sphere");
         let sim = &mut p.simulator;
         let u = DVector::zeros(sim.model.nu());
         let mut state = p.initial_state.clone();

@@ -27,3 +27,12 @@ pub(crate) mod schema;
 
 pub use build::{load_problem, parse_problem, parse_toml, OutputSettings, Problem, Stepper};
 pub use locate::TextLocation;
+
+/// The shipped `problems/NAME.toml`, for the unit tests that run a scene.
+#[cfg(test)]
+pub(crate) fn shipped(name: &str) -> Problem {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("problems")
+        .join(format!("{name}.toml"));
+    load_problem(&path).expect("shipped problem loads")
+}

@@ -34,22 +34,24 @@ pub fn reverses(v_c: &Vector3<f64>, dv_c: &Vector3<f64>) -> bool {
 }
 
 /// Raises the curvature of `G` along the slip `t̂ = v_t/‖v_t‖` to the secant `‖γ_t‖/‖v_t‖`
-/// when the contact slides ([`SLIDING`]); `G` unchanged otherwise. Keeps `G` symmetric
-/// positive semi-definite (a rank-one positive addition).
+/// when the contact slides ([`SLIDING`]), and says whether it did; `G` unchanged otherwise.
+/// Keeps `G` symmetric positive semi-definite (a rank-one positive addition).
 #[inline]
-pub fn raise_to_secant(v_c: &Vector3<f64>, gamma: &Vector3<f64>, G: &mut Matrix3<f64>) {
+pub fn raise_to_secant(v_c: &Vector3<f64>, gamma: &Vector3<f64>, G: &mut Matrix3<f64>) -> bool {
     let v_t = Vector2::new(v_c.x, v_c.y);
     let slip = v_t.norm();
     if slip == 0.0 {
-        return;
+        return false;
     }
     let secant = Vector2::new(gamma.x, gamma.y).norm() / slip;
     let t = v_t / slip;
     let mut G_t = G.fixed_view_mut::<2, 2>(0, 0);
     let along = t.dot(&(G_t.clone_owned() * t));
-    if along < SLIDING * secant {
+    let sliding = along < SLIDING * secant;
+    if sliding {
         G_t += t * t.transpose() * (secant - along);
     }
+    sliding
 }
 
 #[cfg(test)]
@@ -72,7 +74,7 @@ mod tests {
         let v_c = Vector3::new(3.0, -4.0, 0.0) * (20.0 * c.eps);
         let e = c.eval(&v_c);
         let mut G = e.G;
-        raise_to_secant(&v_c, &e.gamma, &mut G);
+        assert!(raise_to_secant(&v_c, &e.gamma, &mut G));
         let root = (v_c.xy().norm_squared() + c.eps * c.eps).sqrt();
         let secant = c.mu * c.gamma_n0 / root;
         let t = v_c.xy().normalize();
@@ -96,7 +98,7 @@ mod tests {
         ] {
             let e = c.eval(&v_c);
             let mut G = e.G;
-            raise_to_secant(&v_c, &e.gamma, &mut G);
+            assert!(!raise_to_secant(&v_c, &e.gamma, &mut G), "{v_c:?}");
             assert_eq!(G, e.G, "{v_c:?}");
         }
     }

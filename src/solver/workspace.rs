@@ -955,9 +955,7 @@ impl IterationData {
             .zip(&self.gamma)
         {
             if *reversed {
-                let before = *G;
-                slip_reversal::raise_to_secant(v_c, gamma, G);
-                raised |= *G != before;
+                raised |= slip_reversal::raise_to_secant(v_c, gamma, G);
             }
         }
         raised

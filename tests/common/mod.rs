@@ -1,5 +1,5 @@
-//! Shared by the integration tests: the shipped problem files, and the bound within which two
-//! converged solves of one step agree.
+//! Shared by the integration tests: the shipped problem files, the clutter with a solver
+//! setting changed, and the bound within which two converged solves of one step agree.
 #![allow(dead_code, non_snake_case)]
 
 use std::path::PathBuf;
@@ -8,7 +8,9 @@ use nalgebra::{DMatrix, DVector};
 
 use stiction::contact::Approximation;
 use stiction::problem::{load_problem, Problem};
-use stiction::solver::SolverStats;
+use stiction::simulate::run;
+use stiction::solver::{SolverParams, SolverStats};
+use stiction::step::{Simulator, State};
 
 /// Loads `problems/NAME.toml` with the given approximation and time step (s).
 pub fn problem(name: &str, approximation: Approximation, dt: f64) -> Problem {
@@ -40,4 +42,52 @@ pub fn distance_and_bound(
     let distance = dv.dot(&(A * &dv)).sqrt();
     let bound = (stats1.tolerance + stats2.tolerance) / lambda_min.sqrt();
     (distance, bound)
+}
+
+/// The clutter of ICF Sec. X-A at δt = 2 ms, its solver parameters changed by `solver`.
+pub fn clutter(
+    approximation: Approximation,
+    solver: impl FnOnce(SolverParams) -> SolverParams,
+) -> (Simulator, State) {
+    let mut p = problem("clutter", approximation, 2e-3);
+    p.simulator.settings.solver = solver(p.simulator.settings.solver);
+    (p.simulator, p.initial_state)
+}
+
+/// Total Newton iterations of `sim` from `x0` over `duration` (s).
+pub fn total_iterations(sim: &mut Simulator, x0: &State, duration: f64) -> usize {
+    let rec = run(sim, x0, duration, |_, _| ()).unwrap_or_else(|e| panic!("{e}"));
+    rec.reports.iter().map(|r| r.stats.iterations).sum()
+}
+
+/// Steps `a` and `b` from the same states, those of `a`'s trajectory from `x0`, for
+/// `duration` (s), and checks that each step's velocities agree within
+/// [`distance_and_bound`]. Returns the number of steps whose velocities differ and of steps
+/// with contacts.
+pub fn compare_steps(
+    label: &str,
+    a: &mut Simulator,
+    b: &mut Simulator,
+    x0: State,
+    duration: f64,
+) -> (usize, usize) {
+    let u = DVector::zeros(0);
+    let mut state = x0;
+    let (mut differing, mut with_contacts) = (0, 0);
+    while state.t < duration {
+        let A = b.assemble(&state, &u).unwrap().problem.A;
+        let (next_a, ra) = a.step(&state, &u).unwrap();
+        let (next_b, rb) = b.step(&state, &u).unwrap();
+        let (distance, bound) =
+            distance_and_bound(&A, (&next_a.v, &ra.stats), (&next_b.v, &rb.stats));
+        assert!(
+            distance <= bound * (1.0 + 1e-9) + 1e-15,
+            "{label}, t = {}: ‖Δv‖_A = {distance:e} > {bound:e}",
+            state.t
+        );
+        differing += usize::from(next_a.v != next_b.v);
+        with_contacts += usize::from(!rb.contacts.is_empty());
+        state = next_a;
+    }
+    (differing, with_contacts)
 }
