@@ -137,8 +137,9 @@ fn problem_pattern(problem: &ConvexProblem<f64>) -> BlockPattern {
 /// (union–find over the cliques), each island's cut-out problem (its blocks of `A`, Jacobian
 /// columns, potentials and rows, written into the island's buffers), the initial guesses, the
 /// parallel Newton solves and the write-back of the solutions. The scene: the clutter settled
-/// in its box (1.6 s), 12 islands (the counted steps assert that the block pattern, the number
-/// of contacts and the number of islands did not change). Counted are the threads of a rayon
+/// in its box (1.6 s), 17-18 islands. The split depends on the velocities (a contact apart
+/// that stays open joins no island), so counted are the steps whose block pattern, number of
+/// contacts and number of islands are the last step's: 22 of 24. Counted are the threads of a rayon
 /// pool of two made for the test, which runs the solves; the test thread only hands the work
 /// to it.
 ///
@@ -162,7 +163,7 @@ fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_patter
     every_thread_steals(&pool);
     let mut counted = 0;
     let mut seen: Option<(BlockPattern, usize, usize)> = None;
-    for step in 0..12 {
+    for step in 0..24 {
         let problem = p.simulator.assemble(&state, &u).expect("assembles").problem;
         let (allocations, stats) = pool.install(|| {
             let before = POOL_ALLOCATIONS.load(Ordering::SeqCst);
@@ -178,19 +179,17 @@ fn island_solves_of_a_simulator_do_not_allocate_after_the_first_step_of_a_patter
             problem.nc(),
             stats.islands,
         );
-        if step > 0 {
-            assert_eq!(
-                seen.as_ref(),
-                Some(&now),
-                "step {step}: the contact pattern changed"
-            );
+        if seen.as_ref() == Some(&now) {
             assert_eq!(allocations, 0, "step {step} with a known pattern allocated");
             counted += 1;
         }
         seen = Some(now);
         state = p.simulator.step(&state, &u).expect("steps").0;
     }
-    assert_eq!(counted, 11);
+    assert!(
+        counted >= 16,
+        "only {counted} steps kept the last one's islands"
+    );
 }
 
 /// Makes each thread of `pool` (of two) take work from elsewhere once before anything is

@@ -20,4 +20,12 @@ pub struct PotentialEval<T: Scalar> {
 pub trait ContactPotential<T: Scalar> {
     /// Cost, impulse and Hessian at contact velocity `v_c = (v_t1, v_t2, v_n)` (m/s).
     fn eval(&self, v_c: &Vector3<T>) -> PotentialEval<T>;
+
+    /// The normal velocity (m/s) at and above which the potential is constant whatever the
+    /// tangential velocity (zero impulse and Hessian: a contact apart at the start of the
+    /// step that stays apart), if it has one. The solver leaves such a contact out of its
+    /// islands while it stays open (`solver/workspace/islands.rs`).
+    fn open_above(&self) -> Option<T> {
+        None
+    }
 }

@@ -128,6 +128,11 @@ impl<T: Scalar> NormalLaw<T> for Barrier<T> {
         let b = self.at(g);
         (b.curvature, -b.slope / b.curvature)
     }
+
+    #[inline(always)]
+    fn release_velocity(&self) -> T {
+        self.v_hat
+    }
 }
 
 #[cfg(test)]

@@ -113,6 +113,11 @@ impl<T: Scalar> NormalLaw<T> for Hertz<T> {
             self.x0 / three_halves,
         )
     }
+
+    #[inline(always)]
+    fn release_velocity(&self) -> T {
+        self.v_hat
+    }
 }
 
 #[cfg(test)]

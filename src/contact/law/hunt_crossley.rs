@@ -98,6 +98,11 @@ impl<T: Scalar> NormalLaw<T> for HuntCrossley<T> {
     fn linearized(&self) -> (T, T) {
         (self.stiffness, self.x0)
     }
+
+    #[inline(always)]
+    fn release_velocity(&self) -> T {
+        self.v_hat
+    }
 }
 
 #[cfg(test)]

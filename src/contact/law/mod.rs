@@ -59,6 +59,9 @@ pub trait NormalLaw<T: Scalar>: Copy {
     /// penetration `x̃0` (m) with `k̃ x̃0 = f_n(x0, 0)`. A law with no stiffness at `x0` (apart)
     /// returns `k̃ = 0`.
     fn linearized(&self) -> (T, T);
+    /// The normal velocity `v̂` (m/s) at and above which the discrete impulse and its
+    /// derivative are zero and the antiderivative is constant (ICF eq. (16)'s `v̂`).
+    fn release_velocity(&self) -> T;
 }
 
 /// What a law reads of a pair's parameters ([`crate::contact::ContactParams`] implements it;
@@ -286,6 +289,15 @@ impl<T: Scalar> NormalLaw<T> for Law<T> {
             Law::HuntCrossley(l) => l.linearized(),
             Law::Hertz(l) => l.linearized(),
             Law::Barrier(l) => l.linearized(),
+        }
+    }
+
+    #[inline(always)]
+    fn release_velocity(&self) -> T {
+        match self {
+            Law::HuntCrossley(l) => l.v_hat,
+            Law::Hertz(l) => l.v_hat,
+            Law::Barrier(l) => l.v_hat,
         }
     }
 }

@@ -83,6 +83,12 @@ impl<T: Scalar, L: NormalLaw<T>> ContactPotential<T> for Lagged<T, L> {
             G,
         }
     }
+
+    /// Friction lags a zero impulse (`γ_n0 = 0`, apart at the start of the step): the cost is
+    /// the normal term alone, constant from the law's `v̂` on.
+    fn open_above(&self) -> Option<T> {
+        (self.gamma_n0.re() == 0.0).then(|| self.normal.release_velocity())
+    }
 }
 
 #[cfg(test)]

@@ -147,6 +147,14 @@ impl<T: Scalar> ContactPotential<T> for Potential<T> {
             Potential::Sap(p) => p.eval(v_c),
         }
     }
+
+    fn open_above(&self) -> Option<T> {
+        match self {
+            Potential::Lagged(p) => p.open_above(),
+            Potential::Similar(p) => p.open_above(),
+            Potential::Sap(p) => p.open_above(),
+        }
+    }
 }
 
 /// The potentials of all contacts of one step, in one homogeneous vector per approximation
@@ -309,6 +317,12 @@ impl<T: Scalar> ContactPool<T> {
     #[inline(always)]
     pub fn eval(&self, i: usize, v_c: &Vector3<T>) -> PotentialEval<T> {
         each_pool!(self, p => p[i].eval(v_c))
+    }
+
+    /// Contact `i`'s [`ContactPotential::open_above`].
+    #[inline(always)]
+    pub fn open_above(&self, i: usize) -> Option<T> {
+        each_pool!(self, p => p[i].open_above())
     }
 
     /// The effective stiction tolerance of contact `i` (m/s), ICF Sec. VIII: the soft-norm ε

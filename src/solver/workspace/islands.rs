@@ -12,6 +12,17 @@
 //! Newton on one island is Newton on the whole with the other blocks frozen, each island with
 //! its own exact line search (one step length per island instead of one for all).
 //!
+//! **Contacts left open.** A Lagged contact apart at the start of the step (friction lagging
+//! a zero impulse) has a constant cost wherever its normal velocity is at or above its `v̂`
+//! (`ContactPotential::open_above`): it adds nothing to `∇ℓ` or `H` there. The Lagged
+//! models take every pair within the contact margin (1 cm), so in a pile such pairs, which
+//! seldom push, would join neighbouring columns into one island (the 160-body clutter: 528
+//! contacts against SAP's 259 touching ones). [`Islands::split`] leaves out a contact that is
+//! open with [`OPEN_SLACK`] to spare at both `v*` and `v0`, and [`Islands::solve`] checks
+//! each at the solution: if one closed, it joins the islands it touches and they are solved
+//! again from that solution, until none closes. The minimizer of the islands is then the
+//! minimizer of the whole cost, every left-out term being constant around it.
+//!
 //! [`Islands::split`] finds the islands from the layout of the whole problem
 //! ([`crate::solver::workspace`]: the clique blocks of each contact's Jacobian, the rows'
 //! velocities), with union–find over the cliques. Islands are numbered by their smallest
@@ -60,6 +71,14 @@ use crate::solver::{SolverParams, SolverStats};
 /// step on the calling thread against 70 µs handed to a worker, docs/benchmarks.md).
 pub const PARALLEL_MIN_VELOCITIES: usize = 96;
 
+/// How far above its `v̂` (m/s) a contact's normal velocity must be, at the free motion and
+/// at the start velocity, for the contact to be left out of the islands. A pile's impacts
+/// change a neighbour's normal velocity by 0.01-0.4 m/s within a step: with no slack, two
+/// steps in three of the 160-body clutter found a contact left out closed at the solution
+/// and solved again, with 0.1 m/s one in seventeen; 0.1-0.2 m/s cost least
+/// (docs/benchmarks.md, "Contact islands").
+pub const OPEN_SLACK: f64 = 0.1;
+
 /// Marks a clique that no contact or row touches (it takes `v = v*`).
 const FREE: usize = usize::MAX;
 
@@ -77,6 +96,13 @@ pub(super) struct Islands {
     /// Contacts whose Jacobian is zero (between the world and prescribed motion only): their
     /// velocity is their bias whatever `v`.
     detached: Vec<usize>,
+    /// Contacts left out of the islands: apart and open (constant cost) at the free motion
+    /// and at the start velocity. Each is checked at the solution.
+    open: Vec<usize>,
+    /// Whether each contact is left out ([`Islands::open`]).
+    is_open: Vec<bool>,
+    /// The solution a split solved again from when an open contact closed.
+    restart: DVector<f64>,
     /// The islands, `count` of them in use; the storage of the others is kept for later
     /// steps.
     islands: Vec<Island>,
@@ -145,6 +171,34 @@ impl Islands {
         if layout.one_clique {
             return;
         }
+        self.find_open(layout, problem);
+        self.partition(layout, problem);
+    }
+
+    /// Marks the contacts whose potential is constant above a normal velocity
+    /// ([`crate::contact::ContactPotential::open_above`]: apart, friction lagging a zero
+    /// impulse) and that are above it both at the free motion `v*` and at the start velocity
+    /// `v0`, the velocities Newton starts from. Such a contact adds nothing to the cost's
+    /// gradient or Hessian while it stays open, so it joins no island; a pile's neighbours
+    /// within the contact margin no longer make it one island.
+    fn find_open(&mut self, layout: &NewtonLayout, problem: &ConvexProblem<f64>) {
+        let J = layout.jacobians();
+        self.is_open.clear();
+        self.is_open.extend((0..problem.nc()).map(|i| {
+            let attached = layout.block_start[i] < layout.block_start[i + 1];
+            problem.contacts.open_above(i).is_some_and(|v_hat| {
+                attached
+                    && [&problem.v_star, &problem.v0].iter().all(|v| {
+                        layout.contact_mul(J, i, v).z + problem.b[i].z >= v_hat + OPEN_SLACK
+                    })
+            })
+        }));
+    }
+
+    /// The islands of the contacts not open and the rows, by union–find over the cliques.
+    fn partition(&mut self, layout: &NewtonLayout, problem: &ConvexProblem<f64>) {
+        self.active = false;
+        self.count = 0;
         let cliques = &layout.pattern.cliques;
         let n = cliques.len();
         let (parent, touched) = (&mut self.parent, &mut self.touched);
@@ -156,6 +210,10 @@ impl Islands {
         contact_clique.clear();
         for i in 0..problem.nc() {
             let own = &layout.blocks[layout.block_start[i]..layout.block_start[i + 1]];
+            if self.is_open[i] {
+                contact_clique.push(None);
+                continue;
+            }
             for b in own {
                 touched[b.clique] = true;
                 union(parent, own[0].clique, b.clique);
@@ -223,9 +281,11 @@ impl Islands {
             }
         }
         self.detached.clear();
+        self.open.clear();
         for (i, &c) in self.contact_clique.iter().enumerate() {
             match c {
                 Some(c) => self.islands[self.island_of[c]].contacts.push(i),
+                None if self.is_open[i] => self.open.push(i),
                 None => self.detached.push(i),
             }
         }
@@ -247,6 +307,79 @@ impl Islands {
     /// The error of the first island (in island order) whose solve failed, its worst
     /// velocity numbered in the whole problem.
     pub(super) fn solve(
+        &mut self,
+        layout: &NewtonLayout,
+        data: &mut IterationData,
+        problem: &ConvexProblem<f64>,
+        guesses: &[impl Borrow<DVector<f64>> + Sync],
+        params: &SolverParams,
+    ) -> Result<SolverStats> {
+        let mut stats = self.solve_split(layout, data, problem, guesses, params)?;
+        while self.close_open(layout, data, problem, &mut stats) {
+            // A contact left open closed at the solution: it joins the islands it touches,
+            // which are solved again from the solution (the others stop at once).
+            self.partition(layout, problem);
+            let mut restart = std::mem::take(&mut self.restart);
+            resize_vector(&mut restart, data.v.len());
+            restart.copy_from(&data.v);
+            let again = if self.active {
+                self.solve_split(layout, data, problem, &[&restart], params)
+            } else {
+                let mut whole = *params;
+                whole.factor_at_solution = false;
+                data.iterate(layout, problem, &restart, &whole)
+            };
+            self.restart = restart;
+            let again = again?;
+            stats = SolverStats {
+                iterations: stats.iterations + again.iterations,
+                line_search_iterations: stats.line_search_iterations + again.line_search_iterations,
+                total_iterations: stats.total_iterations + again.total_iterations,
+                ..again
+            };
+            if !self.active {
+                break;
+            }
+        }
+        if params.factor_at_solution {
+            let shift = data.factor_at_solution(layout, problem, params, &stats)?;
+            stats.hessian_shift = stats.hessian_shift.max(shift);
+        }
+        Ok(stats)
+    }
+
+    /// Evaluates the contacts left open at the solution in `data` (into `data` and the cost
+    /// of `stats`), and marks those that closed (below their `v̂`) as no longer open.
+    /// Returns whether any closed.
+    fn close_open(
+        &mut self,
+        layout: &NewtonLayout,
+        data: &mut IterationData,
+        problem: &ConvexProblem<f64>,
+        stats: &mut SolverStats,
+    ) -> bool {
+        let J = layout.jacobians();
+        let mut closed = false;
+        for &i in &self.open {
+            let v_c = layout.contact_mul(J, i, &data.v) + problem.b[i];
+            if problem
+                .contacts
+                .open_above(i)
+                .is_none_or(|v_hat| v_c.z < v_hat)
+            {
+                self.is_open[i] = false;
+                closed = true;
+            }
+            let e = problem.contacts.eval(i, &v_c);
+            (data.v_c[i], data.gamma[i], data.G[i]) = (v_c, e.gamma, e.G);
+            stats.cost += e.cost;
+        }
+        closed
+    }
+
+    /// Solves the islands of the current partition ([`Islands::solve`] but for the open
+    /// contacts and the factor at the solution).
+    fn solve_split(
         &mut self,
         layout: &NewtonLayout,
         data: &mut IterationData,
@@ -312,10 +445,6 @@ impl Islands {
             let e = problem.contacts.eval(i, &problem.b[i]);
             (data.v_c[i], data.gamma[i], data.G[i]) = (problem.b[i], e.gamma, e.G);
             stats.cost += e.cost;
-        }
-        if params.factor_at_solution {
-            let shift = data.factor_at_solution(layout, problem, params, &stats)?;
-            stats.hessian_shift = stats.hessian_shift.max(shift);
         }
         Ok(stats)
     }
@@ -515,5 +644,81 @@ mod tests {
         assert!(gap <= bound, "‖Δv‖_A = {gap:e} > {bound:e}");
         // The coupler acts: the coupled velocities differ from their free motion.
         assert!((split.v()[3] - problem.v_star[3]).abs() > 1e-3);
+    }
+
+    /// Four point masses over the ground: the first resting on it, the second 1 mm above it
+    /// and rising but tied by a coupler along z to the third, which falls fast, the fourth
+    /// 1 mm above it and rising. The contacts apart are open at `v*` and `v0`, so the split
+    /// leaves them out; the coupler drags the second mass down through its gap, so its
+    /// contact closes at the first solution and its island is solved again with it. The
+    /// fourth stays open and free (`v = v*`, no impulse). The velocities agree with the whole
+    /// problem's solve within the two solves' tolerance
+    /// ([`a_coupler_joins_two_cliques_into_one_island`]'s bound).
+    #[test]
+    fn a_contact_left_open_that_closes_joins_its_island() {
+        let (nv, dt, k) = (12, 1e-2, 1e6);
+        let p = ContactParams {
+            stiffness: k,
+            dissipation: 0.0,
+            ..Default::default()
+        };
+        let masses = [2.0, 1.0, 3.0, 0.5];
+        let mut J = Matrix3xX::zeros(3 * nv);
+        for (i, mass) in [0, 1, 3].into_iter().enumerate() {
+            J.fixed_view_mut::<3, 3>(0, nv * i + 3 * mass)
+                .fill_with_identity();
+        }
+        let contact = |x0: f64| Lagged::new(HuntCrossley::from_params(&p, x0, dt), &p, 0.0, dt);
+        let mut v_star = DVector::zeros(nv);
+        (v_star[2], v_star[5], v_star[8], v_star[11]) = (-9.81 * dt, 0.2, -2.0, 0.3);
+        let problem = ConvexProblem {
+            A: DMatrix::from_fn(nv, nv, |i, j| if i == j { masses[i / 3] } else { 0.0 }),
+            cliques: (0..4).map(|c| (3 * c..3 * c + 3).collect()).collect(),
+            v0: v_star.map(|v| v.max(0.0)),
+            v_star,
+            J: ContactJacobians::from_dense(&J, nv),
+            b: vec![Vector3::zeros(); 3],
+            contacts: ContactPool::Lagged(vec![
+                contact(2.0 * 9.81 / k),
+                contact(-1e-3),
+                contact(-1e-3),
+            ]),
+            constraints: vec![ConstraintRow {
+                kind: ConstraintKind::Coupler(0),
+                entries: vec![(5, 1.0), (8, -1.0)],
+                R: 1e-4,
+                v_hat: 0.0,
+                lower: None,
+                upper: None,
+            }],
+        };
+        let params = SolverParams::default();
+        let mut split = NewtonWorkspace::default();
+        split.prepare_islands(&problem);
+        assert_eq!(
+            split.islands.open,
+            vec![1, 2],
+            "both contacts apart start open"
+        );
+        assert_eq!(split.islands.count, 2);
+        let stats = split.iterate(&problem, &problem.v0, &params).unwrap();
+        assert!(split.by_islands());
+        assert_eq!(
+            split.islands.open,
+            vec![2],
+            "the dragged mass's contact closed"
+        );
+        assert_eq!(split.islands.islands[1].contacts, vec![1]);
+        assert_eq!(split.islands.islands[1].rows, vec![0]);
+        assert!(split.v()[5] < -0.1 && split.gamma()[1].z > 0.0);
+        assert_eq!(split.v().rows(9, 3), problem.v_star.rows(9, 3));
+        assert_eq!(split.gamma()[2], Vector3::zeros());
+        let mut whole = NewtonWorkspace::default();
+        whole.prepare(&problem);
+        let whole_stats = whole.iterate(&problem, &problem.v0, &params).unwrap();
+        let d = split.v() - whole.v();
+        let gap = d.dot(&(&problem.A * &d)).sqrt();
+        let bound = stats.residual + whole_stats.residual;
+        assert!(gap <= bound, "‖Δv‖_A = {gap:e} > {bound:e}");
     }
 }
