@@ -66,6 +66,8 @@ pub fn find_contacts(
 pub struct PointQuery {
     poses: Vec<ParryPose>,
     aabbs: Vec<Aabb>,
+    /// The geometries in the order of their boxes' lowest x (the broad phase's sweep).
+    sweep: Vec<usize>,
     candidates: Vec<(usize, usize)>,
     /// One per candidate (the first `candidates.len()` of them).
     pairs: Vec<PairQuery>,
@@ -103,6 +105,7 @@ impl PointQuery {
         let PointQuery {
             poses,
             aabbs,
+            sweep,
             candidates,
             pairs,
             contacts,
@@ -117,17 +120,28 @@ impl PointQuery {
         aabbs.clear();
         aabbs.extend((0..n).map(|i| scene.shapes[i].0.compute_aabb(&poses[i]).loosened(margin)));
         // Broad phase: pairs that may collide and whose loosened boxes overlap, in index
-        // order.
+        // order. Sort and sweep along x: a box is tested only against those whose x-interval
+        // starts within its own, O(n log n + pairs) for a pile instead of all n²/2 pairs.
+        sweep.clear();
+        sweep.extend(0..n);
+        sweep
+            .sort_unstable_by(|&i, &j| aabbs[i].mins.x.total_cmp(&aabbs[j].mins.x).then(i.cmp(&j)));
         candidates.clear();
-        candidates.extend(
-            (0..n)
-                .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
-                .filter(|&(i, j)| {
-                    scene.may_touch(i, j)
-                        && !scene.is_hydroelastic_pair(i, j)
-                        && aabbs[i].intersects(&aabbs[j])
-                }),
-        );
+        for (a, &i) in sweep.iter().enumerate() {
+            for &j in &sweep[a + 1..] {
+                if aabbs[j].mins.x > aabbs[i].maxs.x {
+                    break;
+                }
+                let (i, j) = (i.min(j), i.max(j));
+                if aabbs[i].intersects(&aabbs[j])
+                    && scene.may_touch(i, j)
+                    && !scene.is_hydroelastic_pair(i, j)
+                {
+                    candidates.push((i, j));
+                }
+            }
+        }
+        candidates.sort_unstable();
         if pairs.len() < candidates.len() {
             pairs.resize_with(candidates.len(), PairQuery::default);
         }

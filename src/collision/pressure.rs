@@ -130,9 +130,11 @@ fn polygons_of_pairs(
     mut found: impl FnMut(FoundPolygon),
 ) -> Result<()> {
     let geometries = scene.geometries();
-    for i in 0..geometries.len() {
-        for j in (i + 1)..geometries.len() {
-            if !scene.may_touch(i, j) || !scene.is_hydroelastic_pair(i, j) {
+    // Only geometries with pressure fields make pressure-field pairs: a scene of point
+    // contacts costs one pass over its geometries.
+    for i in (0..geometries.len()).filter(|&i| scene.hydro(i).is_some()) {
+        for j in ((i + 1)..geometries.len()).filter(|&j| scene.hydro(j).is_some()) {
+            if !scene.is_hydroelastic_pair(i, j) || !scene.may_touch(i, j) {
                 continue;
             }
             let (a, b) = pair_order(geometries, i, j);
