@@ -586,7 +586,7 @@ def main() -> None:
     work.mkdir(exist_ok=True)
     stiction_version = "-"
     if "stiction" in only:
-        stiction_version = subprocess.run([str(args.binary), "--version"], capture_output=True, text=True).stdout.strip()
+        stiction_version = subprocess.run([str(args.binary), "--version"], capture_output=True, text=True).stdout.strip().removeprefix("stiction ")
     header = {
         "date": now.strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
@@ -595,7 +595,7 @@ def main() -> None:
         "load_start": load(),
         "command": " ".join(["python", os.path.relpath(__file__, REPO)] + sys.argv[1:]),
     }
-    print(f"{header['date']}: {header['machine']}; {header['versions']}; {stiction_version}; "
+    print(f"{header['date']}: {header['machine']}; {header['versions']}; stiction {stiction_version}; "
           f"load average {header['load_start']:.2f}; {args.duration} s at δt = {dt} s")
     rows = []
     for n in sizes:
