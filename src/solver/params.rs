@@ -123,7 +123,8 @@ pub struct SolverParams {
     /// The first iterate of each step's solve (read by [`crate::step::Simulator::step`];
     /// [`crate::solver::solve`] takes its guess as an argument).
     pub warm_start: WarmStart,
-    /// Solve each contact island of a step (bodies linked by contacts and constraint rows)
+    /// Solve each contact island of a step (bodies linked by contacts and constraint rows;
+    /// a Lagged contact apart that stays open links nothing, its cost being constant there)
     /// as its own Newton problem, in parallel, and bodies in free flight without Newton
     /// (read by [`crate::step::Simulator::solve`] and [`crate::step::Simulator::step`];
     /// `solver/workspace/islands.rs`). On by default: the result agrees with the whole
