@@ -300,8 +300,10 @@ impl Islands {
     /// Solves every island of the split `problem` from the best of `guesses` for it (the one
     /// of least island cost, the first of equals), in parallel, and writes the solution, the
     /// contacts' and rows' velocities, impulses and Hessians into `data`; free cliques take
-    /// `v*`. With `params.factor_at_solution`, factors the whole `H` at the solution (block
-    /// diagonal over the islands) for the derivatives.
+    /// `v*`. Each contact left open is evaluated at the solution; if one closed, it joins the
+    /// islands it touches and they are solved again, until none closes (the statistics add
+    /// the rounds' iterations). With `params.factor_at_solution`, factors the whole `H` at
+    /// the solution (block diagonal over the islands) for the derivatives.
     ///
     /// # Errors
     /// The error of the first island (in island order) whose solve failed, its worst
@@ -573,64 +575,107 @@ mod tests {
     use crate::solver::{ConstraintKind, ContactJacobians};
     use nalgebra::{DMatrix, Matrix3xX, Vector3};
 
-    /// Four point masses (cliques of three velocities): the first pressed into the ground by
-    /// a contact, the second and third joined by a coupler row along x, the fourth free.
-    fn problem() -> ConvexProblem<f64> {
-        let (nv, dt, k) = (12, 1e-2, 1e6);
+    const DT: f64 = 1e-2;
+    const K: f64 = 1e6;
+
+    /// A Lagged contact of stiffness [`K`] without dissipation at previous penetration `x0`
+    /// (m), at rest at the start of the step.
+    fn contact(x0: f64) -> Lagged<f64> {
         let p = ContactParams {
-            stiffness: k,
+            stiffness: K,
             dissipation: 0.0,
             ..Default::default()
         };
+        Lagged::new(HuntCrossley::from_params(&p, x0, DT), &p, 0.0, DT)
+    }
+
+    /// Four point masses of 2, 1, 3 and 0.5 kg (cliques of three velocities), contact `i`
+    /// between mass `on[i]` and the ground (`v_c` its velocity, the normal along z), and one
+    /// coupler row with `entries` (compliance `R`, target velocity `v_hat`).
+    fn four_masses(
+        on: &[usize],
+        contacts: Vec<Lagged<f64>>,
+        (v_star, v0): (DVector<f64>, DVector<f64>),
+        entries: Vec<(usize, f64)>,
+        (R, v_hat): (f64, f64),
+    ) -> ConvexProblem<f64> {
+        let nv = 12;
         let masses = [2.0, 1.0, 3.0, 0.5];
-        let mut J = Matrix3xX::zeros(nv);
-        J.fixed_view_mut::<3, 3>(0, 0).fill_with_identity();
+        let mut J = Matrix3xX::zeros(nv * on.len());
+        for (i, &mass) in on.iter().enumerate() {
+            J.fixed_view_mut::<3, 3>(0, nv * i + 3 * mass)
+                .fill_with_identity();
+        }
         ConvexProblem {
             A: DMatrix::from_fn(nv, nv, |i, j| if i == j { masses[i / 3] } else { 0.0 }),
             cliques: (0..4).map(|c| (3 * c..3 * c + 3).collect()).collect(),
-            v_star: DVector::from_fn(nv, |i, _| {
-                if i % 3 == 2 {
-                    -9.81 * dt
-                } else {
-                    0.1 * i as f64
-                }
-            }),
-            v0: DVector::zeros(nv),
+            v_star,
+            v0,
             J: ContactJacobians::from_dense(&J, nv),
-            b: vec![Vector3::zeros()],
-            contacts: ContactPool::Lagged(vec![Lagged::new(
-                HuntCrossley::from_params(&p, 2.0 * 9.81 / k, dt),
-                &p,
-                0.0,
-                dt,
-            )]),
+            b: vec![Vector3::zeros(); on.len()],
+            contacts: ContactPool::Lagged(contacts),
             constraints: vec![ConstraintRow {
                 kind: ConstraintKind::Coupler(0),
-                entries: vec![(3, 1.0), (6, -1.0)],
-                R: 1e-3,
-                v_hat: 0.05,
+                entries,
+                R,
+                v_hat,
                 lower: None,
                 upper: None,
             }],
         }
     }
 
-    /// The contact and the coupler make two islands, numbered by their first velocity; the
-    /// free mass takes `v*` exactly; the velocities agree with the whole problem's solve
-    /// within the two solves' tolerance: the cost is `A`-strongly convex, so
+    /// The split solve's velocities agree with the whole problem's solve within the two
+    /// solves' tolerance: the cost is `A`-strongly convex, so
     /// `‖v₁ − v₂‖_A ≤ ‖∇ℓ(v₁)‖_{A⁻¹} + ‖∇ℓ(v₂)‖_{A⁻¹}`, for a diagonal `A` the sum of the
     /// residuals `‖D ∇ℓ‖` the solves report.
+    fn assert_agrees_with_whole(
+        problem: &ConvexProblem<f64>,
+        split: &NewtonWorkspace,
+        split_residual: f64,
+    ) {
+        let mut whole = NewtonWorkspace::default();
+        whole.prepare(problem);
+        let stats = whole
+            .iterate(problem, &problem.v0, &SolverParams::default())
+            .unwrap();
+        let d = split.v() - whole.v();
+        let gap = d.dot(&(&problem.A * &d)).sqrt();
+        let bound = split_residual + stats.residual;
+        assert!(gap <= bound, "‖Δv‖_A = {gap:e} > {bound:e}");
+    }
+
+    /// The first mass pressed into the ground by a contact, the second and third joined by a
+    /// coupler row along x, the fourth free.
+    fn problem() -> ConvexProblem<f64> {
+        let v_star = DVector::from_fn(12, |i, _| {
+            if i % 3 == 2 {
+                -9.81 * DT
+            } else {
+                0.1 * i as f64
+            }
+        });
+        four_masses(
+            &[0],
+            vec![contact(2.0 * 9.81 / K)],
+            (v_star, DVector::zeros(12)),
+            vec![(3, 1.0), (6, -1.0)],
+            (1e-3, 0.05),
+        )
+    }
+
+    /// The contact and the coupler make two islands, numbered by their first velocity; the
+    /// free mass takes `v*` exactly; the velocities agree with the whole problem's solve
+    /// within the tolerance ([`assert_agrees_with_whole`]).
     #[test]
     fn a_coupler_joins_two_cliques_into_one_island() {
         let problem = problem();
-        let params = SolverParams::default();
-        let mut whole = NewtonWorkspace::default();
-        whole.prepare(&problem);
-        let whole_stats = whole.iterate(&problem, &problem.v0, &params).unwrap();
         let mut split = NewtonWorkspace::default();
         split.prepare_islands(&problem);
         assert!(split.by_islands());
-        let stats = split.iterate(&problem, &problem.v0, &params).unwrap();
+        let stats = split
+            .iterate(&problem, &problem.v0, &SolverParams::default())
+            .unwrap();
         assert_eq!(stats.islands, 2);
         let islands = &split.islands;
         assert_eq!(islands.islands[0].velocities, vec![0, 1, 2]);
@@ -638,10 +683,7 @@ mod tests {
         assert_eq!(islands.islands[1].rows, vec![0]);
         assert_eq!(islands.free, vec![9, 10, 11]);
         assert_eq!(split.v().rows(9, 3), problem.v_star.rows(9, 3));
-        let d = split.v() - whole.v();
-        let gap = d.dot(&(&problem.A * &d)).sqrt();
-        let bound = stats.residual + whole_stats.residual;
-        assert!(gap <= bound, "‖Δv‖_A = {gap:e} > {bound:e}");
+        assert_agrees_with_whole(&problem, &split, stats.residual);
         // The coupler acts: the coupled velocities differ from their free motion.
         assert!((split.v()[3] - problem.v_star[3]).abs() > 1e-3);
     }
@@ -652,47 +694,19 @@ mod tests {
     /// leaves them out; the coupler drags the second mass down through its gap, so its
     /// contact closes at the first solution and its island is solved again with it. The
     /// fourth stays open and free (`v = v*`, no impulse). The velocities agree with the whole
-    /// problem's solve within the two solves' tolerance
-    /// ([`a_coupler_joins_two_cliques_into_one_island`]'s bound).
+    /// problem's solve within the tolerance ([`assert_agrees_with_whole`]).
     #[test]
     fn a_contact_left_open_that_closes_joins_its_island() {
-        let (nv, dt, k) = (12, 1e-2, 1e6);
-        let p = ContactParams {
-            stiffness: k,
-            dissipation: 0.0,
-            ..Default::default()
-        };
-        let masses = [2.0, 1.0, 3.0, 0.5];
-        let mut J = Matrix3xX::zeros(3 * nv);
-        for (i, mass) in [0, 1, 3].into_iter().enumerate() {
-            J.fixed_view_mut::<3, 3>(0, nv * i + 3 * mass)
-                .fill_with_identity();
-        }
-        let contact = |x0: f64| Lagged::new(HuntCrossley::from_params(&p, x0, dt), &p, 0.0, dt);
-        let mut v_star = DVector::zeros(nv);
-        (v_star[2], v_star[5], v_star[8], v_star[11]) = (-9.81 * dt, 0.2, -2.0, 0.3);
-        let problem = ConvexProblem {
-            A: DMatrix::from_fn(nv, nv, |i, j| if i == j { masses[i / 3] } else { 0.0 }),
-            cliques: (0..4).map(|c| (3 * c..3 * c + 3).collect()).collect(),
-            v0: v_star.map(|v| v.max(0.0)),
-            v_star,
-            J: ContactJacobians::from_dense(&J, nv),
-            b: vec![Vector3::zeros(); 3],
-            contacts: ContactPool::Lagged(vec![
-                contact(2.0 * 9.81 / k),
-                contact(-1e-3),
-                contact(-1e-3),
-            ]),
-            constraints: vec![ConstraintRow {
-                kind: ConstraintKind::Coupler(0),
-                entries: vec![(5, 1.0), (8, -1.0)],
-                R: 1e-4,
-                v_hat: 0.0,
-                lower: None,
-                upper: None,
-            }],
-        };
-        let params = SolverParams::default();
+        let mut v_star = DVector::zeros(12);
+        (v_star[2], v_star[5], v_star[8], v_star[11]) = (-9.81 * DT, 0.2, -2.0, 0.3);
+        let v0 = v_star.map(|v| v.max(0.0));
+        let problem = four_masses(
+            &[0, 1, 3],
+            vec![contact(2.0 * 9.81 / K), contact(-1e-3), contact(-1e-3)],
+            (v_star, v0),
+            vec![(5, 1.0), (8, -1.0)],
+            (1e-4, 0.0),
+        );
         let mut split = NewtonWorkspace::default();
         split.prepare_islands(&problem);
         assert_eq!(
@@ -701,7 +715,9 @@ mod tests {
             "both contacts apart start open"
         );
         assert_eq!(split.islands.count, 2);
-        let stats = split.iterate(&problem, &problem.v0, &params).unwrap();
+        let stats = split
+            .iterate(&problem, &problem.v0, &SolverParams::default())
+            .unwrap();
         assert!(split.by_islands());
         assert_eq!(
             split.islands.open,
@@ -713,12 +729,6 @@ mod tests {
         assert!(split.v()[5] < -0.1 && split.gamma()[1].z > 0.0);
         assert_eq!(split.v().rows(9, 3), problem.v_star.rows(9, 3));
         assert_eq!(split.gamma()[2], Vector3::zeros());
-        let mut whole = NewtonWorkspace::default();
-        whole.prepare(&problem);
-        let whole_stats = whole.iterate(&problem, &problem.v0, &params).unwrap();
-        let d = split.v() - whole.v();
-        let gap = d.dot(&(&problem.A * &d)).sqrt();
-        let bound = stats.residual + whole_stats.residual;
-        assert!(gap <= bound, "‖Δv‖_A = {gap:e} > {bound:e}");
+        assert_agrees_with_whole(&problem, &split, stats.residual);
     }
 }
