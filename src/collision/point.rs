@@ -154,7 +154,7 @@ impl PointQuery {
         };
         let pairs = &mut pairs[..candidates.len()];
         // With one thread in the pool the hand-over (waking a worker and waiting for it) is
-        // all there is: 16 % of a 40-body clutter step's CPU time.
+        // all there is: a quarter of the 40-body clutter's CPU time (docs/benchmarks.md).
         if candidates.len() >= PARALLEL_MIN_PAIRS && rayon::current_num_threads() > 1 {
             pairs
                 .par_iter_mut()

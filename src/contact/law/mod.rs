@@ -295,9 +295,9 @@ impl<T: Scalar> NormalLaw<T> for Law<T> {
     #[inline(always)]
     fn release_velocity(&self) -> T {
         match self {
-            Law::HuntCrossley(l) => l.v_hat,
-            Law::Hertz(l) => l.v_hat,
-            Law::Barrier(l) => l.v_hat,
+            Law::HuntCrossley(l) => l.release_velocity(),
+            Law::Hertz(l) => l.release_velocity(),
+            Law::Barrier(l) => l.release_velocity(),
         }
     }
 }

@@ -184,14 +184,15 @@ impl Islands {
     fn find_open(&mut self, layout: &NewtonLayout, problem: &ConvexProblem<f64>) {
         let J = layout.jacobians();
         self.is_open.clear();
+        let open_at = |i: usize, v: &DVector<f64>, v_hat: f64| {
+            layout.contact_mul(J, i, v).z + problem.b[i].z >= v_hat + OPEN_SLACK
+        };
         self.is_open.extend((0..problem.nc()).map(|i| {
             let attached = layout.block_start[i] < layout.block_start[i + 1];
-            problem.contacts.open_above(i).is_some_and(|v_hat| {
-                attached
-                    && [&problem.v_star, &problem.v0].iter().all(|v| {
-                        layout.contact_mul(J, i, v).z + problem.b[i].z >= v_hat + OPEN_SLACK
-                    })
-            })
+            attached
+                && problem.contacts.open_above(i).is_some_and(|v_hat| {
+                    open_at(i, &problem.v_star, v_hat) && open_at(i, &problem.v0, v_hat)
+                })
         }));
     }
 
